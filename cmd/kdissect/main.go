@@ -1,0 +1,57 @@
+// Command kdissect decodes Apache Kafka wire protocol traffic from packet
+// captures: see `kdissect help` and the project README.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses (DESIGN.md).
+const (
+	exitOK    = 0
+	exitInput = 1 // the input could not be read
+	exitUsage = 2 // bad usage
+)
+
+// inputError marks a failure to read the input, which exits with status 1.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line args and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(stderr, "kdissect:", err)
+		var ie inputError
+		if errors.As(err, &ie) {
+			return exitInput
+		}
+		return exitUsage
+	}
+	return exitOK
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "kdissect",
+		Short:         "Decode Apache Kafka wire protocol traffic from packet captures",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newReadCmd(), newAPIsCmd())
+	return root
+}

@@ -1,0 +1,75 @@
+package codec
+
+import "fmt"
+
+// Helpers used by the generated decoders and encoders.
+
+// checkCount fails when n elements of at least minSize bytes each cannot fit
+// in the remaining bytes, so that a lying count never drives an allocation.
+func (r *Reader) checkCount(n, minSize int) {
+	if r.err == nil && n > r.Remaining()/minSize {
+		r.Fail(fmt.Errorf("%w: %d elements of at least %d bytes with %d bytes remaining", ErrInvalidLength, n, minSize, r.Remaining()))
+	}
+}
+
+// tagCount reads the number of tagged fields; each takes at least two bytes.
+func (r *Reader) tagCount() int {
+	n := int(r.Uvarint())
+	r.checkCount(n, 2)
+	if r.err != nil {
+		return 0
+	}
+	return n
+}
+
+// tagStart reads a tag and its size and returns the tag and the offset
+// where its data ends.
+func (r *Reader) tagStart() (tag uint32, end int) {
+	tag = r.Uvarint()
+	size := int64(r.Uvarint())
+	if r.err != nil {
+		return 0, r.off
+	}
+	if size > int64(r.Remaining()) {
+		r.Fail(fmt.Errorf("%w: tagged field %d of %d bytes with %d bytes remaining", ErrInvalidLength, tag, size, r.Remaining()))
+		return 0, r.off
+	}
+	return tag, r.off + int(size)
+}
+
+// limit restricts reading to end and returns the full buffer for unlimit.
+func (r *Reader) limit(end int) []byte {
+	full := r.buf
+	r.buf = r.buf[:end]
+	return full
+}
+
+// unlimit ends a limit: the known tagged field must have used all its bytes.
+func (r *Reader) unlimit(full []byte, end int, tag uint32) {
+	if r.err == nil && r.off < end {
+		r.Warn("tagged field %d: %d bytes not read", tag, end-r.off)
+		r.off = end
+	}
+	r.buf = full
+}
+
+func ptrString(s string) *string { return &s }
+
+// writeUnknownTagsJSON writes kept tagged fields as
+// "UnknownTaggedFields": [{"Tag": n, "Data": bytes}].
+func writeUnknownTagsJSON(w *JSONWriter, tags []TaggedField) {
+	if len(tags) == 0 {
+		return
+	}
+	w.Key("UnknownTaggedFields")
+	w.BeginArray()
+	for _, t := range tags {
+		w.BeginObject()
+		w.Key("Tag")
+		w.Uint(uint64(t.Tag))
+		w.Key("Data")
+		w.ByteString(t.Data)
+		w.EndObject()
+	}
+	w.EndArray()
+}

@@ -1,0 +1,270 @@
+package codec
+
+// Fuzz targets for frame decoding (header and body, no size prefix).
+//
+// Properties held for every input:
+//   - decoding never panics and never takes more than fuzzMaxDecodeTime;
+//   - a decode allocates at most fuzzAllocPerByte bytes per input byte plus
+//     fuzzAllocSlack (runtime.MemStats.TotalAlloc around one decode), so a
+//     lying count or length costs an error, never memory;
+//   - a failed decode reports a *DecodeError whose offset lies in the frame;
+//   - Summarize, WriteJSON and DecodeRecords of what was decoded never panic;
+//   - a frame the decoder fully accepts (no error, no trailing bytes, no
+//     warnings) re-encodes to exactly the same bytes.
+//
+// The one tolerated round-trip mismatch: Kafka never writes a tagged field
+// that holds its default value, and neither does the encoder, so a frame
+// that carries one explicitly re-encodes shorter. We accept a mismatch
+// only when the re-encoded frame is shorter, decodes fully to the same JSON
+// (header and body), and is itself a fixed point of decode+encode. This
+// rule cannot tell a default-valued tag from other shortening
+// normalisations that keep the meaning (an over-long varint, a tag repeated
+// with the same value); TestFuzzToleratedNormalisations shows which.
+// Same-length or longer mismatches always fail.
+//
+// Seeds: every golden frame (golden_test.go), committed under
+// testdata/fuzz/FuzzDecodeRequest and testdata/fuzz/FuzzDecodeResponse;
+// TestFuzzCorpusHasGoldens keeps them in step with the goldens, and
+//
+//	KDISSECT_WRITE_FUZZ_CORPUS=1 go test ./codec -run TestFuzzCorpusHasGoldens
+//
+// rewrites them. Crashers found by fuzzing are committed beside them.
+//
+// KDISSECT_FUZZ_TOLERATE (comma-separated: bool, order) lets a long fuzzing
+// run go past round-trip classes already reported, to look for others; it
+// is never set in CI. "bool" tolerates a same-length mismatch where every
+// differing input byte is a value above 1 re-encoded as 0x01 (a boolean
+// written as neither 0 nor 1); "order" a same-length mismatch that decodes
+// to the same JSON (tagged fields not in ascending tag order).
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	fuzzAllocPerByte  = 64
+	fuzzAllocSlack    = 64 << 10
+	fuzzAllocMaxInput = 64 << 10 // inputs measured for the allocation bound
+	fuzzMaxDecodeTime = 2 * time.Second
+)
+
+// fuzzDecoded is one decoded frame.
+type fuzzDecoded struct {
+	header interface {
+		AppendTo([]byte, int16) []byte
+		WriteJSON(*JSONWriter, int16)
+	}
+	hv      int16
+	body    Message
+	version int16
+	r       *Reader
+}
+
+func (d *fuzzDecoded) complete() bool {
+	return d.r.Err() == nil && d.r.Remaining() == 0 && len(d.r.Warnings) == 0
+}
+
+func (d *fuzzDecoded) encode() []byte {
+	return d.body.AppendTo(d.header.AppendTo(nil, d.hv), d.version)
+}
+
+func (d *fuzzDecoded) json() string {
+	w := NewJSONWriter(nil)
+	w.BeginArray()
+	d.header.WriteJSON(w, d.hv)
+	d.body.WriteJSON(w, d.version)
+	w.EndArray()
+	return string(w.Bytes())
+}
+
+// fuzzDecodeFrame decodes frame as a request (header from its first bytes)
+// or as a response to a request of key and version.
+func fuzzDecodeFrame(frame []byte, api *API, version int16, response bool) *fuzzDecoded {
+	d := &fuzzDecoded{version: version, r: NewReader(frame)}
+	if response {
+		h := new(ResponseHeader)
+		d.hv = ResponseHeaderVersion(api.Key, version)
+		h.ReadFrom(d.r, d.hv)
+		d.header, d.body = h, api.NewResponse()
+	} else {
+		h := new(RequestHeader)
+		d.hv = RequestHeaderVersion(api.Key, version)
+		h.ReadFrom(d.r, d.hv)
+		d.header, d.body = h, api.NewRequest()
+	}
+	d.body.ReadFrom(d.r, version)
+	return d
+}
+
+func FuzzDecodeRequest(f *testing.F) {
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		if len(frame) < 4 {
+			return
+		}
+		key := int16(binary.BigEndian.Uint16(frame))
+		version := int16(binary.BigEndian.Uint16(frame[2:]))
+		api, ok := LookupAPI(key)
+		if !ok || !api.SupportsVersion(version) {
+			return
+		}
+		fuzzFrame(t, frame, api, version, false)
+	})
+}
+
+func FuzzDecodeResponse(f *testing.F) {
+	f.Fuzz(func(t *testing.T, key int16, version int16, frame []byte) {
+		api, ok := LookupAPI(key)
+		if !ok || !api.SupportsVersion(version) {
+			return
+		}
+		fuzzFrame(t, frame, api, version, true)
+	})
+}
+
+func fuzzFrame(t *testing.T, frame []byte, api *API, version int16, response bool) {
+	name := fmt.Sprintf("%s v%d", api.Name, version)
+	if response {
+		name += " response"
+	} else {
+		name += " request"
+	}
+
+	var d *fuzzDecoded
+	if len(frame) < fuzzAllocMaxInput {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		d = fuzzDecodeFrame(frame, api, version, response)
+		elapsed := time.Since(start)
+		runtime.ReadMemStats(&after)
+		if alloc, bound := after.TotalAlloc-before.TotalAlloc, uint64(fuzzAllocPerByte*len(frame)+fuzzAllocSlack); alloc > bound {
+			t.Fatalf("%s: decoding %d bytes allocated %d bytes, bound %d (err %v)", name, len(frame), alloc, bound, d.r.Err())
+		}
+		if elapsed > fuzzMaxDecodeTime {
+			t.Fatalf("%s: decoding %d bytes took %v", name, len(frame), elapsed)
+		}
+	} else {
+		d = fuzzDecodeFrame(frame, api, version, response)
+	}
+
+	if err := d.r.Err(); err != nil {
+		var de *DecodeError
+		if !errors.As(err, &de) {
+			t.Fatalf("%s: error %v (%T) is not a *DecodeError", name, err, err)
+		}
+		if de.Offset < 0 || de.Offset > len(frame) {
+			t.Fatalf("%s: error offset %d outside the %d-byte frame: %v", name, de.Offset, len(frame), err)
+		}
+	}
+
+	// What a dissector does with a decoded body must not panic, even on a
+	// partial decode. (The JSON is taken before DecodeRecords, which changes
+	// how records fields render.)
+	js := d.json()
+	var sm Summary
+	d.body.Summarize(&sm, version)
+	for _, ref := range sm.Records {
+		if set := ref.Records.DecodeRecords(RecordDecodeOptions{MaxDecompressedBytes: 1 << 20}); set != nil {
+			set.WriteJSON(NewJSONWriter(nil))
+		}
+	}
+
+	if !d.complete() {
+		return
+	}
+	re := d.encode()
+	if string(re) == string(frame) {
+		return
+	}
+	if why := fuzzTolerated(frame, re, js, api, version, response); why != "" {
+		t.Logf("%s: tolerated round-trip mismatch: %s", name, why)
+		return
+	}
+	at := 0
+	for at < len(re) && at < len(frame) && re[at] == frame[at] {
+		at++
+	}
+	t.Fatalf("%s: a fully decoded frame re-encodes differently (first difference at byte %d)\n  input %x\nencoded %x\n   json %s",
+		name, at, frame, re, js)
+}
+
+// fuzzTolerated returns why a round-trip mismatch is acceptable, or "".
+func fuzzTolerated(frame, re []byte, js string, api *API, version int16, response bool) string {
+	d2 := fuzzDecodeFrame(re, api, version, response)
+	if !d2.complete() || d2.json() != js {
+		return "" // the re-encoded frame means something else: never tolerated
+	}
+	if len(re) < len(frame) {
+		if string(d2.encode()) == string(re) {
+			return "re-encoded frame is shorter with the same meaning (a tagged field holding its default value, or an over-long varint)"
+		}
+		return ""
+	}
+	if len(re) != len(frame) {
+		return ""
+	}
+	tolerate := os.Getenv("KDISSECT_FUZZ_TOLERATE")
+	has := func(class string) bool {
+		for _, c := range strings.Split(tolerate, ",") {
+			if strings.TrimSpace(c) == class {
+				return true
+			}
+		}
+		return false
+	}
+	isBool := true
+	for i := range frame {
+		if frame[i] != re[i] && !(frame[i] > 1 && re[i] == 1) {
+			isBool = false
+		}
+	}
+	switch {
+	case isBool && has("bool"):
+		return "KDISSECT_FUZZ_TOLERATE=bool: a boolean byte other than 0 or 1 re-encoded as 1"
+	case !isBool && has("order"):
+		return "KDISSECT_FUZZ_TOLERATE=order: same length and meaning, bytes reordered (tagged fields out of order)"
+	}
+	return ""
+}
+
+// fuzzCorpusFile returns the seed corpus file of a golden frame and its
+// content in Go's corpus format.
+func fuzzCorpusFile(c goldenCase) (path, content string) {
+	name := "golden-" + strings.NewReplacer("/", "-").Replace(c.name)
+	if c.response {
+		return filepath.Join("testdata", "fuzz", "FuzzDecodeResponse", name),
+			fmt.Sprintf("go test fuzz v1\nint16(%d)\nint16(%d)\n[]byte(%q)\n", c.key, c.version, c.frame)
+	}
+	return filepath.Join("testdata", "fuzz", "FuzzDecodeRequest", name),
+		fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", c.frame)
+}
+
+// TestFuzzCorpusHasGoldens checks that every golden frame is committed as a
+// seed of the fuzz targets; with KDISSECT_WRITE_FUZZ_CORPUS=1 it writes them.
+func TestFuzzCorpusHasGoldens(t *testing.T) {
+	write := os.Getenv("KDISSECT_WRITE_FUZZ_CORPUS") == "1"
+	for _, c := range goldenCases() {
+		path, content := fuzzCorpusFile(c)
+		if write {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != content {
+			t.Errorf("%s: seed %s missing or stale (err %v); regenerate with KDISSECT_WRITE_FUZZ_CORPUS=1", c.name, path, err)
+		}
+	}
+}

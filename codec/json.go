@@ -1,0 +1,223 @@
+package codec
+
+import (
+	"encoding/base64"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// JSONWriter appends compact JSON to a buffer. Generated WriteJSON methods
+// use it so that messages are written without reflection, with Kafka's field
+// names as keys and only the fields present in the version decoded.
+//
+// Byte strings (bytes fields, record keys and values, and string fields that
+// are not valid UTF-8) are written losslessly in one way: a JSON string when
+// the bytes are valid UTF-8 without control characters other than tab, CR
+// and LF, else an object {"base64": "..."} holding standard base64.
+type JSONWriter struct {
+	buf      []byte
+	comma    []bool // per open container: whether a value was written
+	afterKey bool
+}
+
+// NewJSONWriter returns a writer appending to buf.
+func NewJSONWriter(buf []byte) *JSONWriter { return &JSONWriter{buf: buf} }
+
+// Bytes returns the JSON written so far.
+func (w *JSONWriter) Bytes() []byte { return w.buf }
+
+// Reset empties the buffer, keeping its capacity.
+func (w *JSONWriter) Reset() {
+	w.buf = w.buf[:0]
+	w.comma = w.comma[:0]
+	w.afterKey = false
+}
+
+func (w *JSONWriter) pre() {
+	if w.afterKey {
+		w.afterKey = false
+		return
+	}
+	if n := len(w.comma); n > 0 {
+		if w.comma[n-1] {
+			w.buf = append(w.buf, ',')
+		} else {
+			w.comma[n-1] = true
+		}
+	}
+}
+
+// BeginObject opens an object.
+func (w *JSONWriter) BeginObject() {
+	w.pre()
+	w.buf = append(w.buf, '{')
+	w.comma = append(w.comma, false)
+}
+
+// EndObject closes an object.
+func (w *JSONWriter) EndObject() {
+	w.comma = w.comma[:len(w.comma)-1]
+	w.buf = append(w.buf, '}')
+}
+
+// BeginArray opens an array.
+func (w *JSONWriter) BeginArray() {
+	w.pre()
+	w.buf = append(w.buf, '[')
+	w.comma = append(w.comma, false)
+}
+
+// EndArray closes an array.
+func (w *JSONWriter) EndArray() {
+	w.comma = w.comma[:len(w.comma)-1]
+	w.buf = append(w.buf, ']')
+}
+
+// Key writes an object key; the next call writes its value.
+func (w *JSONWriter) Key(k string) {
+	w.pre()
+	w.buf = appendJSONString(w.buf, k)
+	w.buf = append(w.buf, ':')
+	w.afterKey = true
+}
+
+// Raw writes pre-encoded JSON as one value.
+func (w *JSONWriter) Raw(js []byte) {
+	w.pre()
+	w.buf = append(w.buf, js...)
+}
+
+// Null writes null.
+func (w *JSONWriter) Null() {
+	w.pre()
+	w.buf = append(w.buf, "null"...)
+}
+
+// Bool writes true or false.
+func (w *JSONWriter) Bool(v bool) {
+	w.pre()
+	w.buf = strconv.AppendBool(w.buf, v)
+}
+
+// Int writes an integer.
+func (w *JSONWriter) Int(v int64) {
+	w.pre()
+	w.buf = strconv.AppendInt(w.buf, v, 10)
+}
+
+// Uint writes an unsigned integer.
+func (w *JSONWriter) Uint(v uint64) {
+	w.pre()
+	w.buf = strconv.AppendUint(w.buf, v, 10)
+}
+
+// Float writes a number; NaN and infinities, which JSON cannot hold, are
+// written as the strings "NaN", "+Inf" and "-Inf".
+func (w *JSONWriter) Float(v float64) {
+	w.pre()
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		w.buf = strconv.AppendQuote(w.buf, strconv.FormatFloat(v, 'g', -1, 64))
+		return
+	}
+	w.buf = strconv.AppendFloat(w.buf, v, 'g', -1, 64)
+}
+
+// String writes s as a JSON string, or as {"base64": ...} when s is not
+// valid UTF-8.
+func (w *JSONWriter) String(s string) {
+	w.pre()
+	if !utf8.ValidString(s) {
+		w.buf = appendBase64Object(w.buf, []byte(s))
+		return
+	}
+	w.buf = appendJSONString(w.buf, s)
+}
+
+// NullableString writes s, or null when s is nil.
+func (w *JSONWriter) NullableString(s *string) {
+	if s == nil {
+		w.Null()
+		return
+	}
+	w.String(*s)
+}
+
+// ByteString writes b by the byte-string rule of the type comment; nil is null.
+func (w *JSONWriter) ByteString(b []byte) {
+	w.pre()
+	switch {
+	case b == nil:
+		w.buf = append(w.buf, "null"...)
+	case isText(b):
+		w.buf = appendJSONString(w.buf, b)
+	default:
+		w.buf = appendBase64Object(w.buf, b)
+	}
+}
+
+// UUID writes u in Kafka's base64 form.
+func (w *JSONWriter) UUID(u UUID) {
+	w.pre()
+	w.buf = append(w.buf, '"')
+	w.buf = base64.RawURLEncoding.AppendEncode(w.buf, u[:])
+	w.buf = append(w.buf, '"')
+}
+
+func isText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			return false
+		}
+	}
+	return utf8.Valid(b)
+}
+
+func appendBase64Object(dst []byte, b []byte) []byte {
+	dst = append(dst, `{"base64":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, `"}`...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString quotes s, which must be valid UTF-8, for JSON. It is
+// generic so that byte strings are written without a conversion.
+func appendJSONString[T ~string | ~[]byte](dst []byte, s T) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c != '"' && c != '\\' && c != 0xe2:
+			continue
+		case c == 0xe2:
+			// U+2028 and U+2029 (E2 80 A8/A9) are valid JSON but end lines in
+			// JavaScript; escape them as encoding/json does.
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9) {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\u202`...)
+				dst = append(dst, hexDigits[s[i+2]&0xf])
+				i += 2
+				start = i + 1
+			}
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,420 @@
+package codec
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Sentinel errors returned (wrapped in a *DecodeError) by decoders.
+var (
+	// ErrTruncated means a field needs more bytes than remain in the frame.
+	ErrTruncated = errors.New("truncated")
+	// ErrInvalidLength means a length or count field is negative (other than
+	// the -1 null marker where it is allowed) or larger than the bytes that
+	// remain, so it cannot be honoured without reading past the frame.
+	ErrInvalidLength = errors.New("invalid length")
+	// ErrVarintOverflow means a varint ran past its maximum width.
+	ErrVarintOverflow = errors.New("varint overflow")
+	// ErrUnsupportedVersion means the codec has no layout for the ApiVersion.
+	ErrUnsupportedVersion = errors.New("unsupported version")
+	// ErrUnknownAPIKey means the ApiKey is not one the codec knows.
+	ErrUnknownAPIKey = errors.New("unknown api key")
+)
+
+// DecodeError says where decoding stopped: the byte offset in the decoded
+// buffer and the path of the field being read (for example
+// "TopicData[0].PartitionData[2].Records").
+type DecodeError struct {
+	Offset int
+	Path   string
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("at offset %d: %v", e.Offset, e.Err)
+	}
+	return fmt.Sprintf("%s at offset %d: %v", e.Path, e.Offset, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Reader decodes Kafka wire primitives from a byte slice.
+//
+// It keeps the first error and returns zero values after it, so callers read
+// a whole structure and check Err once. Every count and length is checked
+// against the bytes that remain before anything is allocated, so a lying
+// length field costs an error, never memory. Byte slices returned by the
+// Reader alias the input buffer.
+type Reader struct {
+	buf  []byte
+	off  int
+	err  error
+	path []string // field names, innermost first, pushed while unwinding after an error
+
+	// Warnings collects problems that did not stop decoding, such as a null
+	// string in a field Kafka declares non-nullable.
+	Warnings []string
+}
+
+// NewReader returns a Reader over b.
+func NewReader(b []byte) *Reader { return &Reader{buf: b} }
+
+// Reset points r at b and clears its error and warnings.
+func (r *Reader) Reset(b []byte) {
+	*r = Reader{buf: b, Warnings: r.Warnings[:0]}
+}
+
+// Err returns the first error met, with the field path, or nil.
+func (r *Reader) Err() error {
+	if r.err == nil {
+		return nil
+	}
+	var de *DecodeError
+	if errors.As(r.err, &de) {
+		if len(r.path) > 0 {
+			p := make([]string, len(r.path))
+			for i, s := range r.path {
+				p[len(r.path)-1-i] = s
+			}
+			de.Path = joinPath(p)
+			r.path = r.path[:0]
+		}
+		return de
+	}
+	return r.err
+}
+
+func joinPath(p []string) string {
+	var b strings.Builder
+	for i, s := range p {
+		if i > 0 && !strings.HasPrefix(s, "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// Failed reports whether an error has been met.
+func (r *Reader) Failed() bool { return r.err != nil }
+
+// Offset returns the number of bytes consumed.
+func (r *Reader) Offset() int { return r.off }
+
+// Remaining returns the number of bytes not yet consumed.
+func (r *Reader) Remaining() int { return len(r.buf) - r.off }
+
+// Fail records err at the current offset unless an error is already held.
+func (r *Reader) Fail(err error) {
+	if r.err == nil {
+		r.err = &DecodeError{Offset: r.off, Err: err}
+	}
+}
+
+// PushPath records that the error met happened inside field name. Generated
+// decoders call it while returning, innermost field first.
+func (r *Reader) PushPath(name string) { r.path = append(r.path, name) }
+
+// PushIndex records that the error met happened inside array element i.
+func (r *Reader) PushIndex(i int) { r.path = append(r.path, fmt.Sprintf("[%d]", i)) }
+
+// Warn records a problem that does not stop decoding.
+func (r *Reader) Warn(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf("at offset %d: ", r.off)+fmt.Sprintf(format, args...))
+}
+
+func (r *Reader) need(n int) bool {
+	if r.err != nil {
+		return false
+	}
+	if n > len(r.buf)-r.off {
+		r.err = &DecodeError{Offset: r.off, Err: fmt.Errorf("%w: need %d bytes, %d remain", ErrTruncated, n, len(r.buf)-r.off)}
+		return false
+	}
+	return true
+}
+
+// Int8 reads a signed byte.
+func (r *Reader) Int8() int8 {
+	if !r.need(1) {
+		return 0
+	}
+	v := int8(r.buf[r.off])
+	r.off++
+	return v
+}
+
+// Bool reads a boolean byte (any non-zero value is true).
+func (r *Reader) Bool() bool { return r.Int8() != 0 }
+
+// Int16 reads a big-endian int16.
+func (r *Reader) Int16() int16 {
+	if !r.need(2) {
+		return 0
+	}
+	v := int16(binary.BigEndian.Uint16(r.buf[r.off:]))
+	r.off += 2
+	return v
+}
+
+// Uint16 reads a big-endian uint16.
+func (r *Reader) Uint16() uint16 { return uint16(r.Int16()) }
+
+// Int32 reads a big-endian int32.
+func (r *Reader) Int32() int32 {
+	if !r.need(4) {
+		return 0
+	}
+	v := int32(binary.BigEndian.Uint32(r.buf[r.off:]))
+	r.off += 4
+	return v
+}
+
+// Uint32 reads a big-endian uint32.
+func (r *Reader) Uint32() uint32 { return uint32(r.Int32()) }
+
+// Int64 reads a big-endian int64.
+func (r *Reader) Int64() int64 {
+	if !r.need(8) {
+		return 0
+	}
+	v := int64(binary.BigEndian.Uint64(r.buf[r.off:]))
+	r.off += 8
+	return v
+}
+
+// Float64 reads a big-endian IEEE 754 double.
+func (r *Reader) Float64() float64 { return math.Float64frombits(uint64(r.Int64())) }
+
+// UUID reads 16 bytes.
+func (r *Reader) UUID() UUID {
+	var u UUID
+	if r.need(16) {
+		copy(u[:], r.buf[r.off:])
+		r.off += 16
+	}
+	return u
+}
+
+// Uvarint reads an unsigned varint of at most 5 bytes (32 bits), as used by
+// compact lengths and tagged fields (KIP-482).
+func (r *Reader) Uvarint() uint32 {
+	if r.err != nil {
+		return 0
+	}
+	var v uint32
+	for i := 0; i < 5; i++ {
+		if r.off >= len(r.buf) {
+			r.Fail(fmt.Errorf("%w: varint", ErrTruncated))
+			return 0
+		}
+		b := r.buf[r.off]
+		r.off++
+		if i == 4 && b > 0x0f {
+			r.Fail(ErrVarintOverflow)
+			return 0
+		}
+		v |= uint32(b&0x7f) << (7 * i)
+		if b < 0x80 {
+			return v
+		}
+	}
+	r.Fail(ErrVarintOverflow)
+	return 0
+}
+
+// Uvarlong reads an unsigned varint of at most 10 bytes (64 bits).
+func (r *Reader) Uvarlong() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.buf[r.off:])
+	switch {
+	case n == 0:
+		r.Fail(fmt.Errorf("%w: varint", ErrTruncated))
+		return 0
+	case n < 0:
+		r.Fail(ErrVarintOverflow)
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+// Varint reads a zig-zag encoded signed varint of at most 32 bits, as used in
+// record batch v2 records.
+func (r *Reader) Varint() int32 {
+	u := r.Uvarint()
+	return int32(u>>1) ^ -int32(u&1)
+}
+
+// Varlong reads a zig-zag encoded signed varint of at most 64 bits.
+func (r *Reader) Varlong() int64 {
+	u := r.Uvarlong()
+	return int64(u>>1) ^ -int64(u&1)
+}
+
+// Span returns the next n bytes without copying.
+func (r *Reader) Span(n int) []byte {
+	if n < 0 {
+		r.Fail(fmt.Errorf("%w: %d", ErrInvalidLength, n))
+		return nil
+	}
+	if !r.need(n) {
+		return nil
+	}
+	b := r.buf[r.off : r.off+n : r.off+n]
+	r.off += n
+	return b
+}
+
+// Rest returns every remaining byte without copying.
+func (r *Reader) Rest() []byte { return r.Span(r.Remaining()) }
+
+// length validates a decoded length: -1 is null (returned as -1 with
+// null=true), anything else must be non-negative and fit in the remaining
+// bytes.
+func (r *Reader) length(n int64, what string) (int, bool) {
+	if r.err != nil {
+		return 0, false
+	}
+	if n == -1 {
+		return -1, true
+	}
+	if n < 0 || n > int64(r.Remaining()) {
+		r.Fail(fmt.Errorf("%w: %s length %d with %d bytes remaining", ErrInvalidLength, what, n, r.Remaining()))
+		return 0, false
+	}
+	return int(n), false
+}
+
+func (r *Reader) stringOf(n int, null bool, nullable bool) (string, bool) {
+	if null {
+		if !nullable {
+			r.Warn("null string in a non-nullable field, read as empty")
+		}
+		return "", true
+	}
+	if r.err != nil {
+		return "", false
+	}
+	s := string(r.buf[r.off : r.off+n])
+	r.off += n
+	return s, false
+}
+
+// String reads an int16-length string. A null (-1) is read as "" with a warning.
+func (r *Reader) String() string {
+	n, null := r.length(int64(r.Int16()), "string")
+	s, _ := r.stringOf(n, null, false)
+	return s
+}
+
+// NullableString reads an int16-length string that may be null.
+func (r *Reader) NullableString() *string {
+	n, null := r.length(int64(r.Int16()), "string")
+	s, isNull := r.stringOf(n, null, true)
+	if isNull || r.err != nil {
+		return nil
+	}
+	return &s
+}
+
+// CompactString reads a uvarint(length+1) string (KIP-482). A null is read as "" with a warning.
+func (r *Reader) CompactString() string {
+	n, null := r.length(int64(r.Uvarint())-1, "compact string")
+	s, _ := r.stringOf(n, null, false)
+	return s
+}
+
+// CompactNullableString reads a compact string that may be null.
+func (r *Reader) CompactNullableString() *string {
+	n, null := r.length(int64(r.Uvarint())-1, "compact string")
+	s, isNull := r.stringOf(n, null, true)
+	if isNull || r.err != nil {
+		return nil
+	}
+	return &s
+}
+
+func (r *Reader) bytesOf(n int, null bool, nullable bool) []byte {
+	if null {
+		if !nullable {
+			r.Warn("null bytes in a non-nullable field, read as empty")
+			return []byte{}
+		}
+		return nil
+	}
+	if r.err != nil {
+		return nil
+	}
+	return r.Span(n)
+}
+
+// Bytes reads int32-length bytes. A null is read as empty with a warning.
+func (r *Reader) Bytes() []byte {
+	n, null := r.length(int64(r.Int32()), "bytes")
+	return r.bytesOf(n, null, false)
+}
+
+// NullableBytes reads int32-length bytes; null is returned as nil.
+func (r *Reader) NullableBytes() []byte {
+	n, null := r.length(int64(r.Int32()), "bytes")
+	return r.bytesOf(n, null, true)
+}
+
+// CompactBytes reads uvarint(length+1) bytes. A null is read as empty with a warning.
+func (r *Reader) CompactBytes() []byte {
+	n, null := r.length(int64(r.Uvarint())-1, "compact bytes")
+	return r.bytesOf(n, null, false)
+}
+
+// CompactNullableBytes reads compact bytes; null is returned as nil.
+func (r *Reader) CompactNullableBytes() []byte {
+	n, null := r.length(int64(r.Uvarint())-1, "compact bytes")
+	return r.bytesOf(n, null, true)
+}
+
+// VarintBytes reads zig-zag varint-length bytes (record keys and values);
+// a length of -1 is null and returned as nil.
+func (r *Reader) VarintBytes() []byte {
+	n, null := r.length(int64(r.Varint()), "varint bytes")
+	if null {
+		return nil
+	}
+	return r.bytesOf(n, false, true)
+}
+
+// ArrayLen reads an int32 array count. It returns -1 for a null array. A
+// count larger than the remaining bytes is an error, since every element
+// takes at least one byte.
+func (r *Reader) ArrayLen() int {
+	n, null := r.length(int64(r.Int32()), "array")
+	if null {
+		return -1
+	}
+	return n
+}
+
+// CompactArrayLen reads a uvarint(count+1) array count; -1 means null.
+func (r *Reader) CompactArrayLen() int {
+	n, null := r.length(int64(r.Uvarint())-1, "compact array")
+	if null {
+		return -1
+	}
+	return n
+}
+
+// NotNull reports a warning when a non-nullable array was null and returns
+// n clamped to zero.
+func (r *Reader) NotNull(n int) int {
+	if n < 0 {
+		r.Warn("null array in a non-nullable field, read as empty")
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,589 @@
+package codec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math/bits"
+	"strconv"
+	"sync"
+)
+
+// RecordBatch is a v2 record batch (magic 2), Kafka's DefaultRecordBatch,
+// introduced with transactions and headers by KIP-98 (Kafka 0.11). On the
+// wire, big-endian:
+//
+//	BaseOffset           int64   offset of the first record
+//	BatchLength          int32   bytes after this field
+//	PartitionLeaderEpoch int32
+//	Magic                int8    2
+//	Crc                  uint32  CRC-32C (Castagnoli) of Attributes to the end
+//	Attributes           int16   see the accessors
+//	LastOffsetDelta      int32
+//	BaseTimestamp        int64   ms since the epoch
+//	MaxTimestamp         int64   ms since the epoch
+//	ProducerId           int64   -1 when not idempotent
+//	ProducerEpoch        int16
+//	BaseSequence         int32
+//	RecordCount          int32
+//	Records                      RecordCount records, compressed as one
+//	                             block when Attributes says so
+type RecordBatch struct {
+	BaseOffset           int64
+	BatchLength          int32
+	PartitionLeaderEpoch int32
+	Magic                int8
+	Crc                  uint32
+	CrcValid             bool // Crc matched the bytes (decode only)
+	Attributes           int16
+	LastOffsetDelta      int32
+	BaseTimestamp        int64
+	MaxTimestamp         int64
+	ProducerId           int64
+	ProducerEpoch        int16
+	BaseSequence         int32
+	RecordCount          int32 // as on the wire, which may disagree with len(Records)
+	Records              []Record
+}
+
+// Record is one record of a v2 batch. On the wire, after the batch header
+// and decompression, with zig-zag varints:
+//
+//	Length         varint   bytes after this field
+//	Attributes     int8     unused
+//	TimestampDelta varlong  ms from BaseTimestamp
+//	OffsetDelta    varint   from BaseOffset
+//	Key            varint length (-1 null) + bytes
+//	Value          varint length (-1 null) + bytes
+//	Headers        varint count, then per header varint length + key
+//	               (a string) and varint length (-1 null) + value
+type Record struct {
+	Length         int32
+	Attributes     int8
+	TimestampDelta int64
+	OffsetDelta    int32
+	Key            []byte // nil when null
+	Value          []byte // nil when null
+	Headers        []RecordHeader
+
+	// Offset (BaseOffset + OffsetDelta) and Timestamp (BaseTimestamp +
+	// TimestampDelta, or the batch's MaxTimestamp when the batch has
+	// LogAppendTime) are computed on decode; AppendTo ignores them.
+	Offset    int64
+	Timestamp int64
+
+	// Control is the decoded key and value of a record in a control batch,
+	// nil otherwise (decode only: AppendTo writes Key and Value).
+	Control *ControlRecord
+}
+
+// RecordHeader is a record header (KIP-82): a non-null string key and a
+// nullable value.
+type RecordHeader struct {
+	Key   string
+	Value []byte // nil when null
+}
+
+// ControlRecord is the content of a control record (KIP-98): its key holds
+// int16 version and int16 type; for ABORT and COMMIT markers its value holds
+// int16 version and int32 CoordinatorEpoch.
+type ControlRecord struct {
+	Version          int16
+	Type             ControlType
+	ValueVersion     int16 // ABORT and COMMIT only
+	CoordinatorEpoch int32 // ABORT and COMMIT only
+}
+
+// ControlType is the type in a control record key.
+type ControlType int16
+
+// The control types Kafka defines (ControlRecordType.java); 2 and up are
+// written by KRaft in the metadata log.
+const (
+	ControlAbort          ControlType = 0
+	ControlCommit         ControlType = 1
+	ControlLeaderChange   ControlType = 2
+	ControlSnapshotHeader ControlType = 3
+	ControlSnapshotFooter ControlType = 4
+	ControlKRaftVersion   ControlType = 5
+	ControlKRaftVoters    ControlType = 6
+)
+
+// String returns Kafka's name for t, or "UNKNOWN(N)".
+func (t ControlType) String() string {
+	switch t {
+	case ControlAbort:
+		return "ABORT"
+	case ControlCommit:
+		return "COMMIT"
+	case ControlLeaderChange:
+		return "LEADER_CHANGE"
+	case ControlSnapshotHeader:
+		return "SNAPSHOT_HEADER"
+	case ControlSnapshotFooter:
+		return "SNAPSHOT_FOOTER"
+	case ControlKRaftVersion:
+		return "KRAFT_VERSION"
+	case ControlKRaftVoters:
+		return "KRAFT_VOTERS"
+	}
+	return "UNKNOWN(" + strconv.Itoa(int(t)) + ")"
+}
+
+// TimestampType says what a timestamp means: attribute bit 3 in both
+// formats (KIP-32).
+type TimestampType int8
+
+const (
+	TimestampCreateTime    TimestampType = 0 // set by the producer
+	TimestampLogAppendTime TimestampType = 1 // set by the broker on append
+)
+
+// String returns "CreateTime" or "LogAppendTime", Kafka's names.
+func (t TimestampType) String() string {
+	if t == TimestampLogAppendTime {
+		return "LogAppendTime"
+	}
+	return "CreateTime"
+}
+
+// Batch attribute bits above the codec bits.
+const (
+	batchTimestampTypeBit = 1 << 3
+	batchTransactionalBit = 1 << 4
+	batchControlBit       = 1 << 5
+	batchDeleteHorizonBit = 1 << 6 // KIP-534: BaseTimestamp is the delete horizon
+)
+
+// recordBatchHeaderLen is the size of a v2 batch before its records.
+const recordBatchHeaderLen = 61
+
+// batchCrcStart is where the CRC-32C coverage starts: the Attributes field.
+const batchCrcStart = 21
+
+// Preallocation bounds for decoded slices; see decodeRecords and
+// decodeBody.
+const (
+	maxRecordPrealloc = 1024
+	maxHeaderPrealloc = 64
+)
+
+// minRecordLen is the smallest encoded record: a one-byte length and six
+// one-byte fields (attributes, deltas, null key, null value, no headers).
+const minRecordLen = 7
+
+// castagnoli is the CRC-32C table; it is computed once and only read.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Compression returns the codec of the records (attribute bits 0-2).
+func (b *RecordBatch) Compression() Compression {
+	return Compression(b.Attributes & compressionMask)
+}
+
+// TimestampType returns attribute bit 3.
+func (b *RecordBatch) TimestampType() TimestampType {
+	if b.Attributes&batchTimestampTypeBit != 0 {
+		return TimestampLogAppendTime
+	}
+	return TimestampCreateTime
+}
+
+// IsTransactional reports attribute bit 4: the batch belongs to a transaction.
+func (b *RecordBatch) IsTransactional() bool { return b.Attributes&batchTransactionalBit != 0 }
+
+// IsControl reports attribute bit 5: the batch holds control records.
+func (b *RecordBatch) IsControl() bool { return b.Attributes&batchControlBit != 0 }
+
+// HasDeleteHorizon reports attribute bit 6 (KIP-534).
+func (b *RecordBatch) HasDeleteHorizon() bool { return b.Attributes&batchDeleteHorizonBit != 0 }
+
+// decodeBatch decodes the v2 batch entry (framed by splitEntry) found at
+// byte pos of the set, adding notes to s.
+func (s *RecordSet) decodeBatch(entry []byte, pos int, limit int64) *RecordBatch {
+	be := binary.BigEndian
+	b := &RecordBatch{
+		BaseOffset:           int64(be.Uint64(entry[0:])),
+		BatchLength:          int32(be.Uint32(entry[8:])),
+		PartitionLeaderEpoch: int32(be.Uint32(entry[12:])),
+		Magic:                int8(entry[16]),
+		Crc:                  be.Uint32(entry[17:]),
+		Attributes:           int16(be.Uint16(entry[21:])),
+		LastOffsetDelta:      int32(be.Uint32(entry[23:])),
+		BaseTimestamp:        int64(be.Uint64(entry[27:])),
+		MaxTimestamp:         int64(be.Uint64(entry[35:])),
+		ProducerId:           int64(be.Uint64(entry[43:])),
+		ProducerEpoch:        int16(be.Uint16(entry[51:])),
+		BaseSequence:         int32(be.Uint32(entry[53:])),
+		RecordCount:          int32(be.Uint32(entry[57:])),
+	}
+	where := fmt.Sprintf("batch at byte %d (BaseOffset %d)", pos, b.BaseOffset)
+	if crc := crc32.Checksum(entry[batchCrcStart:], castagnoli); crc == b.Crc {
+		b.CrcValid = true
+	} else {
+		s.note("%s: CRC-32C mismatch: 0x%08x on the wire, 0x%08x computed", where, b.Crc, crc)
+	}
+	data := entry[recordBatchHeaderLen:]
+	c := b.Compression()
+	var derr error
+	// No bytes are no records whatever the codec (gzip and snappy would
+	// call an empty input corrupt).
+	if c != CompressionNone && len(data) > 0 {
+		data, derr = decompress(c, data, limit, false)
+		if derr != nil && len(data) == 0 {
+			s.note("%s: %v", where, derr)
+			return b
+		}
+	}
+	var rerr error
+	b.Records, rerr = s.decodeRecords(b, data, where)
+	switch {
+	case derr != nil:
+		// The records decoded come from the part recovered before the
+		// error; one note says both.
+		s.note("%s: %v; %d of RecordCount %d records decoded from the %d bytes recovered", where, derr, len(b.Records), b.RecordCount, len(data))
+		return b
+	case rerr != nil && len(b.Records) >= int(b.RecordCount) && b.RecordCount >= 0:
+		s.note("%s: bytes after the %d records of RecordCount: %v", where, b.RecordCount, rerr)
+	case rerr != nil:
+		s.note("%s: %v", where, rerr)
+	}
+	if int64(len(b.Records)) != int64(b.RecordCount) {
+		s.note("%s: RecordCount %d on the wire, %d records decoded", where, b.RecordCount, len(b.Records))
+	}
+	return b
+}
+
+// decodeRecords decodes every record in data (more or fewer than
+// RecordCount if that is what the bytes hold) and returns them with the
+// error that stopped it, if any.
+func (s *RecordSet) decodeRecords(b *RecordBatch, data []byte, where string) ([]Record, error) {
+	// Preallocate no more than the bytes could hold, whatever RecordCount
+	// says, and no more than maxRecordPrealloc: a Record is 17 times the
+	// size of the smallest encoded one, so bytes that only pretend to be
+	// records (a decompression bomb of zeros) must not buy 17 times their
+	// size up front. Real records beyond it grow the slice as they come.
+	n := min(len(data)/minRecordLen, maxRecordPrealloc)
+	if b.RecordCount >= 0 && int(b.RecordCount) < n {
+		n = int(b.RecordCount)
+	}
+	recs := make([]Record, 0, n)
+	var hd headerDecoder
+	var r Reader
+	r.Reset(data)
+	logAppend := b.TimestampType() == TimestampLogAppendTime
+	for r.Remaining() > 0 {
+		start := r.Offset()
+		length := r.Varint()
+		body := r.Span(int(length))
+		if r.Failed() {
+			return recs, fmt.Errorf("record %d at byte %d of the records: length: %w", len(recs), start, r.Err())
+		}
+		rec := Record{Length: length}
+		if err := rec.decodeBody(body, &hd); err != nil {
+			return recs, fmt.Errorf("record %d at byte %d of the records: %w", len(recs), start, err)
+		}
+		rec.Offset = b.BaseOffset + int64(rec.OffsetDelta)
+		rec.Timestamp = b.BaseTimestamp + rec.TimestampDelta
+		if logAppend {
+			rec.Timestamp = b.MaxTimestamp
+		}
+		if b.IsControl() {
+			if err := rec.decodeControl(); err != nil {
+				s.note("%s: record %d: %v", where, len(recs), err)
+			}
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
+}
+
+// headerDecoder is shared by the records of one batch so that headers cost
+// few allocations: their slices are cut from one growing slab, and header
+// keys, which the records of a batch tend to repeat, are converted to
+// strings once.
+type headerDecoder struct {
+	slab []RecordHeader
+	keys [8]string // recently seen keys, round robin
+	next int
+}
+
+// key returns b as a string, reusing a recent one when equal.
+func (hd *headerDecoder) key(b []byte) string {
+	for _, k := range hd.keys {
+		if k == string(b) { // compared without allocating
+			return k
+		}
+	}
+	k := string(b)
+	hd.keys[hd.next] = k
+	hd.next = (hd.next + 1) % len(hd.keys)
+	return k
+}
+
+// decodeBody decodes the fields after Length from exactly the body bytes.
+func (rec *Record) decodeBody(body []byte, hd *headerDecoder) error {
+	var r Reader
+	r.Reset(body)
+	rec.Attributes = r.Int8()
+	rec.TimestampDelta = r.Varlong()
+	rec.OffsetDelta = r.Varint()
+	rec.Key = r.VarintBytes()
+	rec.Value = r.VarintBytes()
+	nh := r.Varint()
+	if r.Failed() {
+		return r.Err()
+	}
+	// A header takes at least two bytes (two lengths), which bounds the
+	// slab growth by the bytes left.
+	if nh < 0 || int64(nh) > int64(r.Remaining()/2) {
+		return fmt.Errorf("header count %d with %d bytes left in the record", nh, r.Remaining())
+	}
+	if nh == 0 {
+		return r.checkRest(rec)
+	}
+	if cap(hd.slab)-len(hd.slab) < int(nh) {
+		// A new slab, twice the last (the records decoded so far keep the
+		// old one), sized for nh only up to maxHeaderPrealloc: a lying
+		// count must not buy 20 times the bytes (a 40-byte RecordHeader
+		// per 2 bytes). Past it, append grows the slab as headers come.
+		hd.slab = make([]RecordHeader, 0, max(2*cap(hd.slab), min(int(nh), maxHeaderPrealloc)))
+	}
+	start := len(hd.slab)
+	for i := range int(nh) {
+		klen := r.Varint()
+		if klen < 0 && !r.Failed() {
+			return fmt.Errorf("header %d: null or negative key length %d", i, klen)
+		}
+		key := r.Span(int(klen))
+		value := r.VarintBytes()
+		if r.Failed() {
+			return fmt.Errorf("header %d: %w", i, r.Err())
+		}
+		hd.slab = append(hd.slab, RecordHeader{Key: hd.key(key), Value: value})
+	}
+	rec.Headers = hd.slab[start:len(hd.slab):len(hd.slab)]
+	return r.checkRest(rec)
+}
+
+// checkRest reports bytes left in a record body after its fields.
+func (r *Reader) checkRest(rec *Record) error {
+	if r.Remaining() > 0 {
+		return fmt.Errorf("%d bytes left in the record after its fields (Length %d)", r.Remaining(), rec.Length)
+	}
+	return nil
+}
+
+// decodeControl decodes a control record's key and, for transaction
+// markers, its value.
+func (rec *Record) decodeControl() error {
+	if len(rec.Key) < 4 {
+		return fmt.Errorf("control record key of %d bytes, want at least 4", len(rec.Key))
+	}
+	c := &ControlRecord{
+		Version: int16(binary.BigEndian.Uint16(rec.Key)),
+		Type:    ControlType(binary.BigEndian.Uint16(rec.Key[2:])),
+	}
+	rec.Control = c
+	if c.Type != ControlAbort && c.Type != ControlCommit {
+		return nil
+	}
+	if len(rec.Value) < 6 {
+		return fmt.Errorf("%v marker value of %d bytes, want at least 6", c.Type, len(rec.Value))
+	}
+	c.ValueVersion = int16(binary.BigEndian.Uint16(rec.Value))
+	c.CoordinatorEpoch = int32(binary.BigEndian.Uint32(rec.Value[2:]))
+	return nil
+}
+
+// recordScratch holds *[]byte buffers in which AppendTo builds the
+// records of a batch before compressing them.
+var recordScratch sync.Pool
+
+// maxPooledScratch keeps a rare huge batch from pinning its buffer.
+const maxPooledScratch = 4 << 20
+
+// AppendTo appends b as a v2 batch (magic 2 whatever b.Magic says) and
+// returns the extended slice. It writes BaseOffset, PartitionLeaderEpoch,
+// Attributes, LastOffsetDelta, the timestamps and the producer fields as
+// they are, and computes the rest: BatchLength, Crc, RecordCount
+// (len(Records)) and each record's Length; it compresses the records with
+// b.Compression(). b is not modified. It panics if b.Compression() is not
+// one of the five codecs, a programming error.
+func (b *RecordBatch) AppendTo(dst []byte) []byte {
+	start := len(dst)
+	dst = AppendInt64(dst, b.BaseOffset)
+	dst = AppendInt32(dst, 0) // BatchLength, set below
+	dst = AppendInt32(dst, b.PartitionLeaderEpoch)
+	dst = AppendInt8(dst, 2)
+	dst = AppendUint32(dst, 0) // Crc, set below
+	dst = AppendInt16(dst, b.Attributes)
+	dst = AppendInt32(dst, b.LastOffsetDelta)
+	dst = AppendInt64(dst, b.BaseTimestamp)
+	dst = AppendInt64(dst, b.MaxTimestamp)
+	dst = AppendInt64(dst, b.ProducerId)
+	dst = AppendInt16(dst, b.ProducerEpoch)
+	dst = AppendInt32(dst, b.BaseSequence)
+	dst = AppendInt32(dst, int32(len(b.Records)))
+	if c := b.Compression(); c == CompressionNone {
+		for i := range b.Records {
+			dst = b.Records[i].appendTo(dst)
+		}
+	} else {
+		bp, _ := recordScratch.Get().(*[]byte)
+		if bp == nil {
+			bp = new([]byte)
+		}
+		raw := (*bp)[:0]
+		for i := range b.Records {
+			raw = b.Records[i].appendTo(raw)
+		}
+		var err error
+		dst, err = Compress(c, dst, raw)
+		if err != nil {
+			panic(fmt.Sprintf("codec: RecordBatch.AppendTo: %v", err))
+		}
+		if cap(raw) <= maxPooledScratch {
+			*bp = raw
+			recordScratch.Put(bp)
+		}
+	}
+	binary.BigEndian.PutUint32(dst[start+8:], uint32(len(dst)-start-entryHeaderLen))
+	binary.BigEndian.PutUint32(dst[start+17:], crc32.Checksum(dst[start+batchCrcStart:], castagnoli))
+	return dst
+}
+
+// appendTo appends the record with its computed Length.
+func (rec *Record) appendTo(dst []byte) []byte {
+	n := 1 + varlongSize(rec.TimestampDelta) + varlongSize(int64(rec.OffsetDelta)) +
+		varintBytesSize(rec.Key) + varintBytesSize(rec.Value) + varlongSize(int64(len(rec.Headers)))
+	for i := range rec.Headers {
+		h := &rec.Headers[i]
+		n += varlongSize(int64(len(h.Key))) + len(h.Key) + varintBytesSize(h.Value)
+	}
+	dst = AppendVarint(dst, int32(n))
+	dst = AppendInt8(dst, rec.Attributes)
+	dst = AppendVarlong(dst, rec.TimestampDelta)
+	dst = AppendVarint(dst, rec.OffsetDelta)
+	dst = AppendVarintBytes(dst, rec.Key)
+	dst = AppendVarintBytes(dst, rec.Value)
+	dst = AppendVarint(dst, int32(len(rec.Headers)))
+	for i := range rec.Headers {
+		h := &rec.Headers[i]
+		dst = AppendVarint(dst, int32(len(h.Key)))
+		dst = append(dst, h.Key...)
+		dst = AppendVarintBytes(dst, h.Value)
+	}
+	return dst
+}
+
+// varlongSize is the encoded size of v as a zig-zag varint.
+func varlongSize(v int64) int {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	return (bits.Len64(u|1) + 6) / 7
+}
+
+// varintBytesSize is the encoded size of b with a varint length (-1 for nil).
+func varintBytesSize(b []byte) int {
+	if b == nil {
+		return 1
+	}
+	return varlongSize(int64(len(b))) + len(b)
+}
+
+// writeJSON writes the batch as
+//
+//	{"BaseOffset", "BatchLength", "PartitionLeaderEpoch", "Magic", "Crc",
+//	 "CrcValid", "Attributes", "Compression": "none"|"gzip"|..,
+//	 "TimestampType": "CreateTime"|"LogAppendTime", "IsTransactional",
+//	 "IsControl", "LastOffsetDelta", "BaseTimestamp", "MaxTimestamp",
+//	 "ProducerId", "ProducerEpoch", "BaseSequence", "RecordCount",
+//	 "Records": [{"Offset", "Timestamp", "Attributes", "TimestampDelta",
+//	   "OffsetDelta", "Key", "Value", "Headers": [{"Key", "Value"}],
+//	   and for control records "ControlType": "COMMIT"|"ABORT"|..,
+//	   "CoordinatorEpoch" (markers only)}]}
+//
+// with keys, values and header values as JSONWriter byte strings.
+func (b *RecordBatch) writeJSON(w *JSONWriter) {
+	w.BeginObject()
+	w.Key("BaseOffset")
+	w.Int(b.BaseOffset)
+	w.Key("BatchLength")
+	w.Int(int64(b.BatchLength))
+	w.Key("PartitionLeaderEpoch")
+	w.Int(int64(b.PartitionLeaderEpoch))
+	w.Key("Magic")
+	w.Int(int64(b.Magic))
+	w.Key("Crc")
+	w.Uint(uint64(b.Crc))
+	w.Key("CrcValid")
+	w.Bool(b.CrcValid)
+	w.Key("Attributes")
+	w.Int(int64(b.Attributes))
+	w.Key("Compression")
+	w.String(b.Compression().String())
+	w.Key("TimestampType")
+	w.String(b.TimestampType().String())
+	w.Key("IsTransactional")
+	w.Bool(b.IsTransactional())
+	w.Key("IsControl")
+	w.Bool(b.IsControl())
+	w.Key("LastOffsetDelta")
+	w.Int(int64(b.LastOffsetDelta))
+	w.Key("BaseTimestamp")
+	w.Int(b.BaseTimestamp)
+	w.Key("MaxTimestamp")
+	w.Int(b.MaxTimestamp)
+	w.Key("ProducerId")
+	w.Int(b.ProducerId)
+	w.Key("ProducerEpoch")
+	w.Int(int64(b.ProducerEpoch))
+	w.Key("BaseSequence")
+	w.Int(int64(b.BaseSequence))
+	w.Key("RecordCount")
+	w.Int(int64(b.RecordCount))
+	w.Key("Records")
+	w.BeginArray()
+	for i := range b.Records {
+		b.Records[i].writeJSON(w)
+	}
+	w.EndArray()
+	w.EndObject()
+}
+
+func (rec *Record) writeJSON(w *JSONWriter) {
+	w.BeginObject()
+	w.Key("Offset")
+	w.Int(rec.Offset)
+	w.Key("Timestamp")
+	w.Int(rec.Timestamp)
+	w.Key("Attributes")
+	w.Int(int64(rec.Attributes))
+	w.Key("TimestampDelta")
+	w.Int(rec.TimestampDelta)
+	w.Key("OffsetDelta")
+	w.Int(int64(rec.OffsetDelta))
+	w.Key("Key")
+	w.ByteString(rec.Key)
+	w.Key("Value")
+	w.ByteString(rec.Value)
+	w.Key("Headers")
+	w.BeginArray()
+	for i := range rec.Headers {
+		w.BeginObject()
+		w.Key("Key")
+		w.String(rec.Headers[i].Key)
+		w.Key("Value")
+		w.ByteString(rec.Headers[i].Value)
+		w.EndObject()
+	}
+	w.EndArray()
+	if c := rec.Control; c != nil {
+		w.Key("ControlType")
+		w.String(c.Type.String())
+		if c.Type == ControlAbort || c.Type == ControlCommit {
+			w.Key("CoordinatorEpoch")
+			w.Int(int64(c.CoordinatorEpoch))
+		}
+	}
+	w.EndObject()
+}

@@ -1,0 +1,143 @@
+package codec
+
+// Summary is what one request or response body touches: topic-partitions,
+// non-zero error codes with where they were reported, and record sets. It
+// is filled by Message.Summarize, driven by the schema's @topic, @topicid,
+// @partition, @partitions and @error annotations.
+type Summary struct {
+	Topics  []TopicPartitions
+	Errors  []ErrorRef
+	Records []RecordsRef
+
+	index map[topicKey]int // Topics position, built once Topics grows
+}
+
+// TopicPartitions is one topic and the partitions of it a body touches.
+// Topic is empty when the body names the topic only by TopicId (KIP-516).
+type TopicPartitions struct {
+	Topic      string
+	TopicID    UUID
+	Partitions []int32
+}
+
+// ErrorRef is a non-zero error code and where it was reported. Topic and
+// TopicID are empty and Partition is -1 when not applicable.
+type ErrorRef struct {
+	Code      int16
+	Topic     string
+	TopicID   UUID
+	Partition int32
+}
+
+// RecordsRef is a records field and the topic-partition it belongs to.
+type RecordsRef struct {
+	Records   *Records
+	Topic     string
+	TopicID   UUID
+	Partition int32
+}
+
+// Reset empties s for reuse.
+func (s *Summary) Reset() {
+	s.Topics = s.Topics[:0]
+	s.Errors = s.Errors[:0]
+	s.Records = s.Records[:0]
+	clear(s.index)
+}
+
+// sumCtx is the topic and partition the generated summarize methods are inside.
+type sumCtx struct {
+	topic        string
+	topicID      UUID
+	hasTopic     bool
+	partition    int32
+	hasPartition bool
+}
+
+func (c sumCtx) withTopic(t string) sumCtx {
+	c.topic, c.hasTopic = t, true
+	c.hasPartition = false
+	return c
+}
+
+func (c sumCtx) withTopicID(id UUID) sumCtx {
+	c.topicID, c.hasTopic = id, true
+	c.hasPartition = false
+	return c
+}
+
+func (c sumCtx) withPartition(p int32) sumCtx {
+	c.partition, c.hasPartition = p, true
+	return c
+}
+
+func (c sumCtx) partitionOrNone() int32 {
+	if c.hasPartition {
+		return c.partition
+	}
+	return -1
+}
+
+type topicKey struct {
+	name string
+	id   UUID
+}
+
+// topic returns the position of the topic of c in s.Topics, adding it.
+func (s *Summary) topic(c sumCtx) int {
+	k := topicKey{c.topic, c.topicID}
+	if s.index != nil {
+		if i, ok := s.index[k]; ok {
+			return i
+		}
+	} else {
+		for i := range s.Topics {
+			if s.Topics[i].Topic == k.name && s.Topics[i].TopicID == k.id {
+				return i
+			}
+		}
+	}
+	s.Topics = append(s.Topics, TopicPartitions{Topic: c.topic, TopicID: c.topicID})
+	i := len(s.Topics) - 1
+	switch {
+	case s.index != nil:
+		s.index[k] = i
+	case len(s.Topics) > 16: // linear search stops paying off
+		s.index = make(map[topicKey]int, 2*len(s.Topics))
+		for j := range s.Topics {
+			s.index[topicKey{s.Topics[j].Topic, s.Topics[j].TopicID}] = j
+		}
+	}
+	return i
+}
+
+func (s *Summary) addTopic(c sumCtx) {
+	if c.hasTopic {
+		s.topic(c)
+	}
+}
+
+func (s *Summary) addPartition(c sumCtx) {
+	if !c.hasTopic || !c.hasPartition {
+		return
+	}
+	t := &s.Topics[s.topic(c)]
+	for _, p := range t.Partitions {
+		if p == c.partition {
+			return
+		}
+	}
+	t.Partitions = append(t.Partitions, c.partition)
+}
+
+func (s *Summary) addError(code int16, c sumCtx) {
+	e := ErrorRef{Code: code, Partition: c.partitionOrNone()}
+	if c.hasTopic {
+		e.Topic, e.TopicID = c.topic, c.topicID
+	}
+	s.Errors = append(s.Errors, e)
+}
+
+func (s *Summary) addRecords(r *Records, c sumCtx) {
+	s.Records = append(s.Records, RecordsRef{Records: r, Topic: c.topic, TopicID: c.topicID, Partition: c.partitionOrNone()})
+}

@@ -1,0 +1,285 @@
+package dissect
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kdissect/kdissect/codec"
+)
+
+// Decoded is the decoded content of an exchange.
+type Decoded struct {
+	RequestHeader  *codec.RequestHeader  // nil when the request was not captured or its header is malformed
+	Request        codec.Message         // nil when not captured, of unknown key or version, or malformed
+	ResponseHeader *codec.ResponseHeader // nil when no response was captured
+	Response       codec.Message         // nil when not captured or not decodable
+
+	// RequestTrailing and ResponseTrailing hold bytes found after a body
+	// (noted), so that header + body + trailing reproduces the frame.
+	RequestTrailing, ResponseTrailing []byte
+	// RequestLenient and ResponseLenient say a value was read leniently (a
+	// null in a non-nullable field, noted): re-encoding differs there.
+	RequestLenient, ResponseLenient bool
+
+	// API is the ApiKey's description, nil for a key the codec does not know
+	// or an exchange whose request was not captured.
+	API *codec.API
+
+	// Topics lists every topic-partition the request and response touch,
+	// request first; topic IDs are resolved to names from Metadata seen
+	// earlier in the capture where possible.
+	Topics []codec.TopicPartitions
+	// Errors lists every non-zero error code in the response.
+	Errors []codec.ErrorRef
+	// Records counts the complete records of every record set in the request
+	// and response (Produce requests, Fetch responses), control records
+	// included, trailing partial batches excluded.
+	Records int
+	// RecordSets are the decoded record sets with their topic-partitions.
+	RecordSets []codec.RecordsRef
+}
+
+// DecodeOptions configures a Decoder.
+type DecodeOptions struct {
+	// Records bounds record set decoding (decompressed size cap).
+	Records codec.RecordDecodeOptions
+}
+
+// Decoder decodes the frames of exchanges, in capture order. It is
+// stateful: topic IDs learnt from Metadata (and any other response naming
+// both a topic and its ID) resolve topic IDs in later exchanges.
+type Decoder struct {
+	opts       DecodeOptions
+	topicNames map[codec.UUID]string
+	sum        codec.Summary
+}
+
+// NewDecoder returns a Decoder.
+func NewDecoder(opts DecodeOptions) *Decoder {
+	return &Decoder{opts: opts, topicNames: map[codec.UUID]string{}}
+}
+
+// Decode fills ex.Decoded and adds notes for what could not be decoded.
+func (d *Decoder) Decode(ex *Exchange) {
+	dec := &Decoded{}
+	ex.Decoded = dec
+	if ex.APIKey >= 0 {
+		if api, ok := codec.LookupAPI(ex.APIKey); ok {
+			dec.API = api
+		}
+	}
+	if ex.Request != nil {
+		d.decodeRequest(ex, dec)
+	}
+	if ex.Response != nil {
+		d.decodeResponse(ex, dec)
+	}
+	if ex.Request != nil && ex.Response == nil && !noResponseExpected(dec) {
+		ex.AddNote("no response captured")
+	}
+	d.summarize(ex, dec)
+}
+
+// noResponseExpected reports a Produce request with Acks=0, which the broker
+// never answers.
+func noResponseExpected(dec *Decoded) bool {
+	p, ok := dec.Request.(*codec.ProduceRequest)
+	return ok && p.Acks == 0
+}
+
+func (d *Decoder) decodeRequest(ex *Exchange, dec *Decoded) {
+	b := ex.Request.Bytes
+	if len(b) < 4 {
+		ex.AddNote(fmt.Sprintf("request frame of %d bytes is too short for a header", len(b)))
+		return
+	}
+	api := dec.API
+	if api == nil {
+		ex.AddNote(fmt.Sprintf("unknown API key %d: request body not decoded", ex.APIKey))
+		return
+	}
+	if !api.SupportsVersion(ex.APIVersion) {
+		ex.AddNote(fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d): request body not decoded",
+			api.Name, ex.APIVersion, api.MinVersion, api.MaxVersion))
+		return
+	}
+	hv := codec.RequestHeaderVersion(ex.APIKey, ex.APIVersion)
+	r, hdr, body := decodeRequestFrame(api, b, hv, ex.APIVersion)
+	if hv == 0 && (r.Err() != nil || r.Remaining() > 0) {
+		// Kafka reads ControlledShutdown v0 with header v0 (no ClientId),
+		// but some clients (kafka-python) send header v1: take it when the
+		// frame then decodes exactly.
+		if r1, hdr1, body1 := decodeRequestFrame(api, b, 1, ex.APIVersion); r1.Err() == nil && r1.Remaining() == 0 {
+			r, hdr, body = r1, hdr1, body1
+			ex.AddNote(fmt.Sprintf("%s v%d sent with request header v1 (with ClientId); Kafka expects header v0", api.Name, ex.APIVersion))
+		}
+	}
+	if hdr == nil {
+		ex.AddNote(fmt.Sprintf("malformed request header: %v", r.Err()))
+		return
+	}
+	dec.RequestHeader = hdr
+	ex.ClientID = hdr.ClientId
+	if d.bodyNotes(ex, r, "request", api, ex.Request) {
+		dec.Request = body
+		dec.RequestTrailing = r.Rest()
+		dec.RequestLenient = len(r.Warnings) > 0
+	}
+}
+
+// decodeRequestFrame decodes a request header of version hv and the body;
+// hdr is nil when the header itself is malformed.
+func decodeRequestFrame(api *codec.API, b []byte, hv, version int16) (r *codec.Reader, hdr *codec.RequestHeader, body codec.Message) {
+	r = codec.NewReader(b)
+	hdr = new(codec.RequestHeader)
+	hdr.ReadFrom(r, hv)
+	if r.Err() != nil {
+		return r, nil, nil
+	}
+	body = api.NewRequest()
+	body.ReadFrom(r, version)
+	return r, hdr, body
+}
+
+func (d *Decoder) decodeResponse(ex *Exchange, dec *Decoded) {
+	b := ex.Response.Bytes
+	api := dec.API
+	if ex.Request == nil || api == nil {
+		hdr := new(codec.ResponseHeader)
+		r := codec.NewReader(b)
+		hdr.ReadFrom(r, 0)
+		if r.Err() == nil {
+			dec.ResponseHeader = hdr
+		}
+		return // the matcher notes a response without a captured request
+	}
+	if !api.SupportsVersion(ex.APIVersion) {
+		return // the request's note says why
+	}
+	r := codec.NewReader(b)
+	hdr := new(codec.ResponseHeader)
+	hdr.ReadFrom(r, codec.ResponseHeaderVersion(ex.APIKey, ex.APIVersion))
+	if err := r.Err(); err != nil {
+		ex.AddNote(fmt.Sprintf("malformed response header: %v", err))
+		return
+	}
+	dec.ResponseHeader = hdr
+	body := api.NewResponse()
+	body.ReadFrom(r, ex.APIVersion)
+	if d.bodyNotes(ex, r, "response", api, ex.Response) {
+		dec.Response = body
+		dec.ResponseTrailing = r.Rest()
+		dec.ResponseLenient = len(r.Warnings) > 0
+	}
+}
+
+// bodyNotes turns what the reader met into notes and reports whether the
+// body decoded.
+func (d *Decoder) bodyNotes(ex *Exchange, r *codec.Reader, side string, api *codec.API, f *Frame) bool {
+	for _, w := range r.Warnings {
+		ex.AddNote(fmt.Sprintf("%s: %s", side, w))
+	}
+	if err := r.Err(); err != nil {
+		if errors.Is(err, codec.ErrTruncated) && len(f.Bytes) < int(f.Size) {
+			ex.AddNote(fmt.Sprintf("%s v%d %s truncated by the capture: %v", api.Name, ex.APIVersion, side, err))
+		} else {
+			ex.AddNote(fmt.Sprintf("malformed %s v%d %s: %v", api.Name, ex.APIVersion, side, err))
+		}
+		return false
+	}
+	if n := r.Remaining(); n > 0 {
+		ex.AddNote(fmt.Sprintf("%s: %d bytes after the %s v%d body", side, n, api.Name, ex.APIVersion))
+	}
+	return true
+}
+
+func (d *Decoder) summarize(ex *Exchange, dec *Decoded) {
+	for i, m := range []codec.Message{dec.Request, dec.Response} {
+		if m == nil {
+			continue
+		}
+		d.sum.Reset()
+		m.Summarize(&d.sum, ex.APIVersion)
+		for _, t := range d.sum.Topics {
+			if t.Topic != "" && !t.TopicID.IsZero() {
+				d.topicNames[t.TopicID] = t.Topic
+			}
+		}
+		for _, t := range d.sum.Topics {
+			dec.Topics = mergeTopic(dec.Topics, d.resolve(t))
+		}
+		if i == 1 {
+			for _, e := range d.sum.Errors {
+				if e.Topic == "" && !e.TopicID.IsZero() {
+					e.Topic = d.topicNames[e.TopicID]
+				}
+				dec.Errors = append(dec.Errors, e)
+			}
+		}
+		for _, rr := range d.sum.Records {
+			set := rr.Records.DecodeRecords(d.opts.Records)
+			if set == nil {
+				continue
+			}
+			if rr.Topic == "" && !rr.TopicID.IsZero() {
+				rr.Topic = d.topicNames[rr.TopicID]
+			}
+			dec.RecordSets = append(dec.RecordSets, rr)
+			dec.Records += set.Count()
+			where := recordsWhere(rr)
+			for _, n := range set.Notes {
+				ex.AddNote(fmt.Sprintf("records of %s: %s", where, n))
+			}
+			if set.PartialBytes > 0 {
+				ex.AddNote(fmt.Sprintf("records of %s: partial batch of %d bytes at the end (a fetch cut at its size limit): not decoded", where, set.PartialBytes))
+			}
+		}
+	}
+}
+
+func (d *Decoder) resolve(t codec.TopicPartitions) codec.TopicPartitions {
+	if t.Topic == "" && !t.TopicID.IsZero() {
+		t.Topic = d.topicNames[t.TopicID]
+	}
+	return t
+}
+
+func recordsWhere(rr codec.RecordsRef) string {
+	topic := rr.Topic
+	if topic == "" && !rr.TopicID.IsZero() {
+		topic = "topic id " + rr.TopicID.String()
+	}
+	if rr.Partition >= 0 {
+		return fmt.Sprintf("%s-%d", topic, rr.Partition)
+	}
+	return topic
+}
+
+// mergeTopic adds t to ts, merging partitions into an entry of the same
+// topic (by name, or by ID when the name is unknown).
+func mergeTopic(ts []codec.TopicPartitions, t codec.TopicPartitions) []codec.TopicPartitions {
+	for i := range ts {
+		same := ts[i].Topic == t.Topic && (t.Topic != "" || ts[i].TopicID == t.TopicID)
+		if !same {
+			continue
+		}
+		if ts[i].TopicID.IsZero() {
+			ts[i].TopicID = t.TopicID
+		}
+		for _, p := range t.Partitions {
+			found := false
+			for _, q := range ts[i].Partitions {
+				if p == q {
+					found = true
+					break
+				}
+			}
+			if !found {
+				ts[i].Partitions = append(ts[i].Partitions, p)
+			}
+		}
+		return ts
+	}
+	t.Partitions = append([]int32(nil), t.Partitions...)
+	return append(ts, t)
+}

@@ -1,0 +1,156 @@
+// Package render writes dissected exchanges for people and programs: JSON
+// Lines (the contract in DESIGN.md) and the summary table.
+package render
+
+import (
+	"bufio"
+	"io"
+	"time"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect"
+)
+
+// tsLayout is RFC 3339 with nanoseconds, fixed width.
+const tsLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// JSONLines writes one JSON object per exchange, one per line.
+type JSONLines struct {
+	w  *bufio.Writer
+	jw *codec.JSONWriter
+}
+
+// NewJSONLines returns a writer of JSON Lines to w. Call Flush at the end.
+func NewJSONLines(w io.Writer) *JSONLines {
+	return &JSONLines{w: bufio.NewWriterSize(w, 64<<10), jw: codec.NewJSONWriter(make([]byte, 0, 4096))}
+}
+
+// Write writes ex as one line.
+func (j *JSONLines) Write(ex *dissect.Exchange) error {
+	j.jw.Reset()
+	AppendExchangeJSON(j.jw, ex)
+	b := append(j.jw.Bytes(), '\n')
+	_, err := j.w.Write(b)
+	return err
+}
+
+// Flush writes buffered output.
+func (j *JSONLines) Flush() error { return j.w.Flush() }
+
+// AppendExchangeJSON writes ex as the JSON object DESIGN.md specifies.
+func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
+	dec := ex.Decoded
+	if dec == nil {
+		dec = &dissect.Decoded{}
+	}
+	w.BeginObject()
+	w.Key("ts")
+	var t time.Time
+	switch {
+	case ex.Request != nil:
+		t = ex.Request.Time
+	case ex.Response != nil:
+		t = ex.Response.Time
+	}
+	w.String(t.UTC().Format(tsLayout))
+	w.Key("stream")
+	w.Int(int64(ex.Stream))
+	w.Key("client")
+	w.String(ex.Client.String())
+	w.Key("broker")
+	w.String(ex.Broker.String())
+	w.Key("api_key")
+	if ex.APIKey >= 0 {
+		w.Int(int64(ex.APIKey))
+	} else {
+		w.Null()
+	}
+	w.Key("api")
+	if dec.API != nil {
+		w.String(dec.API.Name)
+	} else {
+		w.Null()
+	}
+	w.Key("api_version")
+	if ex.APIKey >= 0 {
+		w.Int(int64(ex.APIVersion))
+	} else {
+		w.Null()
+	}
+	w.Key("correlation_id")
+	w.Int(int64(ex.CorrelationID))
+	w.Key("client_id")
+	w.NullableString(ex.ClientID)
+	w.Key("request")
+	if dec.Request != nil {
+		dec.Request.WriteJSON(w, ex.APIVersion)
+	} else {
+		w.Null()
+	}
+	w.Key("response")
+	if dec.Response != nil {
+		dec.Response.WriteJSON(w, ex.APIVersion)
+	} else {
+		w.Null()
+	}
+	w.Key("latency_us")
+	if lat, ok := ex.Latency(); ok {
+		w.Int(lat.Microseconds())
+	} else {
+		w.Null()
+	}
+	w.Key("topics")
+	w.BeginArray()
+	for _, tp := range dec.Topics {
+		w.BeginObject()
+		w.Key("topic")
+		if tp.Topic != "" || tp.TopicID.IsZero() {
+			w.String(tp.Topic)
+		} else {
+			w.Null()
+		}
+		if !tp.TopicID.IsZero() {
+			w.Key("topic_id")
+			w.UUID(tp.TopicID)
+		}
+		w.Key("partitions")
+		w.BeginArray()
+		for _, p := range tp.Partitions {
+			w.Int(int64(p))
+		}
+		w.EndArray()
+		w.EndObject()
+	}
+	w.EndArray()
+	w.Key("errors")
+	w.BeginArray()
+	for _, e := range dec.Errors {
+		w.BeginObject()
+		w.Key("code")
+		w.Int(int64(e.Code))
+		w.Key("name")
+		w.String(codec.ErrorName(e.Code))
+		if e.Topic != "" {
+			w.Key("topic")
+			w.String(e.Topic)
+		} else if !e.TopicID.IsZero() {
+			w.Key("topic_id")
+			w.UUID(e.TopicID)
+		}
+		if e.Partition >= 0 {
+			w.Key("partition")
+			w.Int(int64(e.Partition))
+		}
+		w.EndObject()
+	}
+	w.EndArray()
+	w.Key("records")
+	w.Int(int64(dec.Records))
+	w.Key("notes")
+	w.BeginArray()
+	for _, n := range ex.Notes {
+		w.String(n)
+	}
+	w.EndArray()
+	w.EndObject()
+}

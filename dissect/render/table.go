@@ -1,0 +1,178 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect"
+)
+
+// summaryHeader names the summary table's columns.
+var summaryHeader = []string{"time", "stream", "client", "broker", "api", "corr", "client id", "topics", "records", "errors", "latency", "notes"}
+
+// Table collects exchanges as rows of the summary table and renders them.
+type Table struct {
+	w    io.Writer
+	rows [][]string
+}
+
+// NewTable returns a summary table writing to w on Flush.
+func NewTable(w io.Writer) *Table { return &Table{w: w} }
+
+// Write adds ex as a row.
+func (t *Table) Write(ex *dissect.Exchange) error {
+	t.rows = append(t.rows, SummaryRow(ex))
+	return nil
+}
+
+// Flush renders the table; it writes nothing when there is no row.
+func (t *Table) Flush() error {
+	if len(t.rows) == 0 {
+		return nil
+	}
+	tbl := tablewriter.NewTable(t.w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+	)
+	tbl.Header(summaryHeader)
+	if err := tbl.Bulk(t.rows); err != nil {
+		return err
+	}
+	t.rows = t.rows[:0]
+	return tbl.Render()
+}
+
+// SummaryRow returns the summary table cells of ex.
+func SummaryRow(ex *dissect.Exchange) []string {
+	dec := ex.Decoded
+	if dec == nil {
+		dec = &dissect.Decoded{}
+	}
+	var ts time.Time
+	switch {
+	case ex.Request != nil:
+		ts = ex.Request.Time
+	case ex.Response != nil:
+		ts = ex.Response.Time
+	}
+	api := "?"
+	switch {
+	case dec.API != nil:
+		api = fmt.Sprintf("%s v%d", dec.API.Name, ex.APIVersion)
+	case ex.APIKey >= 0:
+		api = fmt.Sprintf("key %d v%d", ex.APIKey, ex.APIVersion)
+	}
+	clientID := ""
+	if ex.ClientID != nil {
+		clientID = *ex.ClientID
+	}
+	latency := ""
+	if lat, ok := ex.Latency(); ok {
+		latency = formatLatency(lat)
+	} else if ex.Request != nil && ex.Response == nil {
+		latency = "-"
+	}
+	notes := ""
+	if len(ex.Notes) > 0 {
+		notes = strconv.Itoa(len(ex.Notes))
+	}
+	return []string{
+		ts.UTC().Format("15:04:05.000000"),
+		strconv.Itoa(ex.Stream),
+		ex.Client.String(),
+		ex.Broker.String(),
+		api,
+		strconv.Itoa(int(ex.CorrelationID)),
+		truncate(clientID, 32),
+		truncate(FormatTopics(dec.Topics), 48),
+		strconv.Itoa(dec.Records),
+		truncate(FormatErrors(dec.Errors), 48),
+		latency,
+		notes,
+	}
+}
+
+func formatLatency(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%.3fms", float64(d.Microseconds())/1000)
+	default:
+		return fmt.Sprintf("%.3fs", d.Seconds())
+	}
+}
+
+// FormatTopics renders topic-partitions as "orders[0,2] payments[1]".
+func FormatTopics(ts []codec.TopicPartitions) string {
+	var b strings.Builder
+	for i, t := range ts {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		switch {
+		case t.Topic != "":
+			b.WriteString(t.Topic)
+		case !t.TopicID.IsZero():
+			b.WriteString("id:" + t.TopicID.String())
+		default:
+			b.WriteString(`""`)
+		}
+		if len(t.Partitions) > 0 {
+			b.WriteByte('[')
+			for j, p := range t.Partitions {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(strconv.Itoa(int(p)))
+			}
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
+
+// FormatErrors renders error codes by name with counts: "NOT_LEADER_OR_FOLLOWER×2".
+func FormatErrors(es []codec.ErrorRef) string {
+	var names []string
+	counts := map[int16]int{}
+	for _, e := range es {
+		if counts[e.Code] == 0 {
+			names = append(names, codec.ErrorName(e.Code))
+		}
+		counts[e.Code]++
+	}
+	var b strings.Builder
+	i := 0
+	for _, e := range es {
+		n := counts[e.Code]
+		if n == 0 {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(names[i])
+		if n > 1 {
+			fmt.Fprintf(&b, "×%d", n)
+		}
+		counts[e.Code] = 0
+		i++
+	}
+	return b.String()
+}
+
+func truncate(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
