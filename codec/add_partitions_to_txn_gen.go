@@ -51,7 +51,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 			n = r.CompactArrayLen()
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 14)
 				if r.err != nil {
 					r.PushPath("Transactions")
 					return
@@ -137,11 +137,16 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -277,11 +282,16 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -413,11 +423,16 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -602,7 +617,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 			n = r.CompactArrayLen()
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 3)
 				if r.err != nil {
 					r.PushPath("ResultsByTransaction")
 					return
@@ -657,11 +672,16 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -786,11 +806,16 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -870,11 +895,16 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -959,11 +989,16 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1035,7 +1070,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) summarize(sm *
 func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) summarize(sm *Summary, version int16, c sumCtx) {
 	c = c.withPartition(s.PartitionIndex)
 	sm.addPartition(c)
-	if true && s.PartitionErrorCode != 0 {
+	if s.PartitionErrorCode != 0 {
 		sm.addError(s.PartitionErrorCode, c)
 	}
 }

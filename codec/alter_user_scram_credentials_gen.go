@@ -92,11 +92,16 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -177,11 +182,16 @@ func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) readFrom(r *Re
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -268,11 +278,16 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -416,11 +431,16 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -500,11 +520,16 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readF
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -554,7 +579,7 @@ func (s *AlterUserScramCredentialsResponse) summarize(sm *Summary, version int16
 }
 
 func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }

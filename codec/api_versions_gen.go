@@ -41,11 +41,16 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -211,8 +216,10 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
@@ -225,7 +232,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					n = r.CompactArrayLen()
 					{
 						n = r.NotNull(n)
-						r.checkCount(n, 1)
+						r.checkCount(n, 6)
 						if r.err != nil {
 							r.PushPath("SupportedFeatures")
 							return
@@ -265,7 +272,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					n = r.CompactArrayLen()
 					{
 						n = r.NotNull(n)
-						r.checkCount(n, 1)
+						r.checkCount(n, 6)
 						if r.err != nil {
 							r.PushPath("FinalizedFeatures")
 							return
@@ -298,6 +305,9 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					return
 				}
 				continue
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -443,11 +453,16 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -531,11 +546,16 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -619,11 +639,16 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -667,7 +692,7 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) writeJSON(w *JSONWriter, versio
 }
 
 func (s *ApiVersionsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }

@@ -90,7 +90,7 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 		{
 			var n int
 			n = r.CompactArrayLen()
-			if n < 0 && true {
+			if n < 0 {
 				s.SubscribedTopicNames = nil
 			} else {
 				n = r.NotNull(n)
@@ -133,7 +133,7 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 		{
 			var n int
 			n = r.CompactArrayLen()
-			if n < 0 && true {
+			if n < 0 {
 				s.TopicPartitions = nil
 			} else {
 				n = r.NotNull(n)
@@ -159,11 +159,16 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -243,7 +248,7 @@ func (s *ConsumerGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) 
 	}
 	{
 		w.Key("SubscribedTopicNames")
-		if s.SubscribedTopicNames == nil && true {
+		if s.SubscribedTopicNames == nil {
 			w.Null()
 		} else {
 			w.BeginArray()
@@ -263,7 +268,7 @@ func (s *ConsumerGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) 
 	}
 	{
 		w.Key("TopicPartitions")
-		if s.TopicPartitions == nil && true {
+		if s.TopicPartitions == nil {
 			w.Null()
 		} else {
 			w.BeginArray()
@@ -322,11 +327,16 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -498,7 +508,7 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
-		if true && r.Int8() < 0 {
+		if r.Int8() < 0 {
 			s.Assignment = nil
 		} else {
 			s.Assignment = new(ConsumerGroupHeartbeatResponseAssignment)
@@ -512,11 +522,16 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -545,21 +560,11 @@ func (s *ConsumerGroupHeartbeatResponse) appendTo(dst []byte, version int16) []b
 		dst = AppendInt32(dst, s.HeartbeatIntervalMs)
 	}
 	{
-		if true {
-			if s.Assignment == nil {
-				dst = AppendInt8(dst, -1)
-			} else {
-				dst = AppendInt8(dst, 1)
-				dst = s.Assignment.appendTo(dst, version)
-			}
+		if s.Assignment == nil {
+			dst = AppendInt8(dst, -1)
 		} else {
-			if s.Assignment == nil {
-				var zero ConsumerGroupHeartbeatResponseAssignment
-				zero.SetDefaults()
-				dst = zero.appendTo(dst, version)
-			} else {
-				dst = s.Assignment.appendTo(dst, version)
-			}
+			dst = AppendInt8(dst, 1)
+			dst = s.Assignment.appendTo(dst, version)
 		}
 	}
 	if flexible {
@@ -651,11 +656,16 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -737,11 +747,16 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) readFrom(r *Reader, version i
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -780,10 +795,10 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) writeJSON(w *JSONWriter, vers
 }
 
 func (s *ConsumerGroupHeartbeatResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if true && s.Assignment != nil {
+	if s.Assignment != nil {
 		s.Assignment.summarize(sm, version, c)
 	}
 }

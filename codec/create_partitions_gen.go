@@ -84,11 +84,16 @@ func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -181,7 +186,7 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 			} else {
 				n = r.ArrayLen()
 			}
-			if n < 0 && true {
+			if n < 0 {
 				s.Assignments = nil
 			} else {
 				n = r.NotNull(n)
@@ -207,11 +212,16 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -259,7 +269,7 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) writeJSON(w *JSONWriter, 
 	}
 	{
 		w.Key("Assignments")
-		if s.Assignments == nil && true {
+		if s.Assignments == nil {
 			w.Null()
 		} else {
 			w.BeginArray()
@@ -314,11 +324,16 @@ func (s *CreatePartitionsRequestCreatePartitionsAssignment) readFrom(r *Reader, 
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -459,11 +474,16 @@ func (s *CreatePartitionsResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -555,11 +575,16 @@ func (s *CreatePartitionsResponseCreatePartitionsTopicResult) readFrom(r *Reader
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -619,7 +644,7 @@ func (s *CreatePartitionsResponse) summarize(sm *Summary, version int16, c sumCt
 func (s *CreatePartitionsResponseCreatePartitionsTopicResult) summarize(sm *Summary, version int16, c sumCtx) {
 	c = c.withTopic(s.Name)
 	sm.addTopic(c)
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }

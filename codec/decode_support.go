@@ -23,9 +23,14 @@ func (r *Reader) tagCount() int {
 }
 
 // tagStart reads a tag and its size and returns the tag and the offset
-// where its data ends.
-func (r *Reader) tagStart() (tag uint32, end int) {
+// where its data ends. prev is the previous tag of the section, -1 for the
+// first: Kafka requires ascending tags, and a section out of order is kept
+// but cannot be re-encoded as it was, so it is a warning.
+func (r *Reader) tagStart(prev int64) (tag uint32, end int) {
 	tag = r.Uvarint()
+	if r.err == nil && int64(tag) <= prev {
+		r.Warn("tagged field %d after tagged field %d: tags out of order", tag, prev)
+	}
 	size := int64(r.Uvarint())
 	if r.err != nil {
 		return 0, r.off

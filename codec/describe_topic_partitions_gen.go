@@ -70,7 +70,7 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
-		if true && r.Int8() < 0 {
+		if r.Int8() < 0 {
 			s.Cursor = nil
 		} else {
 			s.Cursor = new(DescribeTopicPartitionsRequestCursor)
@@ -84,11 +84,16 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -108,21 +113,11 @@ func (s *DescribeTopicPartitionsRequest) appendTo(dst []byte, version int16) []b
 		dst = AppendInt32(dst, s.ResponsePartitionLimit)
 	}
 	{
-		if true {
-			if s.Cursor == nil {
-				dst = AppendInt8(dst, -1)
-			} else {
-				dst = AppendInt8(dst, 1)
-				dst = s.Cursor.appendTo(dst, version)
-			}
+		if s.Cursor == nil {
+			dst = AppendInt8(dst, -1)
 		} else {
-			if s.Cursor == nil {
-				var zero DescribeTopicPartitionsRequestCursor
-				zero.SetDefaults()
-				dst = zero.appendTo(dst, version)
-			} else {
-				dst = s.Cursor.appendTo(dst, version)
-			}
+			dst = AppendInt8(dst, 1)
+			dst = s.Cursor.appendTo(dst, version)
 		}
 	}
 	if flexible {
@@ -178,11 +173,16 @@ func (s *DescribeTopicPartitionsRequestTopicRequest) readFrom(r *Reader, version
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -238,11 +238,16 @@ func (s *DescribeTopicPartitionsRequestCursor) readFrom(r *Reader, version int16
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -282,7 +287,7 @@ func (s *DescribeTopicPartitionsRequest) summarize(sm *Summary, version int16, c
 	for i := range s.Topics {
 		s.Topics[i].summarize(sm, version, c)
 	}
-	if true && s.Cursor != nil {
+	if s.Cursor != nil {
 		s.Cursor.summarize(sm, version, c)
 	}
 }
@@ -410,7 +415,7 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
-		if true && r.Int8() < 0 {
+		if r.Int8() < 0 {
 			s.NextCursor = nil
 		} else {
 			s.NextCursor = new(DescribeTopicPartitionsResponseCursor)
@@ -424,11 +429,16 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -448,21 +458,11 @@ func (s *DescribeTopicPartitionsResponse) appendTo(dst []byte, version int16) []
 		}
 	}
 	{
-		if true {
-			if s.NextCursor == nil {
-				dst = AppendInt8(dst, -1)
-			} else {
-				dst = AppendInt8(dst, 1)
-				dst = s.NextCursor.appendTo(dst, version)
-			}
+		if s.NextCursor == nil {
+			dst = AppendInt8(dst, -1)
 		} else {
-			if s.NextCursor == nil {
-				var zero DescribeTopicPartitionsResponseCursor
-				zero.SetDefaults()
-				dst = zero.appendTo(dst, version)
-			} else {
-				dst = s.NextCursor.appendTo(dst, version)
-			}
+			dst = AppendInt8(dst, 1)
+			dst = s.NextCursor.appendTo(dst, version)
 		}
 	}
 	if flexible {
@@ -576,11 +576,16 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -752,7 +757,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 		{
 			var n int
 			n = r.CompactArrayLen()
-			if n < 0 && true {
+			if n < 0 {
 				s.EligibleLeaderReplicas = nil
 			} else {
 				n = r.NotNull(n)
@@ -779,7 +784,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 		{
 			var n int
 			n = r.CompactArrayLen()
-			if n < 0 && true {
+			if n < 0 {
 				s.LastKnownElr = nil
 			} else {
 				n = r.NotNull(n)
@@ -830,11 +835,16 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -932,7 +942,7 @@ func (s *DescribeTopicPartitionsResponsePartition) writeJSON(w *JSONWriter, vers
 	}
 	{
 		w.Key("EligibleLeaderReplicas")
-		if s.EligibleLeaderReplicas == nil && true {
+		if s.EligibleLeaderReplicas == nil {
 			w.Null()
 		} else {
 			w.BeginArray()
@@ -944,7 +954,7 @@ func (s *DescribeTopicPartitionsResponsePartition) writeJSON(w *JSONWriter, vers
 	}
 	{
 		w.Key("LastKnownElr")
-		if s.LastKnownElr == nil && true {
+		if s.LastKnownElr == nil {
 			w.Null()
 		} else {
 			w.BeginArray()
@@ -995,11 +1005,16 @@ func (s *DescribeTopicPartitionsResponseCursor) readFrom(r *Reader, version int1
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1039,18 +1054,18 @@ func (s *DescribeTopicPartitionsResponse) summarize(sm *Summary, version int16, 
 	for i := range s.Topics {
 		s.Topics[i].summarize(sm, version, c)
 	}
-	if true && s.NextCursor != nil {
+	if s.NextCursor != nil {
 		s.NextCursor.summarize(sm, version, c)
 	}
 }
 
 func (s *DescribeTopicPartitionsResponseTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.Name != nil {
+	if s.Name != nil {
 		c = c.withTopic(*s.Name)
 	}
 	c = c.withTopicID(s.TopicId)
 	sm.addTopic(c)
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 	for i := range s.Partitions {
@@ -1061,7 +1076,7 @@ func (s *DescribeTopicPartitionsResponseTopic) summarize(sm *Summary, version in
 func (s *DescribeTopicPartitionsResponsePartition) summarize(sm *Summary, version int16, c sumCtx) {
 	c = c.withPartition(s.PartitionIndex)
 	sm.addPartition(c)
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }

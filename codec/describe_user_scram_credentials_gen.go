@@ -29,7 +29,7 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 		{
 			var n int
 			n = r.CompactArrayLen()
-			if n < 0 && true {
+			if n < 0 {
 				s.Users = nil
 			} else {
 				n = r.NotNull(n)
@@ -55,11 +55,16 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -85,7 +90,7 @@ func (s *DescribeUserScramCredentialsRequest) writeJSON(w *JSONWriter, version i
 	w.BeginObject()
 	{
 		w.Key("Users")
-		if s.Users == nil && true {
+		if s.Users == nil {
 			w.Null()
 		} else {
 			w.BeginArray()
@@ -118,11 +123,16 @@ func (s *DescribeUserScramCredentialsRequestUserName) readFrom(r *Reader, versio
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -267,11 +277,16 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -391,11 +406,16 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -481,11 +501,16 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) readFrom(r *Reader,
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -522,7 +547,7 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) writeJSON(w *JSONWr
 }
 
 func (s *DescribeUserScramCredentialsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 	for i := range s.Results {
@@ -531,7 +556,7 @@ func (s *DescribeUserScramCredentialsResponse) summarize(sm *Summary, version in
 }
 
 func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }

@@ -94,14 +94,16 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
 			}
 			switch {
-			case tag == 0 && true:
+			case tag == 0:
 				full := r.limit(end)
 				s.ClusterId = r.CompactNullableString()
 				r.unlimit(full, end, 0)
@@ -110,6 +112,9 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 					return
 				}
 				continue
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -133,7 +138,7 @@ func (s *FetchSnapshotRequest) appendTo(dst []byte, version int16) []byte {
 	}
 	if flexible {
 		var known []TaggedField
-		if true && !(s.ClusterId == nil) {
+		if !(s.ClusterId == nil) {
 			var dst []byte
 			dst = AppendCompactNullableString(dst, s.ClusterId)
 			known = append(known, TaggedField{Tag: 0, Data: dst})
@@ -216,11 +221,16 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -311,8 +321,10 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
@@ -327,6 +339,9 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 					return
 				}
 				continue
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -413,11 +428,16 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -605,8 +625,10 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
@@ -619,7 +641,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 					n = r.CompactArrayLen()
 					{
 						n = r.NotNull(n)
-						r.checkCount(n, 1)
+						r.checkCount(n, 8)
 						if r.err != nil {
 							r.PushPath("NodeEndpoints")
 							return
@@ -643,6 +665,9 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 					return
 				}
 				continue
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -758,11 +783,16 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -871,14 +901,16 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
 			}
 			switch {
-			case tag == 0 && true:
+			case tag == 0:
 				full := r.limit(end)
 				s.CurrentLeader.readFrom(r, version)
 				r.unlimit(full, end, 0)
@@ -887,6 +919,9 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 					return
 				}
 				continue
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -916,7 +951,7 @@ func (s *FetchSnapshotResponsePartitionSnapshot) appendTo(dst []byte, version in
 	}
 	if flexible {
 		var known []TaggedField
-		if true && !(s.CurrentLeader.isDefault()) {
+		if !(s.CurrentLeader.isDefault()) {
 			var dst []byte
 			dst = s.CurrentLeader.appendTo(dst, version)
 			known = append(known, TaggedField{Tag: 0, Data: dst})
@@ -987,11 +1022,16 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1054,11 +1094,16 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1141,11 +1186,16 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1189,7 +1239,7 @@ func (s *FetchSnapshotResponseNodeEndpoint) writeJSON(w *JSONWriter, version int
 }
 
 func (s *FetchSnapshotResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 	for i := range s.Topics {
@@ -1208,7 +1258,7 @@ func (s *FetchSnapshotResponseTopicSnapshot) summarize(sm *Summary, version int1
 func (s *FetchSnapshotResponsePartitionSnapshot) summarize(sm *Summary, version int16, c sumCtx) {
 	c = c.withPartition(s.Index)
 	sm.addPartition(c)
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 	sm.addRecords(&s.UnalignedRecords, c)

@@ -18,8 +18,8 @@ package codec
 // only when the re-encoded frame is shorter, decodes fully to the same JSON
 // (header and body), and is itself a fixed point of decode+encode. This
 // rule cannot tell a default-valued tag from other shortening
-// normalisations that keep the meaning (an over-long varint, a tag repeated
-// with the same value); TestFuzzToleratedNormalisations shows which.
+// normalisations that keep the meaning, such as an over-long varint;
+// TestFuzzToleratedNormalisations shows them.
 // Same-length or longer mismatches always fail.
 //
 // Seeds: every golden frame (golden_test.go), committed under
@@ -28,7 +28,10 @@ package codec
 //
 //	KDISSECT_WRITE_FUZZ_CORPUS=1 go test ./codec -run TestFuzzCorpusHasGoldens
 //
-// rewrites them. Crashers found by fuzzing are committed beside them.
+// rewrites them. Crashers found by fuzzing are committed beside them
+// (crasher-*), and TestFuzzFindings holds each finding as a failing test,
+// with inputs too large for a fuzzer to stumble on that break the
+// allocation bound.
 //
 // KDISSECT_FUZZ_TOLERATE (comma-separated: bool, order) lets a long fuzzing
 // run go past round-trip classes already reported, to look for others; it
@@ -267,4 +270,192 @@ func TestFuzzCorpusHasGoldens(t *testing.T) {
 			t.Errorf("%s: seed %s missing or stale (err %v); regenerate with KDISSECT_WRITE_FUZZ_CORPUS=1", c.name, path, err)
 		}
 	}
+}
+
+// fuzzRequestHeader returns a request header for key and version with
+// ClientId "c" and, for header v2, an empty tagged-field section.
+func fuzzRequestHeader(key, version int16) []byte {
+	b := binary.BigEndian.AppendUint16(nil, uint16(key))
+	b = binary.BigEndian.AppendUint16(b, uint16(version))
+	b = binary.BigEndian.AppendUint32(b, 7)
+	b = append(b, 0x00, 0x01, 'c')
+	if RequestHeaderVersion(key, version) >= 2 {
+		b = append(b, 0x00)
+	}
+	return b
+}
+
+// fuzzResponseHeader returns a response header with CorrelationId 7.
+func fuzzResponseHeader(key, version int16) []byte {
+	b := binary.BigEndian.AppendUint32(nil, 7)
+	if ResponseHeaderVersion(key, version) >= 1 {
+		b = append(b, 0x00)
+	}
+	return b
+}
+
+func fuzzCheckFrame(t *testing.T, frame []byte, key, version int16, response bool) {
+	t.Helper()
+	api, ok := LookupAPI(key)
+	if !ok || !api.SupportsVersion(version) {
+		t.Fatalf("no API %d v%d", key, version)
+	}
+	fuzzFrame(t, frame, api, version, response)
+}
+
+// TestFuzzFindings holds the inputs, found by fuzzing or built from what
+// fuzzing showed, that broke the fuzz targets' properties. Each subtest
+// failed against the codec as it was when found; they stay as regression
+// tests.
+func TestFuzzFindings(t *testing.T) {
+	// A boolean byte other than 0 or 1 was read as true without a warning,
+	// so the frame was fully accepted but re-encoded with 0x01 (found by
+	// FuzzDecodeRequest; crasher in testdata/fuzz/FuzzDecodeRequest).
+	t.Run("BoolNotZeroOrOne", func(t *testing.T) {
+		frame := append(fuzzRequestHeader(3, 9),
+			0x00, // Topics: null (compact: 0)
+			0x02, // AllowAutoTopicCreation: 0x02, neither false nor true
+			0x01, // IncludeClusterAuthorizedOperations true
+			0x00, // IncludeTopicAuthorizedOperations false
+			0x00, // body tagged fields: none
+		)
+		fuzzCheckFrame(t, frame, 3, 9, false)
+	})
+
+	// Tagged fields not in ascending tag order were accepted without a
+	// warning; the encoder writes them sorted, as Kafka does, so the frame
+	// re-encoded differently (found by FuzzDecodeRequest on Fetch v17;
+	// crasher in testdata/fuzz/FuzzDecodeRequest).
+	t.Run("TagsOutOfOrder", func(t *testing.T) {
+		frame := append(fuzzRequestHeader(1, 12),
+			0xff, 0xff, 0xff, 0xff, // ReplicaId -1
+			0x00, 0x00, 0x01, 0xf4, // MaxWaitMs 500
+			0x00, 0x00, 0x00, 0x01, // MinBytes 1
+			0x00, 0x10, 0x00, 0x00, // MaxBytes 1048576
+			0x00,                   // IsolationLevel 0
+			0x00, 0x00, 0x00, 0x00, // SessionId 0
+			0xff, 0xff, 0xff, 0xff, // SessionEpoch -1
+			0x01,       // Topics: 0 elements (compact: count+1)
+			0x01,       // ForgottenTopicsData: 0 elements
+			0x01,       // RackId ""
+			0x02,       // body tagged fields: 2
+			0x07, 0x01, // tag 7 (unknown), 1 byte
+			0x00,       // tag 7 data
+			0x00, 0x02, // tag 0 (ClusterId), 2 bytes: after tag 7
+			0x02, 'k', // ClusterId "k"
+		)
+		fuzzCheckFrame(t, frame, 1, 12, false)
+	})
+
+	// An array count was checked against the bytes left with a minimum
+	// element size computed over every version of the message, including
+	// versions where the array does not exist, so it was 1 byte for
+	// FindCoordinatorResponseCoordinator (80 bytes in Go, at least 14 on
+	// the wire at v4+). make([]T, n) then allocated 80 bytes per input
+	// byte before the first element failed.
+	t.Run("AllocArrayMinSize", func(t *testing.T) {
+		const n = 60000
+		frame := append(fuzzResponseHeader(10, 6),
+			0x00, 0x00, 0x00, 0x00, // ThrottleTimeMs 0
+		)
+		frame = binary.AppendUvarint(frame, n+1) // Coordinators: n elements
+		for range n {
+			frame = append(frame, 0xff) // a varint that overflows
+		}
+		fuzzCheckFrame(t, frame, 10, 6, true)
+	})
+
+	// Every null in a non-nullable string cost a formatted warning of
+	// about 300 bytes for 2 input bytes.
+	t.Run("AllocWarnings", func(t *testing.T) {
+		const n = 20000
+		frame := binary.BigEndian.AppendUint32(fuzzRequestHeader(3, 0), n) // Topics: n elements
+		for range n {
+			frame = append(frame, 0xff, 0xff) // Name: null in a non-nullable string
+		}
+		fuzzCheckFrame(t, frame, 3, 0, false)
+	})
+
+	// Unknown tagged fields were appended one at a time: each 2-byte empty
+	// tag (tag 5, repeated) cost a 32-byte TaggedField, times about 5 for
+	// the growth of a large slice.
+	t.Run("AllocUnknownTags", func(t *testing.T) {
+		const n = 30000
+		frame := append(fuzzRequestHeader(0, 9),
+			0x00,       // TransactionalId null
+			0xff, 0xff, // Acks -1
+			0x00, 0x00, 0x03, 0xe8, // TimeoutMs 1000
+			0x01, // TopicData: 0 elements
+		)
+		frame = binary.AppendUvarint(frame, n) // body tagged fields: n
+		for range n {
+			frame = append(frame, 0x05, 0x00) // tag 5, 0 bytes
+		}
+		fuzzCheckFrame(t, frame, 0, 9, false)
+	})
+}
+
+// TestFuzzToleratedNormalisations shows the shortening round-trip
+// mismatches the fuzz targets tolerate (see the top of this file): each
+// frame must pass the fuzz properties, by a warning or as tolerated.
+func TestFuzzToleratedNormalisations(t *testing.T) {
+	// Kafka never writes a tagged field holding its default, so neither
+	// does the encoder: a CurrentLeader of {-1, -1} is dropped.
+	t.Run("TaggedFieldAtDefault", func(t *testing.T) {
+		frame := append(fuzzResponseHeader(0, 10),
+			0x02,      // Responses: 1 element
+			0x02, 'o', // Name "o"
+			0x02,                   // PartitionResponses: 1 element
+			0x00, 0x00, 0x00, 0x00, // Index 0
+			0x00, 0x00, // ErrorCode 0
+			0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, // BaseOffset 5
+			0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, // LogAppendTimeMs -1
+			0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // LogStartOffset 0
+			0x01,       // RecordErrors: 0 elements
+			0x00,       // ErrorMessage null
+			0x01,       // tagged fields: 1
+			0x00, 0x09, // tag 0 (CurrentLeader), 9 bytes
+			0xff, 0xff, 0xff, 0xff, // LeaderId -1, the default
+			0xff, 0xff, 0xff, 0xff, // LeaderEpoch -1, the default
+			0x00,                   // CurrentLeader tagged fields: none
+			0x00,                   // Responses[0] tagged fields: none
+			0x00, 0x00, 0x00, 0x00, // ThrottleTimeMs 0
+			0x00, // body tagged fields: none
+		)
+		fuzzCheckFrame(t, frame, 0, 10, true)
+	})
+
+	// An over-long varint (0x82 0x00 for 2) is read as Kafka reads it and
+	// re-encoded in its shortest form.
+	t.Run("OverlongVarint", func(t *testing.T) {
+		frame := append(fuzzRequestHeader(18, 3),
+			0x82, 0x00, 'x', // ClientSoftwareName "x", length+1 written in two bytes
+			0x02, 'y', // ClientSoftwareVersion "y"
+			0x00, // body tagged fields: none
+		)
+		fuzzCheckFrame(t, frame, 18, 3, false)
+	})
+
+	// A known tagged field given twice: the last value wins, as in Kafka;
+	// the decoder warns (tags out of order) or the mismatch is tolerated.
+	t.Run("RepeatedTag", func(t *testing.T) {
+		frame := append(fuzzRequestHeader(1, 12),
+			0xff, 0xff, 0xff, 0xff, // ReplicaId -1
+			0x00, 0x00, 0x01, 0xf4, // MaxWaitMs 500
+			0x00, 0x00, 0x00, 0x01, // MinBytes 1
+			0x00, 0x10, 0x00, 0x00, // MaxBytes 1048576
+			0x00,                   // IsolationLevel 0
+			0x00, 0x00, 0x00, 0x00, // SessionId 0
+			0xff, 0xff, 0xff, 0xff, // SessionEpoch -1
+			0x01,       // Topics: 0 elements
+			0x01,       // ForgottenTopicsData: 0 elements
+			0x01,       // RackId ""
+			0x02,       // body tagged fields: 2
+			0x00, 0x02, // tag 0 (ClusterId), 2 bytes
+			0x02, 'k', // ClusterId "k"
+			0x00, 0x02, // tag 0 (ClusterId) again, 2 bytes
+			0x02, 'k', // ClusterId "k"
+		)
+		fuzzCheckFrame(t, frame, 1, 12, false)
+	})
 }

@@ -115,7 +115,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			n = r.ArrayLen()
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 26)
+				r.checkCount(n, 30)
 				if r.err != nil {
 					r.PushPath("UngroupedPartitionStates")
 					return
@@ -146,7 +146,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 3)
 				if r.err != nil {
 					r.PushPath("TopicStates")
 					return
@@ -199,11 +199,16 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -521,11 +526,16 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -750,11 +760,16 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -853,11 +868,16 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version 
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1016,7 +1036,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 7)
+				r.checkCount(n, 8)
 				if r.err != nil {
 					r.PushPath("PartitionErrors")
 					return
@@ -1043,7 +1063,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 			n = r.CompactArrayLen()
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 18)
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -1067,11 +1087,16 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1177,11 +1202,16 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, ver
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1277,11 +1307,16 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1327,7 +1362,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) writeJSON(w *JSONWriter, ve
 }
 
 func (s *LeaderAndIsrResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 	if version <= 4 {
@@ -1348,7 +1383,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) summarize(sm *Summary, 
 	}
 	c = c.withPartition(s.PartitionIndex)
 	sm.addPartition(c)
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }

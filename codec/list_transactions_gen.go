@@ -84,11 +84,16 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -270,11 +275,16 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -377,11 +387,16 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -425,7 +440,7 @@ func (s *ListTransactionsResponseTransactionState) writeJSON(w *JSONWriter, vers
 }
 
 func (s *ListTransactionsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }

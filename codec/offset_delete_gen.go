@@ -464,7 +464,7 @@ func (s *OffsetDeleteResponsePartition) writeJSON(w *JSONWriter, version int16) 
 }
 
 func (s *OffsetDeleteResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 	for i := range s.Topics {
@@ -483,7 +483,7 @@ func (s *OffsetDeleteResponseTopic) summarize(sm *Summary, version int16, c sumC
 func (s *OffsetDeleteResponsePartition) summarize(sm *Summary, version int16, c sumCtx) {
 	c = c.withPartition(s.PartitionIndex)
 	sm.addPartition(c)
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }

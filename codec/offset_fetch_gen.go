@@ -75,7 +75,7 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 				s.Topics = nil
 			} else {
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 3)
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -102,7 +102,7 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 			n = r.CompactArrayLen()
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 3)
 				if r.err != nil {
 					r.PushPath("Groups")
 					return
@@ -135,11 +135,16 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -274,11 +279,16 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -374,11 +384,11 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 		{
 			var n int
 			n = r.CompactArrayLen()
-			if n < 0 && true {
+			if n < 0 {
 				s.Topics = nil
 			} else {
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 3)
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -402,11 +412,16 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -453,7 +468,7 @@ func (s *OffsetFetchRequestGroup) writeJSON(w *JSONWriter, version int16) {
 	}
 	if version >= 8 {
 		w.Key("Topics")
-		if s.Topics == nil && true {
+		if s.Topics == nil {
 			w.Null()
 		} else {
 			w.BeginArray()
@@ -516,11 +531,16 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -720,7 +740,7 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 3)
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -756,7 +776,7 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 			n = r.CompactArrayLen()
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 5)
 				if r.err != nil {
 					r.PushPath("Groups")
 					return
@@ -780,11 +800,16 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -889,7 +914,7 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 16)
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -913,11 +938,16 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1035,11 +1065,16 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1126,7 +1161,7 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 			n = r.CompactArrayLen()
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 3)
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -1159,11 +1194,16 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1240,7 +1280,7 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 			n = r.CompactArrayLen()
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 20)
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -1264,11 +1304,16 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1374,11 +1419,16 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}

@@ -99,11 +99,16 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -223,11 +228,16 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -311,11 +321,16 @@ func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) 
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -503,8 +518,10 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
@@ -517,7 +534,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 					n = r.CompactArrayLen()
 					{
 						n = r.NotNull(n)
-						r.checkCount(n, 1)
+						r.checkCount(n, 11)
 						if r.err != nil {
 							r.PushPath("NodeEndpoints")
 							return
@@ -541,6 +558,9 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 					return
 				}
 				continue
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -661,11 +681,16 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -784,7 +809,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 6)
 				if r.err != nil {
 					r.PushPath("RecordErrors")
 					return
@@ -823,8 +848,10 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
@@ -839,6 +866,9 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 					return
 				}
 				continue
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -971,11 +1001,16 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1046,11 +1081,16 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1143,11 +1183,16 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -1214,7 +1259,7 @@ func (s *ProduceResponseTopicProduceResponse) summarize(sm *Summary, version int
 func (s *ProduceResponsePartitionProduceResponse) summarize(sm *Summary, version int16, c sumCtx) {
 	c = c.withPartition(s.Index)
 	sm.addPartition(c)
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }

@@ -122,9 +122,18 @@ func (r *Reader) PushPath(name string) { r.path = append(r.path, name) }
 // PushIndex records that the error met happened inside array element i.
 func (r *Reader) PushIndex(i int) { r.path = append(r.path, fmt.Sprintf("[%d]", i)) }
 
+// maxWarnings bounds Warnings: a frame full of lenient reads must not cost
+// a formatted string per field.
+const maxWarnings = 16
+
 // Warn records a problem that does not stop decoding.
 func (r *Reader) Warn(format string, args ...any) {
-	r.Warnings = append(r.Warnings, fmt.Sprintf("at offset %d: ", r.off)+fmt.Sprintf(format, args...))
+	switch n := len(r.Warnings); {
+	case n < maxWarnings:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("at offset %d: ", r.off)+fmt.Sprintf(format, args...))
+	case n == maxWarnings:
+		r.Warnings = append(r.Warnings, "further warnings not shown")
+	}
 }
 
 func (r *Reader) need(n int) bool {
@@ -148,8 +157,15 @@ func (r *Reader) Int8() int8 {
 	return v
 }
 
-// Bool reads a boolean byte (any non-zero value is true).
-func (r *Reader) Bool() bool { return r.Int8() != 0 }
+// Bool reads a boolean byte. Kafka reads any non-zero value as true; a
+// value other than 0 or 1 is also a warning, since it cannot be re-encoded.
+func (r *Reader) Bool() bool {
+	v := r.Int8()
+	if v != 0 && v != 1 {
+		r.Warn("boolean byte %d, read as true", v)
+	}
+	return v != 0
+}
 
 // Int16 reads a big-endian int16.
 func (r *Reader) Int16() int16 {

@@ -41,11 +41,16 @@ func (s *RenewDelegationTokenRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -154,11 +159,16 @@ func (s *RenewDelegationTokenResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -202,7 +212,7 @@ func (s *RenewDelegationTokenResponse) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *RenewDelegationTokenResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }

@@ -141,7 +141,7 @@ func (s *SaslHandshakeResponse) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *SaslHandshakeResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }

@@ -58,7 +58,7 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 		{
 			var n int
 			n = r.CompactArrayLen()
-			if n < 0 && true {
+			if n < 0 {
 				s.SubscribedTopicNames = nil
 			} else {
 				n = r.NotNull(n)
@@ -84,11 +84,16 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -142,7 +147,7 @@ func (s *ShareGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 	}
 	{
 		w.Key("SubscribedTopicNames")
-		if s.SubscribedTopicNames == nil && true {
+		if s.SubscribedTopicNames == nil {
 			w.Null()
 		} else {
 			w.BeginArray()
@@ -265,7 +270,7 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
-		if true && r.Int8() < 0 {
+		if r.Int8() < 0 {
 			s.Assignment = nil
 		} else {
 			s.Assignment = new(ShareGroupHeartbeatResponseAssignment)
@@ -279,11 +284,16 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -312,21 +322,11 @@ func (s *ShareGroupHeartbeatResponse) appendTo(dst []byte, version int16) []byte
 		dst = AppendInt32(dst, s.HeartbeatIntervalMs)
 	}
 	{
-		if true {
-			if s.Assignment == nil {
-				dst = AppendInt8(dst, -1)
-			} else {
-				dst = AppendInt8(dst, 1)
-				dst = s.Assignment.appendTo(dst, version)
-			}
+		if s.Assignment == nil {
+			dst = AppendInt8(dst, -1)
 		} else {
-			if s.Assignment == nil {
-				var zero ShareGroupHeartbeatResponseAssignment
-				zero.SetDefaults()
-				dst = zero.appendTo(dst, version)
-			} else {
-				dst = s.Assignment.appendTo(dst, version)
-			}
+			dst = AppendInt8(dst, 1)
+			dst = s.Assignment.appendTo(dst, version)
 		}
 	}
 	if flexible {
@@ -418,11 +418,16 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -504,11 +509,16 @@ func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int1
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
+		prev := int64(-1)
 		for i := 0; i < n; i++ {
-			tag, end := r.tagStart()
+			tag, end := r.tagStart(prev)
+			prev = int64(tag)
 			if r.err != nil {
 				r.PushPath("(tagged fields)")
 				return
+			}
+			if s.UnknownTags == nil {
+				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
 		}
@@ -547,10 +557,10 @@ func (s *ShareGroupHeartbeatResponseAssignment) writeJSON(w *JSONWriter, version
 }
 
 func (s *ShareGroupHeartbeatResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if true && s.ErrorCode != 0 {
+	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if true && s.Assignment != nil {
+	if s.Assignment != nil {
 		s.Assignment.summarize(sm, version, c)
 	}
 }

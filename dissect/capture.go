@@ -74,7 +74,15 @@ type captureReader struct {
 	where   interface{ position() (int64, error) }
 	gzip    bool
 	packets int64
-	patched func() int64
+	pf      *pcapFilter // classic pcap only
+}
+
+// patched returns how many records had their original length raised.
+func (cr *captureReader) patched() int64 {
+	if cr.pf == nil {
+		return 0
+	}
+	return cr.pf.patched
 }
 
 // openCapture detects gzip compression and the capture format.
@@ -116,21 +124,19 @@ func openCapture(r io.Reader) (*captureReader, error) {
 			return nil, cr.openError(err)
 		}
 		cr.ng = ng
-		cr.patched = func() int64 { return 0 }
 	case le == pcapMagicMicro || le == pcapMagicNano || be == pcapMagicMicro || be == pcapMagicNano:
 		order := binary.ByteOrder(binary.LittleEndian)
 		if be == pcapMagicMicro || be == pcapMagicNano {
 			order = binary.BigEndian
 		}
 		f := &pcapFilter{r: br, order: order}
-		cr.where = f
+		cr.where, cr.pf = f, f
 		pr, err := pcapgo.NewReader(f)
 		if err != nil {
 			return nil, cr.openError(err)
 		}
 		cr.pcap = pr
 		cr.link = pr.LinkType()
-		cr.patched = func() int64 { return f.patched }
 	default:
 		return nil, fmt.Errorf("%w: unknown file magic % x (want pcap or pcapng, optionally gzip-compressed)", ErrNotCapture, head)
 	}

@@ -125,3 +125,83 @@ func TestRoundTripEveryFrame(t *testing.T) {
 		t.Errorf("only %d of %d frames decoded and re-encoded", exact, total)
 	}
 }
+
+// frameOf encodes a request or response header and body as a frame.
+func requestFrame(key, version int16, corr int32, body codec.Message) *Frame {
+	clientID := "test"
+	h := &codec.RequestHeader{RequestApiKey: key, RequestApiVersion: version, CorrelationId: corr, ClientId: &clientID}
+	b := body.AppendTo(h.AppendTo(nil, codec.RequestHeaderVersion(key, version)), version)
+	return &Frame{Bytes: b, Size: int32(len(b))}
+}
+
+func responseFrame(key, version int16, corr int32, body codec.Message) *Frame {
+	h := &codec.ResponseHeader{CorrelationId: corr}
+	b := body.AppendTo(h.AppendTo(nil, codec.ResponseHeaderVersion(key, version)), version)
+	return &Frame{Bytes: b, Size: int32(len(b))}
+}
+
+// TestTopicIDResolution checks that a topic ID learnt from a Metadata
+// response names the topic of a later Fetch v13 that carries only the ID,
+// in topics, errors and record sets.
+func TestTopicIDResolution(t *testing.T) {
+	id := codec.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	name := "orders"
+	meta := new(codec.MetadataResponse)
+	meta.SetDefaults()
+	meta.Topics = []codec.MetadataResponseTopic{{Name: &name, TopicId: id, Partitions: []codec.MetadataResponsePartition{{PartitionIndex: 0}}}}
+	metaReq := new(codec.MetadataRequest)
+	metaReq.SetDefaults()
+
+	fetch := new(codec.FetchRequest)
+	fetch.SetDefaults()
+	fetch.Topics = []codec.FetchRequestFetchTopic{{TopicId: id, Partitions: []codec.FetchRequestFetchPartition{{Partition: 2}}}}
+	fresp := new(codec.FetchResponse)
+	fresp.SetDefaults()
+	fresp.Responses = []codec.FetchResponseFetchableTopicResponse{{TopicId: id, Partitions: []codec.FetchResponsePartitionData{{PartitionIndex: 2, ErrorCode: 6}}}}
+
+	dec := NewDecoder(DecodeOptions{})
+	exMeta := &Exchange{APIKey: 3, APIVersion: 12, CorrelationID: 1,
+		Request: requestFrame(3, 12, 1, metaReq), Response: responseFrame(3, 12, 1, meta)}
+	dec.Decode(exMeta)
+	if len(exMeta.Notes) != 0 {
+		t.Fatalf("metadata notes: %v", exMeta.Notes)
+	}
+	exFetch := &Exchange{APIKey: 1, APIVersion: 13, CorrelationID: 2,
+		Request: requestFrame(1, 13, 2, fetch), Response: responseFrame(1, 13, 2, fresp)}
+	dec.Decode(exFetch)
+	d := exFetch.Decoded
+	if len(exFetch.Notes) != 0 || d.Request == nil || d.Response == nil {
+		t.Fatalf("fetch not decoded: %v", exFetch.Notes)
+	}
+	if len(d.Topics) != 1 || d.Topics[0].Topic != "orders" || d.Topics[0].TopicID != id || len(d.Topics[0].Partitions) != 1 || d.Topics[0].Partitions[0] != 2 {
+		t.Errorf("topics %+v, want orders[2] resolved from its id", d.Topics)
+	}
+	if len(d.Errors) != 1 || d.Errors[0].Code != 6 || d.Errors[0].Topic != "orders" || d.Errors[0].Partition != 2 {
+		t.Errorf("errors %+v, want NOT_LEADER_OR_FOLLOWER on orders-2", d.Errors)
+	}
+
+	// A fresh decoder has not seen the Metadata: the id stays unresolved.
+	dec2 := NewDecoder(DecodeOptions{})
+	exFetch2 := &Exchange{APIKey: 1, APIVersion: 13, CorrelationID: 2,
+		Request: requestFrame(1, 13, 2, fetch), Response: responseFrame(1, 13, 2, fresp)}
+	dec2.Decode(exFetch2)
+	if tp := exFetch2.Decoded.Topics; len(tp) != 1 || tp[0].Topic != "" || tp[0].TopicID != id {
+		t.Errorf("unresolved topics %+v", tp)
+	}
+}
+
+// TestAcksZeroExpectsNoResponse checks that a Produce with Acks=0 and no
+// response carries no "no response" note, while Acks=1 does.
+func TestAcksZeroExpectsNoResponse(t *testing.T) {
+	for _, acks := range []int16{0, 1} {
+		p := new(codec.ProduceRequest)
+		p.SetDefaults()
+		p.Acks = acks
+		ex := &Exchange{APIKey: 0, APIVersion: 7, CorrelationID: 9, Request: requestFrame(0, 7, 9, p)}
+		NewDecoder(DecodeOptions{}).Decode(ex)
+		noted := strings.Contains(strings.Join(ex.Notes, ";"), "no response captured")
+		if noted != (acks != 0) {
+			t.Errorf("acks %d: notes %v", acks, ex.Notes)
+		}
+	}
+}

@@ -53,8 +53,11 @@ func (c *conn) frame(dir frameDir, f *Frame, notes []string, pos int64) {
 	c.resps = append(c.resps, framed{f, notes, pos})
 	if len(f.Bytes) >= respHeaderMin {
 		id := int32(binary.BigEndian.Uint32(f.Bytes))
-		if c.outstanding[id] > 0 {
-			c.outstanding[id]--
+		switch n := c.outstanding[id]; {
+		case n > 1:
+			c.outstanding[id] = n - 1
+		case n == 1:
+			delete(c.outstanding, id) // long connections use ever new ids
 		}
 	}
 }

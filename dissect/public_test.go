@@ -64,7 +64,7 @@ type pub struct {
 // `tshark -d tcp.port==P,kafka -T fields -e tcp.stream -e kafka.len
 // -e kafka.correlation_id -e kafka.api_key` (TShark 4.0.17).
 var publicWant = map[string][]pub{
-	"arkime_kafka.pcap": {{0, 2, 0, 0, "", 75, 0}},
+	"arkime_kafka.pcap":                  {{0, 2, 0, 0, "", 75, 0}},
 	"deepflow_00-produce-v7-sw8.pcap":    {{0, 0, 7, 1, "kafka-python-producer-1", 308, 65}},
 	"deepflow_00-produce-v9.pcap":        {{0, 0, 9, 47, "console-producer", 152, 55}},
 	"deepflow_01-fetch-v12-ok.pcap":      {{0, 1, 12, 15603, "consumer-console-consumer-8919-1", 116, 17}},

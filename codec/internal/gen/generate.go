@@ -30,7 +30,6 @@ type gen struct {
 	byKafka map[string]*gstruct
 	buf     bytes.Buffer
 	summary map[*gstruct]bool // memo: does the struct need a summarize method
-	minWire map[*gstruct]int
 	defNeed map[*gstruct]bool // structs that need isDefault
 }
 
@@ -95,7 +94,7 @@ func checkAPIs(s *schema.Schema) error {
 }
 
 func newGen(m *schema.Message) (*gen, error) {
-	g := &gen{msg: m, byKafka: map[string]*gstruct{}, summary: map[*gstruct]bool{}, minWire: map[*gstruct]int{}, defNeed: map[*gstruct]bool{}}
+	g := &gen{msg: m, byKafka: map[string]*gstruct{}, summary: map[*gstruct]bool{}, defNeed: map[*gstruct]bool{}}
 	top := &gstruct{goName: m.Name, kafka: m.Name, fields: m.Fields, msg: m, top: true}
 	g.structs = append(g.structs, top)
 	for _, cs := range m.Common {
@@ -473,8 +472,10 @@ func (g *gen) decode(gs *gstruct) {
 		g.p("\ts.UnknownTags = nil")
 		g.p("\tif flexible {")
 		g.p("\t\tn := r.tagCount()")
+		g.p("\t\tprev := int64(-1)")
 		g.p("\t\tfor i := 0; i < n; i++ {")
-		g.p("\t\t\ttag, end := r.tagStart()")
+		g.p("\t\t\ttag, end := r.tagStart(prev)")
+		g.p("\t\t\tprev = int64(tag)")
 		g.p("\t\t\tif r.err != nil {\n\t\t\t\tr.PushPath(\"(tagged fields)\")\n\t\t\t\treturn\n\t\t\t}")
 		var tagged []*schema.Field
 		for _, f := range gs.fields {
@@ -485,7 +486,11 @@ func (g *gen) decode(gs *gstruct) {
 		if len(tagged) > 0 {
 			g.p("\t\t\tswitch {")
 			for _, f := range tagged {
-				g.p("\t\t\tcase tag == %d && %s:", f.Tag, g.cond(f.Tagged))
+				if c := g.cond(f.Tagged); c == "true" {
+					g.p("\t\t\tcase tag == %d:", f.Tag)
+				} else {
+					g.p("\t\t\tcase tag == %d && %s:", f.Tag, c)
+				}
 				g.p("\t\t\t\tfull := r.limit(end)")
 				g.decodeField(f, "s."+f.Name)
 				g.p("\t\t\t\tr.unlimit(full, end, %d)", f.Tag)
@@ -494,6 +499,7 @@ func (g *gen) decode(gs *gstruct) {
 			}
 			g.p("\t\t\t}")
 		}
+		g.p("\t\t\tif s.UnknownTags == nil {\ns.UnknownTags = make([]TaggedField, 0, n-i)\n}")
 		g.p("\t\t\ts.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})")
 		g.p("\t\t}")
 		g.p("\t}")
@@ -574,7 +580,9 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 		} else {
 			g.p("if flexible {\nn = r.CompactArrayLen()\n} else {\nn = r.ArrayLen()\n}")
 		}
-		if nullable != "false" {
+		if nullable == "true" {
+			g.p("if n < 0 {\n%s = nil\n} else {", target)
+		} else if nullable != "false" {
 			g.p("if n < 0 && %s {\n%s = nil\n} else {", nullable, target)
 		} else {
 			g.p("{")
@@ -604,7 +612,7 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 	gs := g.byKafka[et]
 	if strings.HasPrefix(g.goType(f), "*") {
 		if nullable != "false" {
-			g.p("if %s && r.Int8() < 0 {\n%s = nil\n} else {", nullable, target)
+			g.p("if %s {\n%s = nil\n} else {", and(nullable, "r.Int8() < 0"), target)
 		} else {
 			g.p("{")
 		}
@@ -616,88 +624,100 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 
 // ---- minimal wire sizes (bounds array counts before allocating) ----
 
+// elemMinWire is the fewest bytes one element of array field f can take in
+// the versions where f is on the wire; at least 1.
 func (g *gen) elemMinWire(f *schema.Field) int {
-	et := f.ElemType()
-	if schema.IsPrimitive(et) {
-		switch et {
-		case "bool", "int8":
-			return 1
-		case "int16", "uint16":
-			return 2
-		case "int32", "uint32":
-			return 4
-		case "int64", "float64":
-			return 8
-		case "uuid":
-			return 16
-		default: // string, bytes: compact empty is one byte
-			return 1
-		}
-	}
-	n := g.structMinWire(g.byKafka[et])
-	if n < 1 {
-		n = 1
-	}
-	return n
+	return max(1, g.minWireIn(f, g.presence(f)))
 }
 
-// structMinWire is the fewest bytes one element can take in any valid version.
-func (g *gen) structMinWire(gs *gstruct) int {
-	if n, ok := g.minWire[gs]; ok {
-		return n
-	}
-	g.minWire[gs] = 1 // guards recursion
+// minWireIn is the fewest bytes one element of f (or f itself when it is
+// not an array) takes in any version of within.
+func (g *gen) minWireIn(f *schema.Field, within schema.Versions) int {
 	best := -1
-	valid := g.msg.Valid
-	maxV := valid.Max
-	if maxV == -1 {
-		maxV = valid.Min + 100
-	}
-	for v := valid.Min; v <= maxV; v++ {
-		flex := g.msg.Flexible.Contains(v)
-		n := 0
-		if flex {
-			n++ // tag section
-		}
-		for _, f := range gs.fields {
-			if f.IsTagged() || !f.Versions.Contains(v) {
-				continue
-			}
-			switch {
-			case f.IsArray():
-				if flex {
-					n++
-				} else {
-					n += 4
-				}
-			case f.IsStruct():
-				if f.Nullable.Contains(v) {
-					n++
-				} else {
-					n += g.structMinWire(g.byKafka[f.ElemType()])
-				}
-			case f.Type == "string":
-				if flex && !fieldNeverFlexible(f) {
-					n++
-				} else {
-					n += 2
-				}
-			case f.Type == "bytes" || f.Type == "records":
-				if flex {
-					n++
-				} else {
-					n += 4
-				}
-			default:
-				n += g.elemMinWire(f)
-			}
-		}
-		if best < 0 || n < best {
+	g.eachVersion(within, func(v int16) {
+		if n := g.elemWireAt(f, v); best < 0 || n < best {
 			best = n
 		}
+	})
+	return max(best, 0)
+}
+
+// eachVersion calls fn for every valid version in within.
+func (g *gen) eachVersion(within schema.Versions, fn func(int16)) {
+	in := within.Intersect(g.msg.Valid)
+	if in.IsNone() {
+		return
 	}
-	g.minWire[gs] = best
-	return best
+	maxV := in.Max
+	if maxV == -1 {
+		maxV = in.Min + 100
+	}
+	for v := in.Min; v <= maxV; v++ {
+		fn(v)
+	}
+}
+
+// elemWireAt is the fewest bytes of one element of f at version v.
+func (g *gen) elemWireAt(f *schema.Field, v int16) int {
+	switch et := f.ElemType(); et {
+	case "bool", "int8":
+		return 1
+	case "int16", "uint16":
+		return 2
+	case "int32", "uint32":
+		return 4
+	case "int64", "float64":
+		return 8
+	case "uuid":
+		return 16
+	case "string", "bytes", "records":
+		return 1 // a compact empty or null value
+	default:
+		return g.structWireAt(g.byKafka[et], v)
+	}
+}
+
+// structWireAt is the fewest bytes of struct gs at version v.
+func (g *gen) structWireAt(gs *gstruct, v int16) int {
+	flex := g.msg.Flexible.Contains(v)
+	n := 0
+	if flex {
+		n++ // tag section
+	}
+	for _, f := range gs.fields {
+		if f.IsTagged() || !f.Versions.Contains(v) {
+			continue
+		}
+		switch {
+		case f.IsArray():
+			if flex {
+				n++
+			} else {
+				n += 4
+			}
+		case f.IsStruct():
+			if f.Nullable.Contains(v) {
+				n++
+			} else {
+				n += g.structWireAt(g.byKafka[f.ElemType()], v)
+			}
+		case f.Type == "string":
+			if flex && !fieldNeverFlexible(f) {
+				n++
+			} else {
+				n += 2
+			}
+		case f.Type == "bytes" || f.Type == "records":
+			if flex {
+				n++
+			} else {
+				n += 4
+			}
+		default:
+			n += g.elemWireAt(f, v)
+		}
+	}
+	return n
 }
 
 // ---- encoding ----
@@ -733,7 +753,7 @@ func (g *gen) encode(gs *gstruct) {
 		if len(tagged) > 0 {
 			g.p("var known []TaggedField")
 			for _, f := range tagged {
-				g.p("if %s && !(%s) {", g.cond(f.Tagged), g.defaultCheck("s."+f.Name, f))
+				g.p("if %s {", and(g.cond(f.Tagged), "!("+g.defaultCheck("s."+f.Name, f)+")"))
 				g.p("var dst []byte")
 				g.encodeField(f, "s."+f.Name)
 				g.p("known = append(known, TaggedField{Tag: %d, Data: dst})", f.Tag)
@@ -847,15 +867,18 @@ func (g *gen) encodeField(f *schema.Field, v string) {
 	}
 	gs := g.byKafka[et]
 	if strings.HasPrefix(g.goType(f), "*") {
-		if nullable != "false" {
-			g.p("if %s {", nullable)
-			g.p("if %s == nil {\ndst = AppendInt8(dst, -1)\n} else {\ndst = AppendInt8(dst, 1)\ndst = %s.appendTo(dst, version)\n}", v, v)
-			g.p("} else {")
-		} else {
-			g.p("{")
+		// A nullable struct is preceded by a marker byte, -1 for null and 1
+		// otherwise; where it is not nullable, nil is written as the defaults.
+		withMarker := fmt.Sprintf("if %s == nil {\ndst = AppendInt8(dst, -1)\n} else {\ndst = AppendInt8(dst, 1)\ndst = %s.appendTo(dst, version)\n}", v, v)
+		withoutMarker := fmt.Sprintf("if %s == nil {\nvar zero %s\nzero.SetDefaults()\ndst = zero.appendTo(dst, version)\n} else {\ndst = %s.appendTo(dst, version)\n}", v, gs.goName, v)
+		switch nullable {
+		case "true":
+			g.p("%s", withMarker)
+		case "false":
+			g.p("%s", withoutMarker)
+		default:
+			g.p("if %s {\n%s\n} else {\n%s\n}", nullable, withMarker, withoutMarker)
 		}
-		g.p("if %s == nil {\nvar zero %s\nzero.SetDefaults()\ndst = zero.appendTo(dst, version)\n} else {\ndst = %s.appendTo(dst, version)\n}", v, gs.goName, v)
-		g.p("}")
 		return
 	}
 	g.p("dst = %s.appendTo(dst, version)", v)
@@ -915,11 +938,13 @@ func jsonPrim(t, v string, ptr bool) string {
 func (g *gen) jsonValue(f *schema.Field, v string) {
 	et := f.ElemType()
 	if f.IsArray() {
-		nullable := g.fieldNullable(f)
-		if nullable != "false" {
-			g.p("if %s == nil && %s {\nw.Null()\n} else {", v, nullable)
-		} else {
+		switch nullable := g.fieldNullable(f); nullable {
+		case "true":
+			g.p("if %s == nil {\nw.Null()\n} else {", v)
+		case "false":
 			g.p("{")
+		default:
+			g.p("if %s == nil && %s {\nw.Null()\n} else {", v, nullable)
 		}
 		g.p("w.BeginArray()")
 		g.p("for i := range %s {", v)
@@ -971,6 +996,14 @@ func (g *gen) fieldCond(f *schema.Field) string {
 	return g.cond(f.Versions)
 }
 
+// and joins two conditions, dropping a "true".
+func and(c, d string) string {
+	if c == "true" {
+		return d
+	}
+	return c + " && " + d
+}
+
 // open starts a block run when c holds.
 func open(c string) string {
 	if c == "true" {
@@ -1001,7 +1034,7 @@ func (g *gen) summarize(gs *gstruct) {
 		case f.Has(schema.Topic) && !f.IsArray():
 			topicScope = true
 			if g.goType(f) == "*string" {
-				g.p("if %s && s.%s != nil {\nc = c.withTopic(*s.%s)\n}", c, f.Name, f.Name)
+				g.p("if %s {\nc = c.withTopic(*s.%s)\n}", and(c, "s."+f.Name+" != nil"), f.Name)
 			} else {
 				g.when(c, "c = c.withTopic(s.%s)", f.Name)
 			}
@@ -1026,7 +1059,7 @@ func (g *gen) summarize(gs *gstruct) {
 		}
 		switch {
 		case f.Has(schema.Error):
-			g.p("if %s && s.%s != 0 {\nsm.addError(s.%s, c)\n}", c, f.Name, f.Name)
+			g.p("if %s {\nsm.addError(s.%s, c)\n}", and(c, "s."+f.Name+" != 0"), f.Name)
 		case f.Has(schema.Partitions):
 			g.when(c, "for _, p := range s.%s {\nsm.addPartition(c.withPartition(p))\n}", f.Name)
 		case f.Has(schema.Topic) && f.IsArray():
@@ -1038,7 +1071,7 @@ func (g *gen) summarize(gs *gstruct) {
 			case f.IsArray():
 				g.when(c, "for i := range s.%s {\ns.%s[i].summarize(sm, version, c)\n}", f.Name, f.Name)
 			case strings.HasPrefix(g.goType(f), "*"):
-				g.p("if %s && s.%s != nil {\ns.%s.summarize(sm, version, c)\n}", c, f.Name, f.Name)
+				g.p("if %s {\ns.%s.summarize(sm, version, c)\n}", and(c, "s."+f.Name+" != nil"), f.Name)
 			default:
 				g.when(c, "s.%s.summarize(sm, version, c)", f.Name)
 			}

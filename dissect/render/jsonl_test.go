@@ -1,0 +1,186 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kdissect/kdissect/dissect"
+)
+
+// render decodes a capture and writes it as JSON Lines.
+func renderJSON(t *testing.T, path string, port uint16) []map[string]any {
+	t.Helper()
+	var buf bytes.Buffer
+	out := NewJSONLines(&buf)
+	d := dissect.New(dissect.Options{Ports: []uint16{port}})
+	dec := dissect.NewDecoder(dissect.DecodeOptions{})
+	if err := d.ReadFile(path, func(ex *dissect.Exchange) {
+		dec.Decode(ex)
+		if err := out.Write(ex); err != nil {
+			t.Fatal(err)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []map[string]any
+	sc := bufio.NewScanner(&buf)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %d is not JSON: %v\n%s", len(lines)+1, err, sc.Bytes())
+		}
+		lines = append(lines, m)
+	}
+	return lines
+}
+
+// contract is DESIGN.md's table of keys: each key and the JSON types it may take.
+var contract = map[string][]string{
+	"ts": {"string"}, "stream": {"number"}, "client": {"string"}, "broker": {"string"},
+	"api_key": {"number", "null"}, "api": {"string", "null"}, "api_version": {"number", "null"},
+	"correlation_id": {"number"}, "client_id": {"string", "null"}, "request": {"object", "null"},
+	"response": {"object", "null"}, "latency_us": {"number", "null"}, "topics": {"array"},
+	"errors": {"array"}, "records": {"number"}, "notes": {"array"},
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "?"
+}
+
+func checkContract(t *testing.T, where string, m map[string]any) {
+	t.Helper()
+	if len(m) != len(contract) {
+		t.Errorf("%s: %d keys, want the %d of the contract", where, len(m), len(contract))
+	}
+	for k, types := range contract {
+		v, ok := m[k]
+		if !ok {
+			t.Errorf("%s: key %q missing", where, k)
+			continue
+		}
+		if got := jsonType(v); !strings.Contains(strings.Join(types, ","), got) {
+			t.Errorf("%s: %q is %s, want %v", where, k, got, types)
+		}
+	}
+	if ts, ok := m["ts"].(string); ok {
+		if _, err := time.Parse(time.RFC3339Nano, ts); err != nil || !strings.HasSuffix(ts, "Z") || len(ts) != len("2006-01-02T15:04:05.000000000Z") {
+			t.Errorf("%s: ts %q is not RFC 3339 UTC with nanoseconds", where, ts)
+		}
+	}
+	for _, tp := range m["topics"].([]any) {
+		o, ok := tp.(map[string]any)
+		if !ok || jsonType(o["partitions"]) != "array" {
+			t.Errorf("%s: topic entry %v", where, tp)
+		}
+	}
+	for _, e := range m["errors"].([]any) {
+		o, ok := e.(map[string]any)
+		if !ok || jsonType(o["code"]) != "number" || jsonType(o["name"]) != "string" || o["code"].(float64) == 0 {
+			t.Errorf("%s: error entry %v", where, e)
+		}
+	}
+}
+
+func TestJSONContractOnCaptures(t *testing.T) {
+	for _, path := range []string{"../../testdata/pcaps/kcat_group.pcap", "../../testdata/pcaps/kcat_produce_zstd.pcap", "../../testdata/pcaps/kcat_legacy_msgset.pcap"} {
+		lines := renderJSON(t, path, 9092)
+		if len(lines) < 9 {
+			t.Fatalf("%s: %d lines", path, len(lines))
+		}
+		records := 0
+		for i, m := range lines {
+			checkContract(t, fmt.Sprintf("%s line %d", path, i+1), m)
+			records += int(m["records"].(float64))
+		}
+		if records == 0 {
+			t.Errorf("%s: no records counted", path)
+		}
+	}
+}
+
+// TestJSONDetails checks values on captures whose content is known: the
+// Produce of kcat_produce_zstd (60 records, keys and headers) and a
+// response without a request, an error code and topic IDs in the public
+// captures.
+func TestJSONDetails(t *testing.T) {
+	lines := renderJSON(t, "../../testdata/pcaps/kcat_produce_zstd.pcap", 9092)
+	produced := 0
+	for _, m := range lines {
+		if m["api"] != "Produce" {
+			continue
+		}
+		produced += int(m["records"].(float64))
+		req := m["request"].(map[string]any)
+		td := req["TopicData"].([]any)[0].(map[string]any)
+		batch := td["PartitionData"].([]any)[0].(map[string]any)["Records"].([]any)[0].(map[string]any)
+		if batch["Compression"] != "zstd" || batch["CrcValid"] != true || batch["Magic"].(float64) != 2 {
+			t.Errorf("batch %v", batch)
+		}
+		rec := batch["Records"].([]any)[0].(map[string]any)
+		if !strings.HasPrefix(rec["Key"].(string), "k") || !strings.HasPrefix(rec["Value"].(string), "rec-") {
+			t.Errorf("record %v", rec)
+		}
+		hdrs := rec["Headers"].([]any)
+		if len(hdrs) != 2 || hdrs[0].(map[string]any)["Key"] != "h" || hdrs[0].(map[string]any)["Value"] != "v" {
+			t.Errorf("headers %v", hdrs)
+		}
+	}
+	if produced != 60 {
+		t.Errorf("Produce requests carry %d records, want 60", produced)
+	}
+
+	const shared = "../../../shared/pcaps-public/"
+	if _, err := os.Stat(shared); err != nil {
+		t.Skip("public captures not available")
+	}
+	// The Fetch v12 response's top-level ErrorCode 5120 is not a Kafka code.
+	lines = renderJSON(t, shared+"deepflow_01-fetch-v12-unknown.pcap", 9092)
+	if len(lines) != 1 {
+		t.Fatalf("fetch-v12-unknown: %d lines", len(lines))
+	}
+	errs := lines[0]["errors"].([]any)
+	if len(errs) != 1 || errs[0].(map[string]any)["code"].(float64) != 5120 || errs[0].(map[string]any)["name"] != "UNKNOWN_ERROR_CODE_5120" {
+		t.Errorf("fetch-v12-unknown errors %v", errs)
+	}
+	// Responses whose request was not captured are lines with a null request.
+	lines = renderJSON(t, shared+"ndpi_kafka.pcapng", 9092)
+	orphans := map[float64]bool{}
+	for _, m := range lines {
+		checkContract(t, "ndpi", m)
+		if m["request"] == nil && m["api_key"] == nil {
+			orphans[m["correlation_id"].(float64)] = true
+			if len(m["notes"].([]any)) == 0 {
+				t.Errorf("orphan response %v has no note", m["correlation_id"])
+			}
+		}
+	}
+	for _, id := range []float64{131, 140, 141} {
+		if !orphans[id] {
+			t.Errorf("ndpi: response %v without request not reported", id)
+		}
+	}
+}
