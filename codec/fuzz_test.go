@@ -29,16 +29,9 @@ package codec
 //	KDISSECT_WRITE_FUZZ_CORPUS=1 go test ./codec -run TestFuzzCorpusHasGoldens
 //
 // rewrites them. Crashers found by fuzzing are committed beside them
-// (crasher-*), and TestFuzzFindings holds each finding as a failing test,
-// with inputs too large for a fuzzer to stumble on that break the
+// (crasher-*), and TestFuzzFindings holds each finding as a regression
+// test, with inputs too large for a fuzzer to stumble on that break the
 // allocation bound.
-//
-// KDISSECT_FUZZ_TOLERATE (comma-separated: bool, order) lets a long fuzzing
-// run go past round-trip classes already reported, to look for others; it
-// is never set in CI. "bool" tolerates a same-length mismatch where every
-// differing input byte is a value above 1 re-encoded as 0x01 (a boolean
-// written as neither 0 nor 1); "order" a same-length mismatch that decodes
-// to the same JSON (tagged fields not in ascending tag order).
 
 import (
 	"encoding/binary"
@@ -205,35 +198,8 @@ func fuzzTolerated(frame, re []byte, js string, api *API, version int16, respons
 	if !d2.complete() || d2.json() != js {
 		return "" // the re-encoded frame means something else: never tolerated
 	}
-	if len(re) < len(frame) {
-		if string(d2.encode()) == string(re) {
-			return "re-encoded frame is shorter with the same meaning (a tagged field holding its default value, or an over-long varint)"
-		}
-		return ""
-	}
-	if len(re) != len(frame) {
-		return ""
-	}
-	tolerate := os.Getenv("KDISSECT_FUZZ_TOLERATE")
-	has := func(class string) bool {
-		for _, c := range strings.Split(tolerate, ",") {
-			if strings.TrimSpace(c) == class {
-				return true
-			}
-		}
-		return false
-	}
-	isBool := true
-	for i := range frame {
-		if frame[i] != re[i] && !(frame[i] > 1 && re[i] == 1) {
-			isBool = false
-		}
-	}
-	switch {
-	case isBool && has("bool"):
-		return "KDISSECT_FUZZ_TOLERATE=bool: a boolean byte other than 0 or 1 re-encoded as 1"
-	case !isBool && has("order"):
-		return "KDISSECT_FUZZ_TOLERATE=order: same length and meaning, bytes reordered (tagged fields out of order)"
+	if len(re) < len(frame) && string(d2.encode()) == string(re) {
+		return "re-encoded frame is shorter with the same meaning (a tagged field holding its default value, or an over-long varint)"
 	}
 	return ""
 }
