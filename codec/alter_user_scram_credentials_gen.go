@@ -338,13 +338,19 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) writeJSON(w *
 	}
 	{
 		w.Key("SaltedPassword")
-		w.ByteString(s.SaltedPassword)
+		w.Secret(s.SaltedPassword)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
 }
 
 func (s *AlterUserScramCredentialsRequest) summarize(sm *Summary, version int16, c sumCtx) {
+	for i := range s.Upsertions {
+		s.Upsertions[i].summarize(sm, version, c)
+	}
+}
+
+func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
@@ -367,7 +373,9 @@ func (*AlterUserScramCredentialsRequest) APIKey() int16 { return 51 }
 func (*AlterUserScramCredentialsRequest) IsResponse() bool { return false }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
-func (s *AlterUserScramCredentialsRequest) Summarize(sm *Summary, version int16) {}
+func (s *AlterUserScramCredentialsRequest) Summarize(sm *Summary, version int16) {
+	s.summarize(sm, version, sumCtx{})
+}
 
 // AlterUserScramCredentialsResponse is the body of a AlterUserScramCredentials response (ApiKey 51), versions 0, flexible 0+.
 type AlterUserScramCredentialsResponse struct {

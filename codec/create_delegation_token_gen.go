@@ -524,7 +524,7 @@ func (s *CreateDelegationTokenResponse) writeJSON(w *JSONWriter, version int16) 
 	}
 	{
 		w.Key("Hmac")
-		w.ByteString(s.Hmac)
+		w.Secret(s.Hmac)
 	}
 	{
 		w.Key("ThrottleTimeMs")

@@ -628,7 +628,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) writeJSON(w *J
 	}
 	{
 		w.Key("Hmac")
-		w.ByteString(s.Hmac)
+		w.Secret(s.Hmac)
 	}
 	{
 		w.Key("Renewers")
@@ -736,6 +736,12 @@ func (s *DescribeDelegationTokenResponse) summarize(sm *Summary, version int16, 
 	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
+	for i := range s.Tokens {
+		s.Tokens[i].summarize(sm, version, c)
+	}
+}
+
+func (s *DescribeDelegationTokenResponseDescribedDelegationToken) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.

@@ -80,7 +80,7 @@ func (s *ExpireDelegationTokenRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
 	{
 		w.Key("Hmac")
-		w.ByteString(s.Hmac)
+		w.Secret(s.Hmac)
 	}
 	{
 		w.Key("ExpiryTimePeriodMs")
@@ -113,7 +113,9 @@ func (*ExpireDelegationTokenRequest) APIKey() int16 { return 40 }
 func (*ExpireDelegationTokenRequest) IsResponse() bool { return false }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
-func (s *ExpireDelegationTokenRequest) Summarize(sm *Summary, version int16) {}
+func (s *ExpireDelegationTokenRequest) Summarize(sm *Summary, version int16) {
+	s.summarize(sm, version, sumCtx{})
+}
 
 // ExpireDelegationTokenResponse is the body of a ExpireDelegationToken response (ApiKey 40), versions 0-2, flexible 2+.
 type ExpireDelegationTokenResponse struct {

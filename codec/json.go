@@ -16,6 +16,10 @@ import (
 // the bytes are valid UTF-8 without control characters other than tab, CR
 // and LF, else an object {"base64": "..."} holding standard base64.
 type JSONWriter struct {
+	// ShowSecrets writes credentials (SASL tokens, delegation token HMACs,
+	// salted passwords) as they are instead of redacting them.
+	ShowSecrets bool
+
 	buf      []byte
 	comma    []bool // per open container: whether a value was written
 	afterKey bool

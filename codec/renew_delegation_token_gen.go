@@ -80,7 +80,7 @@ func (s *RenewDelegationTokenRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
 	{
 		w.Key("Hmac")
-		w.ByteString(s.Hmac)
+		w.Secret(s.Hmac)
 	}
 	{
 		w.Key("RenewPeriodMs")
@@ -113,7 +113,9 @@ func (*RenewDelegationTokenRequest) APIKey() int16 { return 39 }
 func (*RenewDelegationTokenRequest) IsResponse() bool { return false }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
-func (s *RenewDelegationTokenRequest) Summarize(sm *Summary, version int16) {}
+func (s *RenewDelegationTokenRequest) Summarize(sm *Summary, version int16) {
+	s.summarize(sm, version, sumCtx{})
+}
 
 // RenewDelegationTokenResponse is the body of a RenewDelegationToken response (ApiKey 39), versions 0-2, flexible 2+.
 type RenewDelegationTokenResponse struct {

@@ -68,7 +68,7 @@ func (s *SaslAuthenticateRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
 	{
 		w.Key("AuthBytes")
-		w.ByteString(s.AuthBytes)
+		w.SASLToken(s.AuthBytes)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
@@ -95,7 +95,9 @@ func (*SaslAuthenticateRequest) APIKey() int16 { return 36 }
 func (*SaslAuthenticateRequest) IsResponse() bool { return false }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
-func (s *SaslAuthenticateRequest) Summarize(sm *Summary, version int16) {}
+func (s *SaslAuthenticateRequest) Summarize(sm *Summary, version int16) {
+	s.summarize(sm, version, sumCtx{})
+}
 
 // SaslAuthenticateResponse is the body of a SaslAuthenticate response (ApiKey 36), versions 0-2, flexible 2+.
 type SaslAuthenticateResponse struct {

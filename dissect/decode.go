@@ -59,8 +59,18 @@ func NewDecoder(opts DecodeOptions) *Decoder {
 	return &Decoder{opts: opts, topicNames: map[codec.UUID]string{}}
 }
 
-// Decode fills ex.Decoded and adds notes for what could not be decoded.
+// Decode fills ex.Decoded and adds notes for what could not be decoded,
+// and for a request whose response is missing though one was expected.
 func (d *Decoder) Decode(ex *Exchange) {
+	d.DecodeFrames(ex)
+	if ex.Request != nil && ex.Response == nil && !noResponseExpected(ex.Decoded) {
+		ex.AddNote("no response captured")
+	}
+}
+
+// DecodeFrames decodes the frames ex holds, without judging what the
+// capture lacks: for frames that come from elsewhere than a capture.
+func (d *Decoder) DecodeFrames(ex *Exchange) {
 	dec := &Decoded{}
 	ex.Decoded = dec
 	if ex.APIKey >= 0 {
@@ -73,9 +83,6 @@ func (d *Decoder) Decode(ex *Exchange) {
 	}
 	if ex.Response != nil {
 		d.decodeResponse(ex, dec)
-	}
-	if ex.Request != nil && ex.Response == nil && !noResponseExpected(dec) {
-		ex.AddNote("no response captured")
 	}
 	d.summarize(ex, dec)
 }
@@ -144,14 +151,16 @@ func decodeRequestFrame(api *codec.API, b []byte, hv, version int16) (r *codec.R
 func (d *Decoder) decodeResponse(ex *Exchange, dec *Decoded) {
 	b := ex.Response.Bytes
 	api := dec.API
-	if ex.Request == nil || api == nil {
+	if api == nil {
+		// Without its request (and so its ApiKey and ApiVersion) a response
+		// body cannot be decoded; the matcher has noted that.
 		hdr := new(codec.ResponseHeader)
 		r := codec.NewReader(b)
 		hdr.ReadFrom(r, 0)
 		if r.Err() == nil {
 			dec.ResponseHeader = hdr
 		}
-		return // the matcher notes a response without a captured request
+		return
 	}
 	if !api.SupportsVersion(ex.APIVersion) {
 		return // the request's note says why

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +15,13 @@ const lz4Capture = "../../testdata/pcaps/kcat_produce_lz4.pcap"
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runCLIWithInput(t, "", args...)
+}
+
+func runCLIWithInput(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
+	code = run(args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -89,6 +97,75 @@ func TestAPIsJSON(t *testing.T) {
 		`{"api_key":18,"api":"ApiVersions","min_version":0,"max_version":4,"flexible_from":3}`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("apis --format json lacks %s", want)
+		}
+	}
+}
+
+// The Perl Kafka client's Produce v0 vectors (../shared/vectors), inlined
+// so that the decode tests do not depend on that folder.
+const (
+	produceV0Request  = "00000049000000000000000400000001000005dc0000000100076d79746f7069630000000100000000000000200000000000000000000000148dc795a20000ffffffff0000000648656c6c6f21"
+	produceV0Response = "00000023000000040000000100076d79746f706963000000010000000000000000000000000000"
+)
+
+func TestDecodeCommand(t *testing.T) {
+	decoded := func(stdin string, args ...string) map[string]any {
+		t.Helper()
+		code, out, errs := runCLIWithInput(t, stdin, append([]string{"decode", "--compact"}, args...)...)
+		if code != 0 {
+			t.Fatalf("decode %v: exit %d: %s", args, code, errs)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatalf("decode %v: %v\n%s", args, err, out)
+		}
+		return m
+	}
+	// The same request given as plain hex, spaced hex with 0x prefixes,
+	// without the size prefix, and as raw bytes on standard input.
+	raw, _ := hex.DecodeString(produceV0Request)
+	var spaced []string
+	for _, b := range raw {
+		spaced = append(spaced, fmt.Sprintf("0x%02x,", b))
+	}
+	for name, m := range map[string]map[string]any{
+		"hex":       decoded("", produceV0Request),
+		"0x spaced": decoded(strings.Join(spaced, " ")),
+		"no prefix": decoded("", produceV0Request[8:]),
+		"raw stdin": decoded(string(raw), "--input", "raw"),
+	} {
+		req, _ := m["request"].(map[string]any)
+		if m["api"] != "Produce" || m["correlation_id"].(float64) != 4 || req == nil || req["Acks"].(float64) != 1 || m["records"].(float64) != 1 {
+			t.Errorf("%s: %v", name, m)
+		}
+		if notes := m["notes"].([]any); len(notes) != 0 {
+			t.Errorf("%s: notes %v", name, notes)
+		}
+	}
+	m := decoded("", "--api", "Produce", "--version", "0", produceV0Response)
+	resp, _ := m["response"].(map[string]any)
+	if resp == nil || m["correlation_id"].(float64) != 4 || len(m["topics"].([]any)) != 1 {
+		t.Errorf("response: %v", m)
+	}
+	m = decoded("", "--api", "0", "--version", "0", produceV0Response)
+	if m["api"] != "Produce" {
+		t.Errorf("--api by key: %v", m)
+	}
+	// A malformed body is a note, not a failure.
+	m = decoded("", produceV0Request[8:len(produceV0Request)-10])
+	if m["request"] != nil || len(m["notes"].([]any)) == 0 {
+		t.Errorf("cut request: %v", m)
+	}
+
+	for _, args := range [][]string{
+		{"decode", "--version", "3", produceV0Request},    // a request carries its version
+		{"decode", "--api", "Produce", produceV0Response}, // a response needs --version
+		{"decode", "--api", "NoSuchAPI", "--version", "0", "00"},
+		{"decode", "--input", "hex", "zz"},
+		{"decode", "0011"},
+	} {
+		if code, _, errs := runCLI(t, args...); code != exitUsage || errs == "" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
 		}
 	}
 }

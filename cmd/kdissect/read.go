@@ -25,6 +25,7 @@ type captureFlags struct {
 	format          string
 	maxFrameSize    int
 	maxDecompressed int64
+	showSecrets     bool
 }
 
 func (f *captureFlags) register(cmd *cobra.Command) {
@@ -32,6 +33,7 @@ func (f *captureFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.format, "format", "summary", "output format: summary or json")
 	cmd.Flags().IntVar(&f.maxFrameSize, "max-frame-size", dissect.DefaultMaxFrameSize, "largest Kafka frame accepted, in bytes")
 	cmd.Flags().Int64Var(&f.maxDecompressed, "max-decompressed-size", codec.DefaultMaxDecompressedBytes, "cap on the decompressed size of one record batch, in bytes")
+	cmd.Flags().BoolVar(&f.showSecrets, "show-secrets", false, "show SASL credentials and delegation token HMACs instead of redacting them")
 }
 
 func (f *captureFlags) dissectOptions() (dissect.Options, error) {
@@ -63,7 +65,7 @@ func (f *captureFlags) writer(cmd *cobra.Command) (exchangeWriter, error) {
 	case "summary":
 		return render.NewTable(cmd.OutOrStdout()), nil
 	case "json":
-		return render.NewJSONLines(cmd.OutOrStdout()), nil
+		return render.NewJSONLines(cmd.OutOrStdout(), f.showSecrets), nil
 	}
 	return nil, fmt.Errorf("unknown format %q (want summary or json)", f.format)
 }

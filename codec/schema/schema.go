@@ -25,7 +25,8 @@
 // summary annotations @topic (topic name, string or []string), @topicid
 // (uuid), @partition (int32 partition index), @partitions ([]int32 partition
 // indexes), @error (int16 error code) that drive the per-exchange topics and
-// errors summaries.
+// errors summaries, and @secret and @sasl (bytes holding credentials, which
+// output redacts unless asked not to).
 package schema
 
 import (
@@ -122,6 +123,12 @@ const (
 	Partition  Annotation = "partition"
 	Partitions Annotation = "partitions"
 	Error      Annotation = "error"
+	// Secret marks a credential (a delegation token HMAC, a salted
+	// password): output redacts it unless secrets are asked for.
+	Secret Annotation = "secret"
+	// SASL marks a SASL token (SaslAuthenticate AuthBytes): output redacts
+	// the credential in it (PLAIN password, SCRAM proof, OAUTHBEARER token).
+	SASL Annotation = "sasl"
 )
 
 // Field is one field of a struct.
@@ -441,7 +448,7 @@ func (p *parser) field(l line) (*Field, error) {
 		if strings.HasPrefix(t, "@") {
 			a := Annotation(t[1:])
 			switch a {
-			case Topic, TopicID, Partition, Partitions, Error:
+			case Topic, TopicID, Partition, Partitions, Error, Secret, SASL:
 			default:
 				return nil, p.errf(l, "unknown annotation %s", t)
 			}

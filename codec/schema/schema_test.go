@@ -197,6 +197,8 @@ func TestSchemaAnnotations(t *testing.T) {
 		Partition:  {"int32"},
 		Partitions: {"[]int32"},
 		Error:      {"int16"},
+		Secret:     {"bytes"},
+		SASL:       {"bytes"},
 	}
 	var walk func(path string, fs []*Field)
 	walk = func(path string, fs []*Field) {

@@ -20,9 +20,13 @@ type JSONLines struct {
 	jw *codec.JSONWriter
 }
 
-// NewJSONLines returns a writer of JSON Lines to w. Call Flush at the end.
-func NewJSONLines(w io.Writer) *JSONLines {
-	return &JSONLines{w: bufio.NewWriterSize(w, 64<<10), jw: codec.NewJSONWriter(make([]byte, 0, 4096))}
+// NewJSONLines returns a writer of JSON Lines to w. Credentials are
+// redacted unless showSecrets (see codec.JSONWriter.ShowSecrets). Call Flush
+// at the end.
+func NewJSONLines(w io.Writer, showSecrets bool) *JSONLines {
+	jw := codec.NewJSONWriter(make([]byte, 0, 4096))
+	jw.ShowSecrets = showSecrets
+	return &JSONLines{w: bufio.NewWriterSize(w, 64<<10), jw: jw}
 }
 
 // Write writes ex as one line.
@@ -99,6 +103,67 @@ func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 	} else {
 		w.Null()
 	}
+	writeSummaryJSON(w, ex, dec)
+	w.EndObject()
+}
+
+// AppendFrameJSON writes the decoded frame of ex (its request, or its
+// response when it has no request) for `kdissect decode`: the header
+// fields, the header and body as Kafka names their fields, and the
+// topics, errors, records and notes as in the JSON Lines contract.
+func AppendFrameJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
+	dec := ex.Decoded
+	if dec == nil {
+		dec = &dissect.Decoded{}
+	}
+	w.BeginObject()
+	w.Key("api_key")
+	w.Int(int64(ex.APIKey))
+	w.Key("api")
+	if dec.API != nil {
+		w.String(dec.API.Name)
+	} else {
+		w.Null()
+	}
+	w.Key("api_version")
+	w.Int(int64(ex.APIVersion))
+	w.Key("correlation_id")
+	w.Int(int64(ex.CorrelationID))
+	if ex.Request != nil {
+		w.Key("client_id")
+		w.NullableString(ex.ClientID)
+		w.Key("header")
+		if dec.RequestHeader != nil {
+			dec.RequestHeader.WriteJSON(w, codec.RequestHeaderVersion(ex.APIKey, ex.APIVersion))
+		} else {
+			w.Null()
+		}
+		w.Key("request")
+		if dec.Request != nil {
+			dec.Request.WriteJSON(w, ex.APIVersion)
+		} else {
+			w.Null()
+		}
+	} else {
+		w.Key("header")
+		if dec.ResponseHeader != nil {
+			dec.ResponseHeader.WriteJSON(w, codec.ResponseHeaderVersion(ex.APIKey, ex.APIVersion))
+		} else {
+			w.Null()
+		}
+		w.Key("response")
+		if dec.Response != nil {
+			dec.Response.WriteJSON(w, ex.APIVersion)
+		} else {
+			w.Null()
+		}
+	}
+	writeSummaryJSON(w, ex, dec)
+	w.EndObject()
+}
+
+// writeSummaryJSON writes the topics, errors, records and notes keys.
+func writeSummaryJSON(w *codec.JSONWriter, ex *dissect.Exchange, dec *dissect.Decoded) {
 	w.Key("topics")
 	w.BeginArray()
 	for _, tp := range dec.Topics {
@@ -152,5 +217,4 @@ func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 		w.String(n)
 	}
 	w.EndArray()
-	w.EndObject()
 }

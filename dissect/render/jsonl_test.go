@@ -17,7 +17,7 @@ import (
 func renderJSON(t *testing.T, path string, port uint16) []map[string]any {
 	t.Helper()
 	var buf bytes.Buffer
-	out := NewJSONLines(&buf)
+	out := NewJSONLines(&buf, false)
 	d := dissect.New(dissect.Options{Ports: []uint16{port}})
 	dec := dissect.NewDecoder(dissect.DecodeOptions{})
 	if err := d.ReadFile(path, func(ex *dissect.Exchange) {

@@ -959,7 +959,14 @@ func (g *gen) jsonValue(f *schema.Field, v string) {
 		return
 	}
 	if schema.IsPrimitive(et) {
-		g.p("%s", jsonPrim(et, v, g.goType(f) == "*string"))
+		switch {
+		case f.Has(schema.Secret):
+			g.p("w.Secret(%s)", v)
+		case f.Has(schema.SASL):
+			g.p("w.SASLToken(%s)", v)
+		default:
+			g.p("%s", jsonPrim(et, v, g.goType(f) == "*string"))
+		}
 		return
 	}
 	if strings.HasPrefix(g.goType(f), "*") {
