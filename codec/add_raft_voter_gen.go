@@ -2,13 +2,14 @@
 
 package codec
 
-// AddRaftVoterRequest is the body of a AddRaftVoter request (ApiKey 80), versions 0, flexible 0+.
+// AddRaftVoterRequest is the body of a AddRaftVoter request (ApiKey 80), versions 0-1, flexible 0+.
 type AddRaftVoterRequest struct {
 	ClusterId        *string                       // versions 0+, nullable 0+
 	TimeoutMs        int32                         // versions 0+
 	VoterId          int32                         // versions 0+
 	VoterDirectoryId UUID                          // versions 0+
 	Listeners        []AddRaftVoterRequestListener // versions 0+
+	AckWhenCommitted bool                          // versions 1+, default "true"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -29,6 +30,7 @@ func (s *AddRaftVoterRequest) SetDefaults() {
 	s.VoterId = 0
 	s.VoterDirectoryId = UUID{}
 	s.Listeners = nil
+	s.AckWhenCommitted = true
 	s.UnknownTags = nil
 }
 
@@ -88,6 +90,15 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 			}
 		}
 	}
+	if version >= 1 {
+		s.AckWhenCommitted = r.Bool()
+		if r.err != nil {
+			r.PushPath("AckWhenCommitted")
+			return
+		}
+	} else {
+		s.AckWhenCommitted = true
+	}
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
@@ -128,6 +139,9 @@ func (s *AddRaftVoterRequest) appendTo(dst []byte, version int16) []byte {
 			dst = s.Listeners[i].appendTo(dst, version)
 		}
 	}
+	if version >= 1 {
+		dst = AppendBool(dst, s.AckWhenCommitted)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -161,6 +175,10 @@ func (s *AddRaftVoterRequest) writeJSON(w *JSONWriter, version int16) {
 			}
 			w.EndArray()
 		}
+	}
+	if version >= 1 {
+		w.Key("AckWhenCommitted")
+		w.Bool(s.AckWhenCommitted)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
@@ -276,7 +294,7 @@ func (*AddRaftVoterRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AddRaftVoterRequest) Summarize(sm *Summary, version int16) {}
 
-// AddRaftVoterResponse is the body of a AddRaftVoter response (ApiKey 80), versions 0, flexible 0+.
+// AddRaftVoterResponse is the body of a AddRaftVoter response (ApiKey 80), versions 0-1, flexible 0+.
 type AddRaftVoterResponse struct {
 	ThrottleTimeMs int32   // versions 0+
 	ErrorCode      int16   // versions 0+

@@ -2,10 +2,11 @@
 
 package codec
 
-// AlterPartitionReassignmentsRequest is the body of a AlterPartitionReassignments request (ApiKey 45), versions 0, flexible 0+.
+// AlterPartitionReassignmentsRequest is the body of a AlterPartitionReassignments request (ApiKey 45), versions 0-1, flexible 0+.
 type AlterPartitionReassignmentsRequest struct {
-	TimeoutMs int32                                                 // versions 0+, default "60000"
-	Topics    []AlterPartitionReassignmentsRequestReassignableTopic // versions 0+
+	TimeoutMs                    int32                                                 // versions 0+, default "60000"
+	AllowReplicationFactorChange bool                                                  // versions 1+, default "true"
+	Topics                       []AlterPartitionReassignmentsRequestReassignableTopic // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -29,6 +30,7 @@ type AlterPartitionReassignmentsRequestReassignablePartition struct {
 // SetDefaults sets every field to its default value.
 func (s *AlterPartitionReassignmentsRequest) SetDefaults() {
 	s.TimeoutMs = 60000
+	s.AllowReplicationFactorChange = true
 	s.Topics = nil
 	s.UnknownTags = nil
 }
@@ -42,6 +44,15 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 			r.PushPath("TimeoutMs")
 			return
 		}
+	}
+	if version >= 1 {
+		s.AllowReplicationFactorChange = r.Bool()
+		if r.err != nil {
+			r.PushPath("AllowReplicationFactorChange")
+			return
+		}
+	} else {
+		s.AllowReplicationFactorChange = true
 	}
 	{
 		{
@@ -93,6 +104,9 @@ func (s *AlterPartitionReassignmentsRequest) appendTo(dst []byte, version int16)
 	{
 		dst = AppendInt32(dst, s.TimeoutMs)
 	}
+	if version >= 1 {
+		dst = AppendBool(dst, s.AllowReplicationFactorChange)
+	}
 	{
 		dst = AppendCompactArrayLen(dst, len(s.Topics), false)
 		for i := range s.Topics {
@@ -110,6 +124,10 @@ func (s *AlterPartitionReassignmentsRequest) writeJSON(w *JSONWriter, version in
 	{
 		w.Key("TimeoutMs")
 		w.Int(int64(s.TimeoutMs))
+	}
+	if version >= 1 {
+		w.Key("AllowReplicationFactorChange")
+		w.Bool(s.AllowReplicationFactorChange)
 	}
 	{
 		w.Key("Topics")
@@ -372,12 +390,13 @@ func (s *AlterPartitionReassignmentsRequest) Summarize(sm *Summary, version int1
 	s.summarize(sm, version, sumCtx{})
 }
 
-// AlterPartitionReassignmentsResponse is the body of a AlterPartitionReassignments response (ApiKey 45), versions 0, flexible 0+.
+// AlterPartitionReassignmentsResponse is the body of a AlterPartitionReassignments response (ApiKey 45), versions 0-1, flexible 0+.
 type AlterPartitionReassignmentsResponse struct {
-	ThrottleTimeMs int32                                                          // versions 0+
-	ErrorCode      int16                                                          // versions 0+
-	ErrorMessage   *string                                                        // versions 0+, nullable 0+
-	Responses      []AlterPartitionReassignmentsResponseReassignableTopicResponse // versions 0+
+	ThrottleTimeMs               int32                                                          // versions 0+
+	AllowReplicationFactorChange bool                                                           // versions 1+, default "true"
+	ErrorCode                    int16                                                          // versions 0+
+	ErrorMessage                 *string                                                        // versions 0+, nullable 0+
+	Responses                    []AlterPartitionReassignmentsResponseReassignableTopicResponse // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -402,6 +421,7 @@ type AlterPartitionReassignmentsResponseReassignablePartitionResponse struct {
 // SetDefaults sets every field to its default value.
 func (s *AlterPartitionReassignmentsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
+	s.AllowReplicationFactorChange = true
 	s.ErrorCode = 0
 	s.ErrorMessage = ptrString("")
 	s.Responses = nil
@@ -417,6 +437,15 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
+	}
+	if version >= 1 {
+		s.AllowReplicationFactorChange = r.Bool()
+		if r.err != nil {
+			r.PushPath("AllowReplicationFactorChange")
+			return
+		}
+	} else {
+		s.AllowReplicationFactorChange = true
 	}
 	{
 		s.ErrorCode = r.Int16()
@@ -482,6 +511,9 @@ func (s *AlterPartitionReassignmentsResponse) appendTo(dst []byte, version int16
 	{
 		dst = AppendInt32(dst, s.ThrottleTimeMs)
 	}
+	if version >= 1 {
+		dst = AppendBool(dst, s.AllowReplicationFactorChange)
+	}
 	{
 		dst = AppendInt16(dst, s.ErrorCode)
 	}
@@ -505,6 +537,10 @@ func (s *AlterPartitionReassignmentsResponse) writeJSON(w *JSONWriter, version i
 	{
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
+	}
+	if version >= 1 {
+		w.Key("AllowReplicationFactorChange")
+		w.Bool(s.AllowReplicationFactorChange)
 	}
 	{
 		w.Key("ErrorCode")

@@ -2,10 +2,12 @@
 
 package codec
 
-// ApiVersionsRequest is the body of a ApiVersions request (ApiKey 18), versions 0-4, flexible 3+.
+// ApiVersionsRequest is the body of a ApiVersions request (ApiKey 18), versions 0-5, flexible 3+.
 type ApiVersionsRequest struct {
-	ClientSoftwareName    string // versions 3+
-	ClientSoftwareVersion string // versions 3+
+	ClientSoftwareName    string  // versions 3+
+	ClientSoftwareVersion string  // versions 3+
+	ClusterId             *string // versions 5+, nullable 5+, default "null"
+	NodeId                int32   // versions 5+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -14,6 +16,8 @@ type ApiVersionsRequest struct {
 func (s *ApiVersionsRequest) SetDefaults() {
 	s.ClientSoftwareName = ""
 	s.ClientSoftwareVersion = ""
+	s.ClusterId = nil
+	s.NodeId = -1
 	s.UnknownTags = nil
 }
 
@@ -37,6 +41,24 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 		}
 	} else {
 		s.ClientSoftwareVersion = ""
+	}
+	if version >= 5 {
+		s.ClusterId = r.CompactNullableString()
+		if r.err != nil {
+			r.PushPath("ClusterId")
+			return
+		}
+	} else {
+		s.ClusterId = nil
+	}
+	if version >= 5 {
+		s.NodeId = r.Int32()
+		if r.err != nil {
+			r.PushPath("NodeId")
+			return
+		}
+	} else {
+		s.NodeId = -1
 	}
 	s.UnknownTags = nil
 	if flexible {
@@ -66,6 +88,12 @@ func (s *ApiVersionsRequest) appendTo(dst []byte, version int16) []byte {
 	if version >= 3 {
 		dst = AppendCompactString(dst, s.ClientSoftwareVersion)
 	}
+	if version >= 5 {
+		dst = AppendCompactNullableString(dst, s.ClusterId)
+	}
+	if version >= 5 {
+		dst = AppendInt32(dst, s.NodeId)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -81,6 +109,14 @@ func (s *ApiVersionsRequest) writeJSON(w *JSONWriter, version int16) {
 	if version >= 3 {
 		w.Key("ClientSoftwareVersion")
 		w.String(s.ClientSoftwareVersion)
+	}
+	if version >= 5 {
+		w.Key("ClusterId")
+		w.NullableString(s.ClusterId)
+	}
+	if version >= 5 {
+		w.Key("NodeId")
+		w.Int(int64(s.NodeId))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
@@ -109,7 +145,7 @@ func (*ApiVersionsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ApiVersionsRequest) Summarize(sm *Summary, version int16) {}
 
-// ApiVersionsResponse is the body of a ApiVersions response (ApiKey 18), versions 0-4, flexible 3+.
+// ApiVersionsResponse is the body of a ApiVersions response (ApiKey 18), versions 0-5, flexible 3+.
 type ApiVersionsResponse struct {
 	ErrorCode              int16                                    // versions 0+
 	ApiKeys                []ApiVersionsResponseApiVersion          // versions 0+

@@ -2,7 +2,7 @@
 
 package codec
 
-// BrokerHeartbeatRequest is the body of a BrokerHeartbeat request (ApiKey 63), versions 0-1, flexible 0+.
+// BrokerHeartbeatRequest is the body of a BrokerHeartbeat request (ApiKey 63), versions 0-2, flexible 0+.
 type BrokerHeartbeatRequest struct {
 	BrokerId              int32  // versions 0+
 	BrokerEpoch           int64  // versions 0+, default "-1"
@@ -10,6 +10,7 @@ type BrokerHeartbeatRequest struct {
 	WantFence             bool   // versions 0+
 	WantShutDown          bool   // versions 0+
 	OfflineLogDirs        []UUID // versions 1+, tag 0 in 1+
+	CordonedLogDirs       []UUID // versions 2+, nullable 2+, tag 1 in 2+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -22,6 +23,7 @@ func (s *BrokerHeartbeatRequest) SetDefaults() {
 	s.WantFence = false
 	s.WantShutDown = false
 	s.OfflineLogDirs = nil
+	s.CordonedLogDirs = nil
 	s.UnknownTags = nil
 }
 
@@ -64,6 +66,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	s.OfflineLogDirs = nil
+	s.CordonedLogDirs = nil
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
@@ -107,6 +110,39 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 					return
 				}
 				continue
+			case tag == 1 && version >= 2:
+				full := r.limit(end)
+				{
+					var n int
+					n = r.CompactArrayLen()
+					if n < 0 {
+						s.CordonedLogDirs = nil
+					} else {
+						n = r.NotNull(n)
+						r.checkCount(n, 16)
+						if r.err != nil {
+							r.PushPath("CordonedLogDirs")
+							return
+						}
+						a := make([]UUID, n)
+						for i := range a {
+							a[i] = r.UUID()
+							if r.err != nil {
+								r.PushIndex(i)
+								r.PushPath("CordonedLogDirs")
+								s.CordonedLogDirs = a[:i+1]
+								return
+							}
+						}
+						s.CordonedLogDirs = a
+					}
+				}
+				r.unlimit(full, end, 1)
+				if r.err != nil {
+					r.PushPath("CordonedLogDirs")
+					return
+				}
+				continue
 			}
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
@@ -143,6 +179,14 @@ func (s *BrokerHeartbeatRequest) appendTo(dst []byte, version int16) []byte {
 				dst = AppendUUID(dst, s.OfflineLogDirs[i])
 			}
 			known = append(known, TaggedField{Tag: 0, Data: dst})
+		}
+		if version >= 2 && !(s.CordonedLogDirs == nil) {
+			var dst []byte
+			dst = AppendCompactArrayLen(dst, len(s.CordonedLogDirs), s.CordonedLogDirs == nil)
+			for i := range s.CordonedLogDirs {
+				dst = AppendUUID(dst, s.CordonedLogDirs[i])
+			}
+			known = append(known, TaggedField{Tag: 1, Data: dst})
 		}
 		dst = appendTagSection(dst, known, s.UnknownTags)
 	}
@@ -181,6 +225,18 @@ func (s *BrokerHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
+	if version >= 2 {
+		w.Key("CordonedLogDirs")
+		if s.CordonedLogDirs == nil {
+			w.Null()
+		} else {
+			w.BeginArray()
+			for i := range s.CordonedLogDirs {
+				w.UUID(s.CordonedLogDirs[i])
+			}
+			w.EndArray()
+		}
+	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
 }
@@ -208,7 +264,7 @@ func (*BrokerHeartbeatRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *BrokerHeartbeatRequest) Summarize(sm *Summary, version int16) {}
 
-// BrokerHeartbeatResponse is the body of a BrokerHeartbeat response (ApiKey 63), versions 0-1, flexible 0+.
+// BrokerHeartbeatResponse is the body of a BrokerHeartbeat response (ApiKey 63), versions 0-2, flexible 0+.
 type BrokerHeartbeatResponse struct {
 	ThrottleTimeMs int32 // versions 0+
 	ErrorCode      int16 // versions 0+

@@ -2,7 +2,7 @@
 
 package codec
 
-// ConsumerGroupDescribeRequest is the body of a ConsumerGroupDescribe request (ApiKey 69), versions 0, flexible 0+.
+// ConsumerGroupDescribeRequest is the body of a ConsumerGroupDescribe request (ApiKey 69), versions 0-1, flexible 0+.
 type ConsumerGroupDescribeRequest struct {
 	GroupIds                    []string // versions 0+
 	IncludeAuthorizedOperations bool     // versions 0+
@@ -134,7 +134,7 @@ func (*ConsumerGroupDescribeRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ConsumerGroupDescribeRequest) Summarize(sm *Summary, version int16) {}
 
-// ConsumerGroupDescribeResponse is the body of a ConsumerGroupDescribe response (ApiKey 69), versions 0, flexible 0+.
+// ConsumerGroupDescribeResponse is the body of a ConsumerGroupDescribe response (ApiKey 69), versions 0-1, flexible 0+.
 type ConsumerGroupDescribeResponse struct {
 	ThrottleTimeMs int32                                         // versions 0+
 	Groups         []ConsumerGroupDescribeResponseDescribedGroup // versions 0+
@@ -185,6 +185,7 @@ type ConsumerGroupDescribeResponseMember struct {
 	SubscribedTopicRegex *string                                 // versions 0+, nullable 0+, default "null"
 	Assignment           ConsumerGroupDescribeResponseAssignment // versions 0+
 	TargetAssignment     ConsumerGroupDescribeResponseAssignment // versions 0+
+	MemberType           int8                                    // versions 1+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -704,6 +705,7 @@ func (s *ConsumerGroupDescribeResponseMember) SetDefaults() {
 	s.Assignment.SetDefaults()
 	s.TargetAssignment = ConsumerGroupDescribeResponseAssignment{}
 	s.TargetAssignment.SetDefaults()
+	s.MemberType = -1
 	s.UnknownTags = nil
 }
 
@@ -798,6 +800,15 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			return
 		}
 	}
+	if version >= 1 {
+		s.MemberType = r.Int8()
+		if r.err != nil {
+			r.PushPath("MemberType")
+			return
+		}
+	} else {
+		s.MemberType = -1
+	}
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
@@ -853,6 +864,9 @@ func (s *ConsumerGroupDescribeResponseMember) appendTo(dst []byte, version int16
 	{
 		dst = s.TargetAssignment.appendTo(dst, version)
 	}
+	if version >= 1 {
+		dst = AppendInt8(dst, s.MemberType)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -906,6 +920,10 @@ func (s *ConsumerGroupDescribeResponseMember) writeJSON(w *JSONWriter, version i
 	{
 		w.Key("TargetAssignment")
 		s.TargetAssignment.writeJSON(w, version)
+	}
+	if version >= 1 {
+		w.Key("MemberType")
+		w.Int(int64(s.MemberType))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()

@@ -508,7 +508,7 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
-		if r.Int8() < 0 {
+		if r.nullMarker() {
 			s.Assignment = nil
 		} else {
 			s.Assignment = new(ConsumerGroupHeartbeatResponseAssignment)

@@ -60,6 +60,18 @@ func (r *Reader) unlimit(full []byte, end int, tag uint32) {
 
 func ptrString(s string) *string { return &s }
 
+// nullMarker reads the byte before a nullable struct: -1 for null, 1 for
+// present. Kafka takes any negative value as null and any other as present;
+// values other than -1 and 1 cannot be re-encoded as they were, so they are
+// warned about.
+func (r *Reader) nullMarker() bool {
+	v := r.Int8()
+	if r.err == nil && v != -1 && v != 1 {
+		r.Warn("nullable struct marker %d, read as %s", v, map[bool]string{true: "null", false: "present"}[v < 0])
+	}
+	return v < 0
+}
+
 // writeUnknownTagsJSON writes kept tagged fields as
 // "UnknownTaggedFields": [{"Tag": n, "Data": bytes}].
 func writeUnknownTagsJSON(w *JSONWriter, tags []TaggedField) {

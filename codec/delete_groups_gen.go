@@ -2,7 +2,7 @@
 
 package codec
 
-// DeleteGroupsRequest is the body of a DeleteGroups request (ApiKey 42), versions 0-2, flexible 2+.
+// DeleteGroupsRequest is the body of a DeleteGroups request (ApiKey 42), versions 0-3, flexible 2+.
 type DeleteGroupsRequest struct {
 	GroupsNames []string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
@@ -132,7 +132,7 @@ func (*DeleteGroupsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DeleteGroupsRequest) Summarize(sm *Summary, version int16) {}
 
-// DeleteGroupsResponse is the body of a DeleteGroups response (ApiKey 42), versions 0-2, flexible 2+.
+// DeleteGroupsResponse is the body of a DeleteGroups response (ApiKey 42), versions 0-3, flexible 2+.
 type DeleteGroupsResponse struct {
 	ThrottleTimeMs int32                                      // versions 0+
 	Results        []DeleteGroupsResponseDeletableGroupResult // versions 0+
@@ -142,8 +142,9 @@ type DeleteGroupsResponse struct {
 
 // DeleteGroupsResponseDeletableGroupResult is the DeletableGroupResult struct of DeleteGroupsResponse.
 type DeleteGroupsResponseDeletableGroupResult struct {
-	GroupId   string // versions 0+
-	ErrorCode int16  // versions 0+
+	GroupId      string  // versions 0+
+	ErrorCode    int16   // versions 0+
+	ErrorMessage *string // versions 3+, nullable 3+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -259,6 +260,7 @@ func (s *DeleteGroupsResponse) writeJSON(w *JSONWriter, version int16) {
 func (s *DeleteGroupsResponseDeletableGroupResult) SetDefaults() {
 	s.GroupId = ""
 	s.ErrorCode = 0
+	s.ErrorMessage = nil
 	s.UnknownTags = nil
 }
 
@@ -282,6 +284,15 @@ func (s *DeleteGroupsResponseDeletableGroupResult) readFrom(r *Reader, version i
 			r.PushPath("ErrorCode")
 			return
 		}
+	}
+	if version >= 3 {
+		s.ErrorMessage = r.CompactNullableString()
+		if r.err != nil {
+			r.PushPath("ErrorMessage")
+			return
+		}
+	} else {
+		s.ErrorMessage = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
@@ -315,6 +326,9 @@ func (s *DeleteGroupsResponseDeletableGroupResult) appendTo(dst []byte, version 
 	{
 		dst = AppendInt16(dst, s.ErrorCode)
 	}
+	if version >= 3 {
+		dst = AppendCompactNullableString(dst, s.ErrorMessage)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -330,6 +344,10 @@ func (s *DeleteGroupsResponseDeletableGroupResult) writeJSON(w *JSONWriter, vers
 	{
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
+	}
+	if version >= 3 {
+		w.Key("ErrorMessage")
+		w.NullableString(s.ErrorMessage)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()

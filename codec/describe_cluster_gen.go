@@ -2,10 +2,11 @@
 
 package codec
 
-// DescribeClusterRequest is the body of a DescribeCluster request (ApiKey 60), versions 0-1, flexible 0+.
+// DescribeClusterRequest is the body of a DescribeCluster request (ApiKey 60), versions 0-2, flexible 0+.
 type DescribeClusterRequest struct {
 	IncludeClusterAuthorizedOperations bool // versions 0+
 	EndpointType                       int8 // versions 1+, default "1"
+	IncludeFencedBrokers               bool // versions 2+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -14,6 +15,7 @@ type DescribeClusterRequest struct {
 func (s *DescribeClusterRequest) SetDefaults() {
 	s.IncludeClusterAuthorizedOperations = false
 	s.EndpointType = 1
+	s.IncludeFencedBrokers = false
 	s.UnknownTags = nil
 }
 
@@ -35,6 +37,15 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 		}
 	} else {
 		s.EndpointType = 1
+	}
+	if version >= 2 {
+		s.IncludeFencedBrokers = r.Bool()
+		if r.err != nil {
+			r.PushPath("IncludeFencedBrokers")
+			return
+		}
+	} else {
+		s.IncludeFencedBrokers = false
 	}
 	s.UnknownTags = nil
 	if flexible {
@@ -64,6 +75,9 @@ func (s *DescribeClusterRequest) appendTo(dst []byte, version int16) []byte {
 	if version >= 1 {
 		dst = AppendInt8(dst, s.EndpointType)
 	}
+	if version >= 2 {
+		dst = AppendBool(dst, s.IncludeFencedBrokers)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -79,6 +93,10 @@ func (s *DescribeClusterRequest) writeJSON(w *JSONWriter, version int16) {
 	if version >= 1 {
 		w.Key("EndpointType")
 		w.Int(int64(s.EndpointType))
+	}
+	if version >= 2 {
+		w.Key("IncludeFencedBrokers")
+		w.Bool(s.IncludeFencedBrokers)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
@@ -107,7 +125,7 @@ func (*DescribeClusterRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeClusterRequest) Summarize(sm *Summary, version int16) {}
 
-// DescribeClusterResponse is the body of a DescribeCluster response (ApiKey 60), versions 0-1, flexible 0+.
+// DescribeClusterResponse is the body of a DescribeCluster response (ApiKey 60), versions 0-2, flexible 0+.
 type DescribeClusterResponse struct {
 	ThrottleTimeMs              int32                                          // versions 0+
 	ErrorCode                   int16                                          // versions 0+
@@ -127,6 +145,7 @@ type DescribeClusterResponseDescribeClusterBroker struct {
 	Host     string  // versions 0+
 	Port     int32   // versions 0+
 	Rack     *string // versions 0+, nullable 0+, default "null"
+	IsFenced bool    // versions 2+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -328,6 +347,7 @@ func (s *DescribeClusterResponseDescribeClusterBroker) SetDefaults() {
 	s.Host = ""
 	s.Port = 0
 	s.Rack = nil
+	s.IsFenced = false
 	s.UnknownTags = nil
 }
 
@@ -361,6 +381,15 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			r.PushPath("Rack")
 			return
 		}
+	}
+	if version >= 2 {
+		s.IsFenced = r.Bool()
+		if r.err != nil {
+			r.PushPath("IsFenced")
+			return
+		}
+	} else {
+		s.IsFenced = false
 	}
 	s.UnknownTags = nil
 	if flexible {
@@ -396,6 +425,9 @@ func (s *DescribeClusterResponseDescribeClusterBroker) appendTo(dst []byte, vers
 	{
 		dst = AppendCompactNullableString(dst, s.Rack)
 	}
+	if version >= 2 {
+		dst = AppendBool(dst, s.IsFenced)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -419,6 +451,10 @@ func (s *DescribeClusterResponseDescribeClusterBroker) writeJSON(w *JSONWriter, 
 	{
 		w.Key("Rack")
 		w.NullableString(s.Rack)
+	}
+	if version >= 2 {
+		w.Key("IsFenced")
+		w.Bool(s.IsFenced)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()

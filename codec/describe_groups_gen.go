@@ -2,7 +2,7 @@
 
 package codec
 
-// DescribeGroupsRequest is the body of a DescribeGroups request (ApiKey 15), versions 0-5, flexible 5+.
+// DescribeGroupsRequest is the body of a DescribeGroups request (ApiKey 15), versions 0-6, flexible 5+.
 type DescribeGroupsRequest struct {
 	Groups                      []string // versions 0+
 	IncludeAuthorizedOperations bool     // versions 3+
@@ -150,7 +150,7 @@ func (*DescribeGroupsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeGroupsRequest) Summarize(sm *Summary, version int16) {}
 
-// DescribeGroupsResponse is the body of a DescribeGroups response (ApiKey 15), versions 0-5, flexible 5+.
+// DescribeGroupsResponse is the body of a DescribeGroups response (ApiKey 15), versions 0-6, flexible 5+.
 type DescribeGroupsResponse struct {
 	ThrottleTimeMs int32                                  // versions 1+
 	Groups         []DescribeGroupsResponseDescribedGroup // versions 0+
@@ -161,6 +161,7 @@ type DescribeGroupsResponse struct {
 // DescribeGroupsResponseDescribedGroup is the DescribedGroup struct of DescribeGroupsResponse.
 type DescribeGroupsResponseDescribedGroup struct {
 	ErrorCode            int16                                        // versions 0+
+	ErrorMessage         *string                                      // versions 6+, nullable 6+, default "null"
 	GroupId              string                                       // versions 0+
 	GroupState           string                                       // versions 0+
 	ProtocolType         string                                       // versions 0+
@@ -295,6 +296,7 @@ func (s *DescribeGroupsResponse) writeJSON(w *JSONWriter, version int16) {
 // SetDefaults sets every field to its default value.
 func (s *DescribeGroupsResponseDescribedGroup) SetDefaults() {
 	s.ErrorCode = 0
+	s.ErrorMessage = nil
 	s.GroupId = ""
 	s.GroupState = ""
 	s.ProtocolType = ""
@@ -313,6 +315,15 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 			r.PushPath("ErrorCode")
 			return
 		}
+	}
+	if version >= 6 {
+		s.ErrorMessage = r.CompactNullableString()
+		if r.err != nil {
+			r.PushPath("ErrorMessage")
+			return
+		}
+	} else {
+		s.ErrorMessage = nil
 	}
 	{
 		if flexible {
@@ -421,6 +432,9 @@ func (s *DescribeGroupsResponseDescribedGroup) appendTo(dst []byte, version int1
 	{
 		dst = AppendInt16(dst, s.ErrorCode)
 	}
+	if version >= 6 {
+		dst = AppendCompactNullableString(dst, s.ErrorMessage)
+	}
 	{
 		if flexible {
 			dst = AppendCompactString(dst, s.GroupId)
@@ -473,6 +487,10 @@ func (s *DescribeGroupsResponseDescribedGroup) writeJSON(w *JSONWriter, version 
 	{
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
+	}
+	if version >= 6 {
+		w.Key("ErrorMessage")
+		w.NullableString(s.ErrorMessage)
 	}
 	{
 		w.Key("GroupId")

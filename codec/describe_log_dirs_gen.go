@@ -2,7 +2,7 @@
 
 package codec
 
-// DescribeLogDirsRequest is the body of a DescribeLogDirs request (ApiKey 35), versions 0-4, flexible 2+.
+// DescribeLogDirsRequest is the body of a DescribeLogDirs request (ApiKey 35), versions 0-5, flexible 2+.
 type DescribeLogDirsRequest struct {
 	Topics []DescribeLogDirsRequestDescribableLogDirTopic // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
@@ -264,7 +264,7 @@ func (s *DescribeLogDirsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
-// DescribeLogDirsResponse is the body of a DescribeLogDirs response (ApiKey 35), versions 0-4, flexible 2+.
+// DescribeLogDirsResponse is the body of a DescribeLogDirs response (ApiKey 35), versions 0-5, flexible 2+.
 type DescribeLogDirsResponse struct {
 	ThrottleTimeMs int32                                          // versions 0+
 	ErrorCode      int16                                          // versions 3+
@@ -280,6 +280,7 @@ type DescribeLogDirsResponseDescribeLogDirsResult struct {
 	Topics      []DescribeLogDirsResponseDescribeLogDirsTopic // versions 0+
 	TotalBytes  int64                                         // versions 4+, default "-1"
 	UsableBytes int64                                         // versions 4+, default "-1"
+	IsCordoned  bool                                          // versions 5+, default "false"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -433,6 +434,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) SetDefaults() {
 	s.Topics = nil
 	s.TotalBytes = -1
 	s.UsableBytes = -1
+	s.IsCordoned = false
 	s.UnknownTags = nil
 }
 
@@ -504,6 +506,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 	} else {
 		s.UsableBytes = -1
 	}
+	if version >= 5 {
+		s.IsCordoned = r.Bool()
+		if r.err != nil {
+			r.PushPath("IsCordoned")
+			return
+		}
+	} else {
+		s.IsCordoned = false
+	}
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
@@ -552,6 +563,9 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) appendTo(dst []byte, vers
 	if version >= 4 {
 		dst = AppendInt64(dst, s.UsableBytes)
 	}
+	if version >= 5 {
+		dst = AppendBool(dst, s.IsCordoned)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -585,6 +599,10 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) writeJSON(w *JSONWriter, 
 	if version >= 4 {
 		w.Key("UsableBytes")
 		w.Int(int64(s.UsableBytes))
+	}
+	if version >= 5 {
+		w.Key("IsCordoned")
+		w.Bool(s.IsCordoned)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()

@@ -70,7 +70,7 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
-		if r.Int8() < 0 {
+		if r.nullMarker() {
 			s.Cursor = nil
 		} else {
 			s.Cursor = new(DescribeTopicPartitionsRequestCursor)
@@ -415,7 +415,7 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
-		if r.Int8() < 0 {
+		if r.nullMarker() {
 			s.NextCursor = nil
 		} else {
 			s.NextCursor = new(DescribeTopicPartitionsResponseCursor)

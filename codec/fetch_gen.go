@@ -2,7 +2,7 @@
 
 package codec
 
-// FetchRequest is the body of a Fetch request (ApiKey 1), versions 0-17, flexible 12+.
+// FetchRequest is the body of a Fetch request (ApiKey 1), versions 0-18, flexible 12+.
 type FetchRequest struct {
 	ClusterId           *string                      // versions 12+, nullable 12+, tag 0 in 12+, default "null"
 	ReplicaId           int32                        // versions 0-14, default "-1"
@@ -46,6 +46,7 @@ type FetchRequestFetchPartition struct {
 	LogStartOffset     int64 // versions 5+, default "-1"
 	PartitionMaxBytes  int32 // versions 0+
 	ReplicaDirectoryId UUID  // versions 17+, tag 0 in 17+
+	HighWatermark      int64 // versions 18+, tag 1 in 18+, default "9223372036854775807"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -613,6 +614,7 @@ func (s *FetchRequestFetchPartition) SetDefaults() {
 	s.LogStartOffset = -1
 	s.PartitionMaxBytes = 0
 	s.ReplicaDirectoryId = UUID{}
+	s.HighWatermark = 9223372036854775807
 	s.UnknownTags = nil
 }
 
@@ -668,6 +670,7 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 		}
 	}
 	s.ReplicaDirectoryId = UUID{}
+	s.HighWatermark = 9223372036854775807
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
@@ -686,6 +689,15 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 				r.unlimit(full, end, 0)
 				if r.err != nil {
 					r.PushPath("ReplicaDirectoryId")
+					return
+				}
+				continue
+			case tag == 1 && version >= 18:
+				full := r.limit(end)
+				s.HighWatermark = r.Int64()
+				r.unlimit(full, end, 1)
+				if r.err != nil {
+					r.PushPath("HighWatermark")
 					return
 				}
 				continue
@@ -726,6 +738,11 @@ func (s *FetchRequestFetchPartition) appendTo(dst []byte, version int16) []byte 
 			dst = AppendUUID(dst, s.ReplicaDirectoryId)
 			known = append(known, TaggedField{Tag: 0, Data: dst})
 		}
+		if version >= 18 && !(s.HighWatermark == 9223372036854775807) {
+			var dst []byte
+			dst = AppendInt64(dst, s.HighWatermark)
+			known = append(known, TaggedField{Tag: 1, Data: dst})
+		}
 		dst = appendTagSection(dst, known, s.UnknownTags)
 	}
 	return dst
@@ -760,6 +777,10 @@ func (s *FetchRequestFetchPartition) writeJSON(w *JSONWriter, version int16) {
 	if version >= 17 {
 		w.Key("ReplicaDirectoryId")
 		w.UUID(s.ReplicaDirectoryId)
+	}
+	if version >= 18 {
+		w.Key("HighWatermark")
+		w.Int(int64(s.HighWatermark))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
@@ -963,7 +984,7 @@ func (*FetchRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *FetchRequest) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
 
-// FetchResponse is the body of a Fetch response (ApiKey 1), versions 0-17, flexible 12+.
+// FetchResponse is the body of a Fetch response (ApiKey 1), versions 0-18, flexible 12+.
 type FetchResponse struct {
 	ThrottleTimeMs int32                                 // versions 1+
 	ErrorCode      int16                                 // versions 7+

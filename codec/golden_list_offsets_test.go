@@ -1,5 +1,9 @@
 // Golden ListOffsets frames: bytes encoded by franz-go's kmsg, annotated field by
 // field from Kafka's message definitions. See golden_test.go.
+//
+// Kafka 4.0's definitions stop at v10. v11 (KIP-1023: Timestamp -6, the
+// earliest pending upload offset) changes no field; its frames were walked as
+// v10, and kmsg v1.15.1 encodes them so.
 
 package codec
 
@@ -297,6 +301,143 @@ var goldenListOffsetsCases = []goldenCase{
 						},
 						{
 							PartitionIndex:  1,
+							ErrorCode:       74,
+							OldStyleOffsets: nil,
+							Timestamp:       -1,
+							Offset:          -1,
+							LeaderEpoch:     -1,
+						},
+					},
+				},
+			},
+		},
+	},
+	{
+		name: "ListOffsets/v11/request",
+		key:  2, version: 11,
+		frame: []byte{
+			0x00, 0x02, // RequestApiKey 2 (ListOffsets)
+			0x00, 0x0b, // RequestApiVersion 11
+			0x00, 0x00, 0x00, 0x2c, // CorrelationId 44
+			0x00, 0x07, 'a', 'd', 'm', 'i', 'n', '-', '1', // ClientId "admin-1" (header ClientId is never compact)
+			0x00,                   // header tagged fields: none
+			0xff, 0xff, 0xff, 0xff, // ReplicaId -1
+			0x01,                               // IsolationLevel 1
+			0x02,                               // Topics: 1 element (compact: count+1)
+			0x07, 'o', 'r', 'd', 'e', 'r', 's', // Topics[0].Name "orders" (compact: length+1)
+			0x04,                   // Topics[0].Partitions: 3 elements (compact: count+1)
+			0x00, 0x00, 0x00, 0x00, // Topics[0].Partitions[0].PartitionIndex 0
+			0x00, 0x00, 0x00, 0x07, // Topics[0].Partitions[0].CurrentLeaderEpoch 7
+			0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfa, // Topics[0].Partitions[0].Timestamp -6
+			0x00,                   // Topics[0].Partitions[0] tagged fields: none
+			0x00, 0x00, 0x00, 0x01, // Topics[0].Partitions[1].PartitionIndex 1
+			0x00, 0x00, 0x00, 0x07, // Topics[0].Partitions[1].CurrentLeaderEpoch 7
+			0x00, 0x00, 0x01, 0x8b, 0xcf, 0xe5, 0x68, 0x00, // Topics[0].Partitions[1].Timestamp 1700000000000
+			0x00,                   // Topics[0].Partitions[1] tagged fields: none
+			0x00, 0x00, 0x00, 0x02, // Topics[0].Partitions[2].PartitionIndex 2
+			0x00, 0x00, 0x00, 0x06, // Topics[0].Partitions[2].CurrentLeaderEpoch 6
+			0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, // Topics[0].Partitions[2].Timestamp -1
+			0x00,                   // Topics[0].Partitions[2] tagged fields: none
+			0x00,                   // Topics[0] tagged fields: none
+			0x00, 0x00, 0x13, 0x88, // TimeoutMs 5000
+			0x00, // body tagged fields: none
+		},
+		reqHeader: &RequestHeader{
+			RequestApiKey:     2,
+			RequestApiVersion: 11,
+			CorrelationId:     44,
+			ClientId:          goldenStr("admin-1"),
+		},
+		body: &ListOffsetsRequest{
+			ReplicaId:      -1,
+			IsolationLevel: 1,
+			Topics: []ListOffsetsRequestListOffsetsTopic{
+				{
+					Name: "orders",
+					Partitions: []ListOffsetsRequestListOffsetsPartition{
+						{
+							PartitionIndex:     0,
+							CurrentLeaderEpoch: 7,
+							Timestamp:          -6,
+							MaxNumOffsets:      1,
+						},
+						{
+							PartitionIndex:     1,
+							CurrentLeaderEpoch: 7,
+							Timestamp:          1700000000000,
+							MaxNumOffsets:      1,
+						},
+						{
+							PartitionIndex:     2,
+							CurrentLeaderEpoch: 6,
+							Timestamp:          -1,
+							MaxNumOffsets:      1,
+						},
+					},
+				},
+			},
+			TimeoutMs: 5000,
+		},
+	},
+	{
+		name: "ListOffsets/v11/response",
+		key:  2, version: 11,
+		response: true,
+		frame: []byte{
+			0x00, 0x00, 0x00, 0x2c, // CorrelationId 44
+			0x00,                   // header tagged fields: none
+			0x00, 0x00, 0x00, 0x03, // ThrottleTimeMs 3
+			0x02,                               // Topics: 1 element (compact: count+1)
+			0x07, 'o', 'r', 'd', 'e', 'r', 's', // Topics[0].Name "orders" (compact: length+1)
+			0x04,                   // Topics[0].Partitions: 3 elements (compact: count+1)
+			0x00, 0x00, 0x00, 0x00, // Topics[0].Partitions[0].PartitionIndex 0
+			0x00, 0x00, // Topics[0].Partitions[0].ErrorCode 0 (NONE)
+			0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, // Topics[0].Partitions[0].Timestamp -1
+			0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x60, // Topics[0].Partitions[0].Offset 96
+			0x00, 0x00, 0x00, 0x07, // Topics[0].Partitions[0].LeaderEpoch 7
+			0x00,                   // Topics[0].Partitions[0] tagged fields: none
+			0x00, 0x00, 0x00, 0x01, // Topics[0].Partitions[1].PartitionIndex 1
+			0x00, 0x00, // Topics[0].Partitions[1].ErrorCode 0 (NONE)
+			0x00, 0x00, 0x01, 0x8b, 0xcf, 0xe5, 0x68, 0x7b, // Topics[0].Partitions[1].Timestamp 1700000000123
+			0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39, // Topics[0].Partitions[1].Offset 57
+			0x00, 0x00, 0x00, 0x07, // Topics[0].Partitions[1].LeaderEpoch 7
+			0x00,                   // Topics[0].Partitions[1] tagged fields: none
+			0x00, 0x00, 0x00, 0x02, // Topics[0].Partitions[2].PartitionIndex 2
+			0x00, 0x4a, // Topics[0].Partitions[2].ErrorCode 74 (FENCED_LEADER_EPOCH)
+			0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, // Topics[0].Partitions[2].Timestamp -1
+			0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, // Topics[0].Partitions[2].Offset -1
+			0xff, 0xff, 0xff, 0xff, // Topics[0].Partitions[2].LeaderEpoch -1
+			0x00, // Topics[0].Partitions[2] tagged fields: none
+			0x00, // Topics[0] tagged fields: none
+			0x00, // body tagged fields: none
+		},
+		respHeader: &ResponseHeader{
+			CorrelationId: 44,
+		},
+		body: &ListOffsetsResponse{
+			ThrottleTimeMs: 3,
+			Topics: []ListOffsetsResponseListOffsetsTopicResponse{
+				{
+					Name: "orders",
+					Partitions: []ListOffsetsResponseListOffsetsPartitionResponse{
+						{
+							PartitionIndex:  0,
+							ErrorCode:       0,
+							OldStyleOffsets: nil,
+							Timestamp:       -1,
+							Offset:          96,
+							LeaderEpoch:     7,
+						},
+						{
+							PartitionIndex:  1,
+							ErrorCode:       0,
+							OldStyleOffsets: nil,
+							Timestamp:       1700000000123,
+							Offset:          57,
+							LeaderEpoch:     7,
+						},
+						{
+							PartitionIndex:  2,
 							ErrorCode:       74,
 							OldStyleOffsets: nil,
 							Timestamp:       -1,

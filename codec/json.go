@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -136,6 +137,27 @@ func (w *JSONWriter) String(s string) {
 		return
 	}
 	w.buf = appendJSONString(w.buf, s)
+}
+
+// Text writes s as a JSON string whatever its bytes: invalid UTF-8 is
+// replaced by U+FFFD. It is for values the JSON Lines contract types as
+// strings (client ids, topic names, notes), where readers expect a string
+// more than every byte; bodies keep the lossless rule of String.
+func (w *JSONWriter) Text(s string) {
+	w.pre()
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	w.buf = appendJSONString(w.buf, s)
+}
+
+// NullableText writes s with Text, or null when s is nil.
+func (w *JSONWriter) NullableText(s *string) {
+	if s == nil {
+		w.Null()
+		return
+	}
+	w.Text(*s)
 }
 
 // NullableString writes s, or null when s is nil.

@@ -2,20 +2,49 @@
 
 package codec
 
-// ListClientMetricsResourcesRequest is the body of a ListClientMetricsResources request (ApiKey 74), versions 0, flexible 0+.
+// ListClientMetricsResourcesRequest is the body of a ListClientMetricsResources request (ApiKey 74), versions 0-1, flexible 0+.
 type ListClientMetricsResourcesRequest struct {
+	ResourceTypes []int8 // versions 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
 
 // SetDefaults sets every field to its default value.
 func (s *ListClientMetricsResourcesRequest) SetDefaults() {
+	s.ResourceTypes = nil
 	s.UnknownTags = nil
 }
 
 func (s *ListClientMetricsResourcesRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
+	if version >= 1 {
+		{
+			var n int
+			n = r.CompactArrayLen()
+			{
+				n = r.NotNull(n)
+				r.checkCount(n, 1)
+				if r.err != nil {
+					r.PushPath("ResourceTypes")
+					return
+				}
+				a := make([]int8, n)
+				for i := range a {
+					a[i] = r.Int8()
+					if r.err != nil {
+						r.PushIndex(i)
+						r.PushPath("ResourceTypes")
+						s.ResourceTypes = a[:i+1]
+						return
+					}
+				}
+				s.ResourceTypes = a
+			}
+		}
+	} else {
+		s.ResourceTypes = nil
+	}
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
@@ -38,6 +67,12 @@ func (s *ListClientMetricsResourcesRequest) readFrom(r *Reader, version int16) {
 func (s *ListClientMetricsResourcesRequest) appendTo(dst []byte, version int16) []byte {
 	flexible := true
 	_ = flexible
+	if version >= 1 {
+		dst = AppendCompactArrayLen(dst, len(s.ResourceTypes), false)
+		for i := range s.ResourceTypes {
+			dst = AppendInt8(dst, s.ResourceTypes[i])
+		}
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -46,6 +81,16 @@ func (s *ListClientMetricsResourcesRequest) appendTo(dst []byte, version int16) 
 
 func (s *ListClientMetricsResourcesRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
+	if version >= 1 {
+		w.Key("ResourceTypes")
+		{
+			w.BeginArray()
+			for i := range s.ResourceTypes {
+				w.Int(int64(s.ResourceTypes[i]))
+			}
+			w.EndArray()
+		}
+	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
 }
@@ -77,7 +122,7 @@ func (*ListClientMetricsResourcesRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListClientMetricsResourcesRequest) Summarize(sm *Summary, version int16) {}
 
-// ListClientMetricsResourcesResponse is the body of a ListClientMetricsResources response (ApiKey 74), versions 0, flexible 0+.
+// ListClientMetricsResourcesResponse is the body of a ListClientMetricsResources response (ApiKey 74), versions 0-1, flexible 0+.
 type ListClientMetricsResourcesResponse struct {
 	ThrottleTimeMs         int32                                                     // versions 0+
 	ErrorCode              int16                                                     // versions 0+
@@ -88,7 +133,8 @@ type ListClientMetricsResourcesResponse struct {
 
 // ListClientMetricsResourcesResponseClientMetricsResource is the ClientMetricsResource struct of ListClientMetricsResourcesResponse.
 type ListClientMetricsResourcesResponseClientMetricsResource struct {
-	Name string // versions 0+
+	Name         string // versions 0+
+	ResourceType int8   // versions 1+, default "16"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -210,6 +256,7 @@ func (s *ListClientMetricsResourcesResponse) writeJSON(w *JSONWriter, version in
 // SetDefaults sets every field to its default value.
 func (s *ListClientMetricsResourcesResponseClientMetricsResource) SetDefaults() {
 	s.Name = ""
+	s.ResourceType = 16
 	s.UnknownTags = nil
 }
 
@@ -222,6 +269,15 @@ func (s *ListClientMetricsResourcesResponseClientMetricsResource) readFrom(r *Re
 			r.PushPath("Name")
 			return
 		}
+	}
+	if version >= 1 {
+		s.ResourceType = r.Int8()
+		if r.err != nil {
+			r.PushPath("ResourceType")
+			return
+		}
+	} else {
+		s.ResourceType = 16
 	}
 	s.UnknownTags = nil
 	if flexible {
@@ -248,6 +304,9 @@ func (s *ListClientMetricsResourcesResponseClientMetricsResource) appendTo(dst [
 	{
 		dst = AppendCompactString(dst, s.Name)
 	}
+	if version >= 1 {
+		dst = AppendInt8(dst, s.ResourceType)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -259,6 +318,10 @@ func (s *ListClientMetricsResourcesResponseClientMetricsResource) writeJSON(w *J
 	{
 		w.Key("Name")
 		w.String(s.Name)
+	}
+	if version >= 1 {
+		w.Key("ResourceType")
+		w.Int(int64(s.ResourceType))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()

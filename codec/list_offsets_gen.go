@@ -2,7 +2,7 @@
 
 package codec
 
-// ListOffsetsRequest is the body of a ListOffsets request (ApiKey 2), versions 0-10, flexible 6+.
+// ListOffsetsRequest is the body of a ListOffsets request (ApiKey 2), versions 0-11, flexible 6+.
 type ListOffsetsRequest struct {
 	ReplicaId      int32                                // versions 0+
 	IsolationLevel int8                                 // versions 2+
@@ -433,7 +433,7 @@ func (s *ListOffsetsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
-// ListOffsetsResponse is the body of a ListOffsets response (ApiKey 2), versions 0-10, flexible 6+.
+// ListOffsetsResponse is the body of a ListOffsets response (ApiKey 2), versions 0-11, flexible 6+.
 type ListOffsetsResponse struct {
 	ThrottleTimeMs int32                                         // versions 2+
 	Topics         []ListOffsetsResponseListOffsetsTopicResponse // versions 0+

@@ -2,11 +2,12 @@
 
 package codec
 
-// ListTransactionsRequest is the body of a ListTransactions request (ApiKey 66), versions 0-1, flexible 0+.
+// ListTransactionsRequest is the body of a ListTransactions request (ApiKey 66), versions 0-2, flexible 0+.
 type ListTransactionsRequest struct {
-	StateFilters      []string // versions 0+
-	ProducerIdFilters []int64  // versions 0+
-	DurationFilter    int64    // versions 1+, default "-1"
+	StateFilters           []string // versions 0+
+	ProducerIdFilters      []int64  // versions 0+
+	DurationFilter         int64    // versions 1+, default "-1"
+	TransactionalIdPattern *string  // versions 2+, nullable 2+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -16,6 +17,7 @@ func (s *ListTransactionsRequest) SetDefaults() {
 	s.StateFilters = nil
 	s.ProducerIdFilters = nil
 	s.DurationFilter = -1
+	s.TransactionalIdPattern = nil
 	s.UnknownTags = nil
 }
 
@@ -81,6 +83,15 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 	} else {
 		s.DurationFilter = -1
 	}
+	if version >= 2 {
+		s.TransactionalIdPattern = r.CompactNullableString()
+		if r.err != nil {
+			r.PushPath("TransactionalIdPattern")
+			return
+		}
+	} else {
+		s.TransactionalIdPattern = nil
+	}
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
@@ -118,6 +129,9 @@ func (s *ListTransactionsRequest) appendTo(dst []byte, version int16) []byte {
 	if version >= 1 {
 		dst = AppendInt64(dst, s.DurationFilter)
 	}
+	if version >= 2 {
+		dst = AppendCompactNullableString(dst, s.TransactionalIdPattern)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -150,6 +164,10 @@ func (s *ListTransactionsRequest) writeJSON(w *JSONWriter, version int16) {
 		w.Key("DurationFilter")
 		w.Int(int64(s.DurationFilter))
 	}
+	if version >= 2 {
+		w.Key("TransactionalIdPattern")
+		w.NullableString(s.TransactionalIdPattern)
+	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
 }
@@ -177,7 +195,7 @@ func (*ListTransactionsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListTransactionsRequest) Summarize(sm *Summary, version int16) {}
 
-// ListTransactionsResponse is the body of a ListTransactions response (ApiKey 66), versions 0-1, flexible 0+.
+// ListTransactionsResponse is the body of a ListTransactions response (ApiKey 66), versions 0-2, flexible 0+.
 type ListTransactionsResponse struct {
 	ThrottleTimeMs      int32                                      // versions 0+
 	ErrorCode           int16                                      // versions 0+

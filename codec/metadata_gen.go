@@ -2,7 +2,7 @@
 
 package codec
 
-// MetadataRequest is the body of a Metadata request (ApiKey 3), versions 0-12, flexible 9+.
+// MetadataRequest is the body of a Metadata request (ApiKey 3), versions 0-13, flexible 9+.
 type MetadataRequest struct {
 	Topics                             []MetadataRequestTopic // versions 0+, nullable 1+
 	AllowAutoTopicCreation             bool                   // versions 4+, default "true"
@@ -305,7 +305,7 @@ func (*MetadataRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *MetadataRequest) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
 
-// MetadataResponse is the body of a Metadata response (ApiKey 3), versions 0-12, flexible 9+.
+// MetadataResponse is the body of a Metadata response (ApiKey 3), versions 0-13, flexible 9+.
 type MetadataResponse struct {
 	ThrottleTimeMs              int32                    // versions 3+
 	Brokers                     []MetadataResponseBroker // versions 0+
@@ -313,6 +313,7 @@ type MetadataResponse struct {
 	ControllerId                int32                    // versions 1+, default "-1"
 	Topics                      []MetadataResponseTopic  // versions 0+
 	ClusterAuthorizedOperations int32                    // versions 8-10, default "-2147483648"
+	ErrorCode                   int16                    // versions 13+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -360,6 +361,7 @@ func (s *MetadataResponse) SetDefaults() {
 	s.ControllerId = -1
 	s.Topics = nil
 	s.ClusterAuthorizedOperations = -2147483648
+	s.ErrorCode = 0
 	s.UnknownTags = nil
 }
 
@@ -464,6 +466,15 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 	} else {
 		s.ClusterAuthorizedOperations = -2147483648
 	}
+	if version >= 13 {
+		s.ErrorCode = r.Int16()
+		if r.err != nil {
+			r.PushPath("ErrorCode")
+			return
+		}
+	} else {
+		s.ErrorCode = 0
+	}
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
@@ -522,6 +533,9 @@ func (s *MetadataResponse) appendTo(dst []byte, version int16) []byte {
 	if version >= 8 && version <= 10 {
 		dst = AppendInt32(dst, s.ClusterAuthorizedOperations)
 	}
+	if version >= 13 {
+		dst = AppendInt16(dst, s.ErrorCode)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -565,6 +579,10 @@ func (s *MetadataResponse) writeJSON(w *JSONWriter, version int16) {
 	if version >= 8 && version <= 10 {
 		w.Key("ClusterAuthorizedOperations")
 		w.Int(int64(s.ClusterAuthorizedOperations))
+	}
+	if version >= 13 {
+		w.Key("ErrorCode")
+		w.Int(int64(s.ErrorCode))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
@@ -1152,6 +1170,9 @@ func (s *MetadataResponsePartition) writeJSON(w *JSONWriter, version int16) {
 func (s *MetadataResponse) summarize(sm *Summary, version int16, c sumCtx) {
 	for i := range s.Topics {
 		s.Topics[i].summarize(sm, version, c)
+	}
+	if version >= 13 && s.ErrorCode != 0 {
+		sm.addError(s.ErrorCode, c)
 	}
 }
 

@@ -2,7 +2,7 @@
 
 package codec
 
-// OffsetCommitRequest is the body of a OffsetCommit request (ApiKey 8), versions 0-9, flexible 8+.
+// OffsetCommitRequest is the body of a OffsetCommit request (ApiKey 8), versions 0-10, flexible 8+.
 type OffsetCommitRequest struct {
 	GroupId                   string                     // versions 0+
 	GenerationIdOrMemberEpoch int32                      // versions 1+, default "-1"
@@ -16,7 +16,8 @@ type OffsetCommitRequest struct {
 
 // OffsetCommitRequestTopic is the OffsetCommitRequestTopic struct of OffsetCommitRequest.
 type OffsetCommitRequestTopic struct {
-	Name       string                         // versions 0+
+	Name       string                         // versions 0-9
+	TopicId    UUID                           // versions 10+
 	Partitions []OffsetCommitRequestPartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -235,6 +236,7 @@ func (s *OffsetCommitRequest) writeJSON(w *JSONWriter, version int16) {
 // SetDefaults sets every field to its default value.
 func (s *OffsetCommitRequestTopic) SetDefaults() {
 	s.Name = ""
+	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
 }
@@ -242,7 +244,7 @@ func (s *OffsetCommitRequestTopic) SetDefaults() {
 func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 8
 	_ = flexible
-	{
+	if version <= 9 {
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
@@ -252,6 +254,17 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 			r.PushPath("Name")
 			return
 		}
+	} else {
+		s.Name = ""
+	}
+	if version >= 10 {
+		s.TopicId = r.UUID()
+		if r.err != nil {
+			r.PushPath("TopicId")
+			return
+		}
+	} else {
+		s.TopicId = UUID{}
 	}
 	{
 		{
@@ -304,12 +317,15 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 func (s *OffsetCommitRequestTopic) appendTo(dst []byte, version int16) []byte {
 	flexible := version >= 8
 	_ = flexible
-	{
+	if version <= 9 {
 		if flexible {
 			dst = AppendCompactString(dst, s.Name)
 		} else {
 			dst = AppendString(dst, s.Name)
 		}
+	}
+	if version >= 10 {
+		dst = AppendUUID(dst, s.TopicId)
 	}
 	{
 		if flexible {
@@ -329,9 +345,13 @@ func (s *OffsetCommitRequestTopic) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetCommitRequestTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if version <= 9 {
 		w.Key("Name")
 		w.String(s.Name)
+	}
+	if version >= 10 {
+		w.Key("TopicId")
+		w.UUID(s.TopicId)
 	}
 	{
 		w.Key("Partitions")
@@ -483,7 +503,12 @@ func (s *OffsetCommitRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *OffsetCommitRequestTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if version <= 9 {
+		c = c.withTopic(s.Name)
+	}
+	if version >= 10 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
 	for i := range s.Partitions {
 		s.Partitions[i].summarize(sm, version, c)
@@ -517,7 +542,7 @@ func (s *OffsetCommitRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
-// OffsetCommitResponse is the body of a OffsetCommit response (ApiKey 8), versions 0-9, flexible 8+.
+// OffsetCommitResponse is the body of a OffsetCommit response (ApiKey 8), versions 0-10, flexible 8+.
 type OffsetCommitResponse struct {
 	ThrottleTimeMs int32                       // versions 3+
 	Topics         []OffsetCommitResponseTopic // versions 0+
@@ -527,7 +552,8 @@ type OffsetCommitResponse struct {
 
 // OffsetCommitResponseTopic is the OffsetCommitResponseTopic struct of OffsetCommitResponse.
 type OffsetCommitResponseTopic struct {
-	Name       string                          // versions 0+
+	Name       string                          // versions 0-9
+	TopicId    UUID                            // versions 10+
 	Partitions []OffsetCommitResponsePartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -653,6 +679,7 @@ func (s *OffsetCommitResponse) writeJSON(w *JSONWriter, version int16) {
 // SetDefaults sets every field to its default value.
 func (s *OffsetCommitResponseTopic) SetDefaults() {
 	s.Name = ""
+	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
 }
@@ -660,7 +687,7 @@ func (s *OffsetCommitResponseTopic) SetDefaults() {
 func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 8
 	_ = flexible
-	{
+	if version <= 9 {
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
@@ -670,6 +697,17 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 			r.PushPath("Name")
 			return
 		}
+	} else {
+		s.Name = ""
+	}
+	if version >= 10 {
+		s.TopicId = r.UUID()
+		if r.err != nil {
+			r.PushPath("TopicId")
+			return
+		}
+	} else {
+		s.TopicId = UUID{}
 	}
 	{
 		{
@@ -722,12 +760,15 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 func (s *OffsetCommitResponseTopic) appendTo(dst []byte, version int16) []byte {
 	flexible := version >= 8
 	_ = flexible
-	{
+	if version <= 9 {
 		if flexible {
 			dst = AppendCompactString(dst, s.Name)
 		} else {
 			dst = AppendString(dst, s.Name)
 		}
+	}
+	if version >= 10 {
+		dst = AppendUUID(dst, s.TopicId)
 	}
 	{
 		if flexible {
@@ -747,9 +788,13 @@ func (s *OffsetCommitResponseTopic) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetCommitResponseTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if version <= 9 {
 		w.Key("Name")
 		w.String(s.Name)
+	}
+	if version >= 10 {
+		w.Key("TopicId")
+		w.UUID(s.TopicId)
 	}
 	{
 		w.Key("Partitions")
@@ -844,7 +889,12 @@ func (s *OffsetCommitResponse) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *OffsetCommitResponseTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if version <= 9 {
+		c = c.withTopic(s.Name)
+	}
+	if version >= 10 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
 	for i := range s.Partitions {
 		s.Partitions[i].summarize(sm, version, c)

@@ -2,7 +2,7 @@
 
 package codec
 
-// OffsetFetchRequest is the body of a OffsetFetch request (ApiKey 9), versions 0-9, flexible 6+.
+// OffsetFetchRequest is the body of a OffsetFetch request (ApiKey 9), versions 0-10, flexible 6+.
 type OffsetFetchRequest struct {
 	GroupId       string                    // versions 0-7
 	Topics        []OffsetFetchRequestTopic // versions 0-7, nullable 2-7
@@ -32,7 +32,8 @@ type OffsetFetchRequestGroup struct {
 
 // OffsetFetchRequestTopics is the OffsetFetchRequestTopics struct of OffsetFetchRequest.
 type OffsetFetchRequestTopics struct {
-	Name             string  // versions 8+
+	Name             string  // versions 8-9
+	TopicId          UUID    // versions 10+
 	PartitionIndexes []int32 // versions 8+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -485,6 +486,7 @@ func (s *OffsetFetchRequestGroup) writeJSON(w *JSONWriter, version int16) {
 // SetDefaults sets every field to its default value.
 func (s *OffsetFetchRequestTopics) SetDefaults() {
 	s.Name = ""
+	s.TopicId = UUID{}
 	s.PartitionIndexes = nil
 	s.UnknownTags = nil
 }
@@ -492,7 +494,7 @@ func (s *OffsetFetchRequestTopics) SetDefaults() {
 func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
-	if version >= 8 {
+	if version >= 8 && version <= 9 {
 		s.Name = r.CompactString()
 		if r.err != nil {
 			r.PushPath("Name")
@@ -500,6 +502,15 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 		}
 	} else {
 		s.Name = ""
+	}
+	if version >= 10 {
+		s.TopicId = r.UUID()
+		if r.err != nil {
+			r.PushPath("TopicId")
+			return
+		}
+	} else {
+		s.TopicId = UUID{}
 	}
 	if version >= 8 {
 		{
@@ -550,8 +561,11 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 func (s *OffsetFetchRequestTopics) appendTo(dst []byte, version int16) []byte {
 	flexible := version >= 6
 	_ = flexible
-	if version >= 8 {
+	if version >= 8 && version <= 9 {
 		dst = AppendCompactString(dst, s.Name)
+	}
+	if version >= 10 {
+		dst = AppendUUID(dst, s.TopicId)
 	}
 	if version >= 8 {
 		dst = AppendCompactArrayLen(dst, len(s.PartitionIndexes), false)
@@ -567,9 +581,13 @@ func (s *OffsetFetchRequestTopics) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetFetchRequestTopics) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 8 {
+	if version >= 8 && version <= 9 {
 		w.Key("Name")
 		w.String(s.Name)
+	}
+	if version >= 10 {
+		w.Key("TopicId")
+		w.UUID(s.TopicId)
 	}
 	if version >= 8 {
 		w.Key("PartitionIndexes")
@@ -619,8 +637,11 @@ func (s *OffsetFetchRequestGroup) summarize(sm *Summary, version int16, c sumCtx
 }
 
 func (s *OffsetFetchRequestTopics) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 8 {
+	if version >= 8 && version <= 9 {
 		c = c.withTopic(s.Name)
+	}
+	if version >= 10 {
+		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
 	if version >= 8 {
@@ -652,7 +673,7 @@ func (s *OffsetFetchRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
-// OffsetFetchResponse is the body of a OffsetFetch response (ApiKey 9), versions 0-9, flexible 6+.
+// OffsetFetchResponse is the body of a OffsetFetch response (ApiKey 9), versions 0-10, flexible 6+.
 type OffsetFetchResponse struct {
 	ThrottleTimeMs int32                      // versions 3+
 	Topics         []OffsetFetchResponseTopic // versions 0-7
@@ -692,7 +713,8 @@ type OffsetFetchResponseGroup struct {
 
 // OffsetFetchResponseTopics is the OffsetFetchResponseTopics struct of OffsetFetchResponse.
 type OffsetFetchResponseTopics struct {
-	Name       string                          // versions 8+
+	Name       string                          // versions 8-9
+	TopicId    UUID                            // versions 10+
 	Partitions []OffsetFetchResponsePartitions // versions 8+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -1258,6 +1280,7 @@ func (s *OffsetFetchResponseGroup) writeJSON(w *JSONWriter, version int16) {
 // SetDefaults sets every field to its default value.
 func (s *OffsetFetchResponseTopics) SetDefaults() {
 	s.Name = ""
+	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
 }
@@ -1265,7 +1288,7 @@ func (s *OffsetFetchResponseTopics) SetDefaults() {
 func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
-	if version >= 8 {
+	if version >= 8 && version <= 9 {
 		s.Name = r.CompactString()
 		if r.err != nil {
 			r.PushPath("Name")
@@ -1273,6 +1296,15 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 		}
 	} else {
 		s.Name = ""
+	}
+	if version >= 10 {
+		s.TopicId = r.UUID()
+		if r.err != nil {
+			r.PushPath("TopicId")
+			return
+		}
+	} else {
+		s.TopicId = UUID{}
 	}
 	if version >= 8 {
 		{
@@ -1323,8 +1355,11 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 func (s *OffsetFetchResponseTopics) appendTo(dst []byte, version int16) []byte {
 	flexible := version >= 6
 	_ = flexible
-	if version >= 8 {
+	if version >= 8 && version <= 9 {
 		dst = AppendCompactString(dst, s.Name)
+	}
+	if version >= 10 {
+		dst = AppendUUID(dst, s.TopicId)
 	}
 	if version >= 8 {
 		dst = AppendCompactArrayLen(dst, len(s.Partitions), false)
@@ -1340,9 +1375,13 @@ func (s *OffsetFetchResponseTopics) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetFetchResponseTopics) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 8 {
+	if version >= 8 && version <= 9 {
 		w.Key("Name")
 		w.String(s.Name)
+	}
+	if version >= 10 {
+		w.Key("TopicId")
+		w.UUID(s.TopicId)
 	}
 	if version >= 8 {
 		w.Key("Partitions")
@@ -1535,8 +1574,11 @@ func (s *OffsetFetchResponseGroup) summarize(sm *Summary, version int16, c sumCt
 }
 
 func (s *OffsetFetchResponseTopics) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 8 {
+	if version >= 8 && version <= 9 {
 		c = c.withTopic(s.Name)
+	}
+	if version >= 10 {
+		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
 	if version >= 8 {

@@ -2,7 +2,7 @@
 
 package codec
 
-// ProduceRequest is the body of a Produce request (ApiKey 0), versions 0-11, flexible 9+.
+// ProduceRequest is the body of a Produce request (ApiKey 0), versions 0-13, flexible 9+.
 type ProduceRequest struct {
 	TransactionalId *string                          // versions 3+, nullable 3+, default "null"
 	Acks            int16                            // versions 0+
@@ -14,7 +14,8 @@ type ProduceRequest struct {
 
 // ProduceRequestTopicProduceData is the TopicProduceData struct of ProduceRequest.
 type ProduceRequestTopicProduceData struct {
-	Name          string                               // versions 0+
+	Name          string                               // versions 0-12
+	TopicId       UUID                                 // versions 13+
 	PartitionData []ProduceRequestPartitionProduceData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -178,6 +179,7 @@ func (s *ProduceRequest) writeJSON(w *JSONWriter, version int16) {
 // SetDefaults sets every field to its default value.
 func (s *ProduceRequestTopicProduceData) SetDefaults() {
 	s.Name = ""
+	s.TopicId = UUID{}
 	s.PartitionData = nil
 	s.UnknownTags = nil
 }
@@ -185,7 +187,7 @@ func (s *ProduceRequestTopicProduceData) SetDefaults() {
 func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
-	{
+	if version <= 12 {
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
@@ -195,6 +197,17 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 			r.PushPath("Name")
 			return
 		}
+	} else {
+		s.Name = ""
+	}
+	if version >= 13 {
+		s.TopicId = r.UUID()
+		if r.err != nil {
+			r.PushPath("TopicId")
+			return
+		}
+	} else {
+		s.TopicId = UUID{}
 	}
 	{
 		{
@@ -247,12 +260,15 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 func (s *ProduceRequestTopicProduceData) appendTo(dst []byte, version int16) []byte {
 	flexible := version >= 9
 	_ = flexible
-	{
+	if version <= 12 {
 		if flexible {
 			dst = AppendCompactString(dst, s.Name)
 		} else {
 			dst = AppendString(dst, s.Name)
 		}
+	}
+	if version >= 13 {
+		dst = AppendUUID(dst, s.TopicId)
 	}
 	{
 		if flexible {
@@ -272,9 +288,13 @@ func (s *ProduceRequestTopicProduceData) appendTo(dst []byte, version int16) []b
 
 func (s *ProduceRequestTopicProduceData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if version <= 12 {
 		w.Key("Name")
 		w.String(s.Name)
+	}
+	if version >= 13 {
+		w.Key("TopicId")
+		w.UUID(s.TopicId)
 	}
 	{
 		w.Key("PartitionData")
@@ -377,7 +397,12 @@ func (s *ProduceRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *ProduceRequestTopicProduceData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if version <= 12 {
+		c = c.withTopic(s.Name)
+	}
+	if version >= 13 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
 	for i := range s.PartitionData {
 		s.PartitionData[i].summarize(sm, version, c)
@@ -408,7 +433,7 @@ func (*ProduceRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ProduceRequest) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
 
-// ProduceResponse is the body of a Produce response (ApiKey 0), versions 0-11, flexible 9+.
+// ProduceResponse is the body of a Produce response (ApiKey 0), versions 0-13, flexible 9+.
 type ProduceResponse struct {
 	Responses      []ProduceResponseTopicProduceResponse // versions 0+
 	ThrottleTimeMs int32                                 // versions 1+, default "0"
@@ -419,7 +444,8 @@ type ProduceResponse struct {
 
 // ProduceResponseTopicProduceResponse is the TopicProduceResponse struct of ProduceResponse.
 type ProduceResponseTopicProduceResponse struct {
-	Name               string                                    // versions 0+
+	Name               string                                    // versions 0-12
+	TopicId            UUID                                      // versions 13+
 	PartitionResponses []ProduceResponsePartitionProduceResponse // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -631,6 +657,7 @@ func (s *ProduceResponse) writeJSON(w *JSONWriter, version int16) {
 // SetDefaults sets every field to its default value.
 func (s *ProduceResponseTopicProduceResponse) SetDefaults() {
 	s.Name = ""
+	s.TopicId = UUID{}
 	s.PartitionResponses = nil
 	s.UnknownTags = nil
 }
@@ -638,7 +665,7 @@ func (s *ProduceResponseTopicProduceResponse) SetDefaults() {
 func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
-	{
+	if version <= 12 {
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
@@ -648,6 +675,17 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 			r.PushPath("Name")
 			return
 		}
+	} else {
+		s.Name = ""
+	}
+	if version >= 13 {
+		s.TopicId = r.UUID()
+		if r.err != nil {
+			r.PushPath("TopicId")
+			return
+		}
+	} else {
+		s.TopicId = UUID{}
 	}
 	{
 		{
@@ -700,12 +738,15 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 func (s *ProduceResponseTopicProduceResponse) appendTo(dst []byte, version int16) []byte {
 	flexible := version >= 9
 	_ = flexible
-	{
+	if version <= 12 {
 		if flexible {
 			dst = AppendCompactString(dst, s.Name)
 		} else {
 			dst = AppendString(dst, s.Name)
 		}
+	}
+	if version >= 13 {
+		dst = AppendUUID(dst, s.TopicId)
 	}
 	{
 		if flexible {
@@ -725,9 +766,13 @@ func (s *ProduceResponseTopicProduceResponse) appendTo(dst []byte, version int16
 
 func (s *ProduceResponseTopicProduceResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if version <= 12 {
 		w.Key("Name")
 		w.String(s.Name)
+	}
+	if version >= 13 {
+		w.Key("TopicId")
+		w.UUID(s.TopicId)
 	}
 	{
 		w.Key("PartitionResponses")
@@ -1249,7 +1294,12 @@ func (s *ProduceResponse) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *ProduceResponseTopicProduceResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if version <= 12 {
+		c = c.withTopic(s.Name)
+	}
+	if version >= 13 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
 	for i := range s.PartitionResponses {
 		s.PartitionResponses[i].summarize(sm, version, c)

@@ -2,7 +2,7 @@
 
 package codec
 
-// ReadShareGroupStateSummaryRequest is the body of a ReadShareGroupStateSummary request (ApiKey 87), versions 0, flexible 0+.
+// ReadShareGroupStateSummaryRequest is the body of a ReadShareGroupStateSummary request (ApiKey 87), versions 0-1, flexible 0+.
 type ReadShareGroupStateSummaryRequest struct {
 	GroupId string                                                  // versions 0+
 	Topics  []ReadShareGroupStateSummaryRequestReadStateSummaryData // versions 0+
@@ -341,7 +341,7 @@ func (s *ReadShareGroupStateSummaryRequest) Summarize(sm *Summary, version int16
 	s.summarize(sm, version, sumCtx{})
 }
 
-// ReadShareGroupStateSummaryResponse is the body of a ReadShareGroupStateSummary response (ApiKey 87), versions 0, flexible 0+.
+// ReadShareGroupStateSummaryResponse is the body of a ReadShareGroupStateSummary response (ApiKey 87), versions 0-1, flexible 0+.
 type ReadShareGroupStateSummaryResponse struct {
 	Results []ReadShareGroupStateSummaryResponseReadStateSummaryResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
@@ -358,11 +358,13 @@ type ReadShareGroupStateSummaryResponseReadStateSummaryResult struct {
 
 // ReadShareGroupStateSummaryResponsePartitionResult is the PartitionResult struct of ReadShareGroupStateSummaryResponse.
 type ReadShareGroupStateSummaryResponsePartitionResult struct {
-	Partition    int32   // versions 0+
-	ErrorCode    int16   // versions 0+
-	ErrorMessage *string // versions 0+, nullable 0+, default "null"
-	StateEpoch   int32   // versions 0+
-	StartOffset  int64   // versions 0+
+	Partition             int32   // versions 0+
+	ErrorCode             int16   // versions 0+
+	ErrorMessage          *string // versions 0+, nullable 0+, default "null"
+	StateEpoch            int32   // versions 0+
+	LeaderEpoch           int32   // versions 1+
+	StartOffset           int64   // versions 0+
+	DeliveryCompleteCount int32   // versions 1+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -556,7 +558,9 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = nil
 	s.StateEpoch = 0
+	s.LeaderEpoch = 0
 	s.StartOffset = 0
+	s.DeliveryCompleteCount = -1
 	s.UnknownTags = nil
 }
 
@@ -591,12 +595,30 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			return
 		}
 	}
+	if version >= 1 {
+		s.LeaderEpoch = r.Int32()
+		if r.err != nil {
+			r.PushPath("LeaderEpoch")
+			return
+		}
+	} else {
+		s.LeaderEpoch = 0
+	}
 	{
 		s.StartOffset = r.Int64()
 		if r.err != nil {
 			r.PushPath("StartOffset")
 			return
 		}
+	}
+	if version >= 1 {
+		s.DeliveryCompleteCount = r.Int32()
+		if r.err != nil {
+			r.PushPath("DeliveryCompleteCount")
+			return
+		}
+	} else {
+		s.DeliveryCompleteCount = -1
 	}
 	s.UnknownTags = nil
 	if flexible {
@@ -632,8 +654,14 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) appendTo(dst []byte,
 	{
 		dst = AppendInt32(dst, s.StateEpoch)
 	}
+	if version >= 1 {
+		dst = AppendInt32(dst, s.LeaderEpoch)
+	}
 	{
 		dst = AppendInt64(dst, s.StartOffset)
+	}
+	if version >= 1 {
+		dst = AppendInt32(dst, s.DeliveryCompleteCount)
 	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
@@ -659,9 +687,17 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) writeJSON(w *JSONWri
 		w.Key("StateEpoch")
 		w.Int(int64(s.StateEpoch))
 	}
+	if version >= 1 {
+		w.Key("LeaderEpoch")
+		w.Int(int64(s.LeaderEpoch))
+	}
 	{
 		w.Key("StartOffset")
 		w.Int(int64(s.StartOffset))
+	}
+	if version >= 1 {
+		w.Key("DeliveryCompleteCount")
+		w.Int(int64(s.DeliveryCompleteCount))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()

@@ -2,11 +2,12 @@
 
 package codec
 
-// ShareAcknowledgeRequest is the body of a ShareAcknowledge request (ApiKey 79), versions 0, flexible 0+.
+// ShareAcknowledgeRequest is the body of a ShareAcknowledge request (ApiKey 79), versions 0-2, flexible 0+.
 type ShareAcknowledgeRequest struct {
 	GroupId           *string                                   // versions 0+, nullable 0+, default "null"
 	MemberId          *string                                   // versions 0+, nullable 0+
 	ShareSessionEpoch int32                                     // versions 0+
+	IsRenewAck        bool                                      // versions 2+, default "false"
 	Topics            []ShareAcknowledgeRequestAcknowledgeTopic // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -42,6 +43,7 @@ func (s *ShareAcknowledgeRequest) SetDefaults() {
 	s.GroupId = nil
 	s.MemberId = ptrString("")
 	s.ShareSessionEpoch = 0
+	s.IsRenewAck = false
 	s.Topics = nil
 	s.UnknownTags = nil
 }
@@ -69,6 +71,15 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 			r.PushPath("ShareSessionEpoch")
 			return
 		}
+	}
+	if version >= 2 {
+		s.IsRenewAck = r.Bool()
+		if r.err != nil {
+			r.PushPath("IsRenewAck")
+			return
+		}
+	} else {
+		s.IsRenewAck = false
 	}
 	{
 		{
@@ -126,6 +137,9 @@ func (s *ShareAcknowledgeRequest) appendTo(dst []byte, version int16) []byte {
 	{
 		dst = AppendInt32(dst, s.ShareSessionEpoch)
 	}
+	if version >= 2 {
+		dst = AppendBool(dst, s.IsRenewAck)
+	}
 	{
 		dst = AppendCompactArrayLen(dst, len(s.Topics), false)
 		for i := range s.Topics {
@@ -151,6 +165,10 @@ func (s *ShareAcknowledgeRequest) writeJSON(w *JSONWriter, version int16) {
 	{
 		w.Key("ShareSessionEpoch")
 		w.Int(int64(s.ShareSessionEpoch))
+	}
+	if version >= 2 {
+		w.Key("IsRenewAck")
+		w.Bool(s.IsRenewAck)
 	}
 	{
 		w.Key("Topics")
@@ -519,13 +537,14 @@ func (s *ShareAcknowledgeRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
-// ShareAcknowledgeResponse is the body of a ShareAcknowledge response (ApiKey 79), versions 0, flexible 0+.
+// ShareAcknowledgeResponse is the body of a ShareAcknowledge response (ApiKey 79), versions 0-2, flexible 0+.
 type ShareAcknowledgeResponse struct {
-	ThrottleTimeMs int32                                                   // versions 0+
-	ErrorCode      int16                                                   // versions 0+
-	ErrorMessage   *string                                                 // versions 0+, nullable 0+, default "null"
-	Responses      []ShareAcknowledgeResponseShareAcknowledgeTopicResponse // versions 0+
-	NodeEndpoints  []ShareAcknowledgeResponseNodeEndpoint                  // versions 0+
+	ThrottleTimeMs           int32                                                   // versions 0+
+	ErrorCode                int16                                                   // versions 0+
+	ErrorMessage             *string                                                 // versions 0+, nullable 0+, default "null"
+	AcquisitionLockTimeoutMs int32                                                   // versions 2+
+	Responses                []ShareAcknowledgeResponseShareAcknowledgeTopicResponse // versions 0+
+	NodeEndpoints            []ShareAcknowledgeResponseNodeEndpoint                  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -571,6 +590,7 @@ func (s *ShareAcknowledgeResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.ErrorCode = 0
 	s.ErrorMessage = nil
+	s.AcquisitionLockTimeoutMs = 0
 	s.Responses = nil
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
@@ -599,6 +619,15 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			r.PushPath("ErrorMessage")
 			return
 		}
+	}
+	if version >= 2 {
+		s.AcquisitionLockTimeoutMs = r.Int32()
+		if r.err != nil {
+			r.PushPath("AcquisitionLockTimeoutMs")
+			return
+		}
+	} else {
+		s.AcquisitionLockTimeoutMs = 0
 	}
 	{
 		{
@@ -681,6 +710,9 @@ func (s *ShareAcknowledgeResponse) appendTo(dst []byte, version int16) []byte {
 	{
 		dst = AppendCompactNullableString(dst, s.ErrorMessage)
 	}
+	if version >= 2 {
+		dst = AppendInt32(dst, s.AcquisitionLockTimeoutMs)
+	}
 	{
 		dst = AppendCompactArrayLen(dst, len(s.Responses), false)
 		for i := range s.Responses {
@@ -712,6 +744,10 @@ func (s *ShareAcknowledgeResponse) writeJSON(w *JSONWriter, version int16) {
 	{
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
+	}
+	if version >= 2 {
+		w.Key("AcquisitionLockTimeoutMs")
+		w.Int(int64(s.AcquisitionLockTimeoutMs))
 	}
 	{
 		w.Key("Responses")

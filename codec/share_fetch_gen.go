@@ -2,7 +2,7 @@
 
 package codec
 
-// ShareFetchRequest is the body of a ShareFetch request (ApiKey 78), versions 0, flexible 0+.
+// ShareFetchRequest is the body of a ShareFetch request (ApiKey 78), versions 0-2, flexible 0+.
 type ShareFetchRequest struct {
 	GroupId             *string                           // versions 0+, nullable 0+, default "null"
 	MemberId            *string                           // versions 0+, nullable 0+
@@ -10,6 +10,10 @@ type ShareFetchRequest struct {
 	MaxWaitMs           int32                             // versions 0+
 	MinBytes            int32                             // versions 0+
 	MaxBytes            int32                             // versions 0+, default "0x7fffffff"
+	MaxRecords          int32                             // versions 1+
+	BatchSize           int32                             // versions 1+
+	ShareAcquireMode    int8                              // versions 2+, default "0"
+	IsRenewAck          bool                              // versions 2+, default "false"
 	Topics              []ShareFetchRequestFetchTopic     // versions 0+
 	ForgottenTopicsData []ShareFetchRequestForgottenTopic // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
@@ -27,7 +31,7 @@ type ShareFetchRequestFetchTopic struct {
 // ShareFetchRequestFetchPartition is the FetchPartition struct of ShareFetchRequest.
 type ShareFetchRequestFetchPartition struct {
 	PartitionIndex         int32                                   // versions 0+
-	PartitionMaxBytes      int32                                   // versions 0+
+	PartitionMaxBytes      int32                                   // versions 0
 	AcknowledgementBatches []ShareFetchRequestAcknowledgementBatch // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -58,6 +62,10 @@ func (s *ShareFetchRequest) SetDefaults() {
 	s.MaxWaitMs = 0
 	s.MinBytes = 0
 	s.MaxBytes = 2147483647
+	s.MaxRecords = 0
+	s.BatchSize = 0
+	s.ShareAcquireMode = 0
+	s.IsRenewAck = false
 	s.Topics = nil
 	s.ForgottenTopicsData = nil
 	s.UnknownTags = nil
@@ -107,6 +115,42 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.PushPath("MaxBytes")
 			return
 		}
+	}
+	if version >= 1 {
+		s.MaxRecords = r.Int32()
+		if r.err != nil {
+			r.PushPath("MaxRecords")
+			return
+		}
+	} else {
+		s.MaxRecords = 0
+	}
+	if version >= 1 {
+		s.BatchSize = r.Int32()
+		if r.err != nil {
+			r.PushPath("BatchSize")
+			return
+		}
+	} else {
+		s.BatchSize = 0
+	}
+	if version >= 2 {
+		s.ShareAcquireMode = r.Int8()
+		if r.err != nil {
+			r.PushPath("ShareAcquireMode")
+			return
+		}
+	} else {
+		s.ShareAcquireMode = 0
+	}
+	if version >= 2 {
+		s.IsRenewAck = r.Bool()
+		if r.err != nil {
+			r.PushPath("IsRenewAck")
+			return
+		}
+	} else {
+		s.IsRenewAck = false
 	}
 	{
 		{
@@ -198,6 +242,18 @@ func (s *ShareFetchRequest) appendTo(dst []byte, version int16) []byte {
 	{
 		dst = AppendInt32(dst, s.MaxBytes)
 	}
+	if version >= 1 {
+		dst = AppendInt32(dst, s.MaxRecords)
+	}
+	if version >= 1 {
+		dst = AppendInt32(dst, s.BatchSize)
+	}
+	if version >= 2 {
+		dst = AppendInt8(dst, s.ShareAcquireMode)
+	}
+	if version >= 2 {
+		dst = AppendBool(dst, s.IsRenewAck)
+	}
 	{
 		dst = AppendCompactArrayLen(dst, len(s.Topics), false)
 		for i := range s.Topics {
@@ -241,6 +297,22 @@ func (s *ShareFetchRequest) writeJSON(w *JSONWriter, version int16) {
 	{
 		w.Key("MaxBytes")
 		w.Int(int64(s.MaxBytes))
+	}
+	if version >= 1 {
+		w.Key("MaxRecords")
+		w.Int(int64(s.MaxRecords))
+	}
+	if version >= 1 {
+		w.Key("BatchSize")
+		w.Int(int64(s.BatchSize))
+	}
+	if version >= 2 {
+		w.Key("ShareAcquireMode")
+		w.Int(int64(s.ShareAcquireMode))
+	}
+	if version >= 2 {
+		w.Key("IsRenewAck")
+		w.Bool(s.IsRenewAck)
 	}
 	{
 		w.Key("Topics")
@@ -289,7 +361,7 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			n = r.CompactArrayLen()
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 10)
+				r.checkCount(n, 6)
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -383,12 +455,14 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			return
 		}
 	}
-	{
+	if version <= 0 {
 		s.PartitionMaxBytes = r.Int32()
 		if r.err != nil {
 			r.PushPath("PartitionMaxBytes")
 			return
 		}
+	} else {
+		s.PartitionMaxBytes = 0
 	}
 	{
 		{
@@ -440,7 +514,7 @@ func (s *ShareFetchRequestFetchPartition) appendTo(dst []byte, version int16) []
 	{
 		dst = AppendInt32(dst, s.PartitionIndex)
 	}
-	{
+	if version <= 0 {
 		dst = AppendInt32(dst, s.PartitionMaxBytes)
 	}
 	{
@@ -461,7 +535,7 @@ func (s *ShareFetchRequestFetchPartition) writeJSON(w *JSONWriter, version int16
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if version <= 0 {
 		w.Key("PartitionMaxBytes")
 		w.Int(int64(s.PartitionMaxBytes))
 	}
@@ -742,13 +816,14 @@ func (*ShareFetchRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ShareFetchRequest) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
 
-// ShareFetchResponse is the body of a ShareFetch response (ApiKey 78), versions 0, flexible 0+.
+// ShareFetchResponse is the body of a ShareFetch response (ApiKey 78), versions 0-2, flexible 0+.
 type ShareFetchResponse struct {
-	ThrottleTimeMs int32                                           // versions 0+
-	ErrorCode      int16                                           // versions 0+
-	ErrorMessage   *string                                         // versions 0+, nullable 0+, default "null"
-	Responses      []ShareFetchResponseShareFetchableTopicResponse // versions 0+
-	NodeEndpoints  []ShareFetchResponseNodeEndpoint                // versions 0+
+	ThrottleTimeMs           int32                                           // versions 0+
+	ErrorCode                int16                                           // versions 0+
+	ErrorMessage             *string                                         // versions 0+, nullable 0+, default "null"
+	AcquisitionLockTimeoutMs int32                                           // versions 1+
+	Responses                []ShareFetchResponseShareFetchableTopicResponse // versions 0+
+	NodeEndpoints            []ShareFetchResponseNodeEndpoint                // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -807,6 +882,7 @@ func (s *ShareFetchResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.ErrorCode = 0
 	s.ErrorMessage = nil
+	s.AcquisitionLockTimeoutMs = 0
 	s.Responses = nil
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
@@ -835,6 +911,15 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			r.PushPath("ErrorMessage")
 			return
 		}
+	}
+	if version >= 1 {
+		s.AcquisitionLockTimeoutMs = r.Int32()
+		if r.err != nil {
+			r.PushPath("AcquisitionLockTimeoutMs")
+			return
+		}
+	} else {
+		s.AcquisitionLockTimeoutMs = 0
 	}
 	{
 		{
@@ -917,6 +1002,9 @@ func (s *ShareFetchResponse) appendTo(dst []byte, version int16) []byte {
 	{
 		dst = AppendCompactNullableString(dst, s.ErrorMessage)
 	}
+	if version >= 1 {
+		dst = AppendInt32(dst, s.AcquisitionLockTimeoutMs)
+	}
 	{
 		dst = AppendCompactArrayLen(dst, len(s.Responses), false)
 		for i := range s.Responses {
@@ -948,6 +1036,10 @@ func (s *ShareFetchResponse) writeJSON(w *JSONWriter, version int16) {
 	{
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
+	}
+	if version >= 1 {
+		w.Key("AcquisitionLockTimeoutMs")
+		w.Int(int64(s.AcquisitionLockTimeoutMs))
 	}
 	{
 		w.Key("Responses")

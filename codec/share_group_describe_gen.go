@@ -2,7 +2,7 @@
 
 package codec
 
-// ShareGroupDescribeRequest is the body of a ShareGroupDescribe request (ApiKey 77), versions 0, flexible 0+.
+// ShareGroupDescribeRequest is the body of a ShareGroupDescribe request (ApiKey 77), versions 0-1, flexible 0+.
 type ShareGroupDescribeRequest struct {
 	GroupIds                    []string // versions 0+
 	IncludeAuthorizedOperations bool     // versions 0+
@@ -132,7 +132,7 @@ func (*ShareGroupDescribeRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ShareGroupDescribeRequest) Summarize(sm *Summary, version int16) {}
 
-// ShareGroupDescribeResponse is the body of a ShareGroupDescribe response (ApiKey 77), versions 0, flexible 0+.
+// ShareGroupDescribeResponse is the body of a ShareGroupDescribe response (ApiKey 77), versions 0-1, flexible 0+.
 type ShareGroupDescribeResponse struct {
 	ThrottleTimeMs int32                                      // versions 0+
 	Groups         []ShareGroupDescribeResponseDescribedGroup // versions 0+

@@ -2,7 +2,7 @@
 
 package codec
 
-// ShareGroupHeartbeatRequest is the body of a ShareGroupHeartbeat request (ApiKey 76), versions 0, flexible 0+.
+// ShareGroupHeartbeatRequest is the body of a ShareGroupHeartbeat request (ApiKey 76), versions 0-1, flexible 0+.
 type ShareGroupHeartbeatRequest struct {
 	GroupId              string   // versions 0+
 	MemberId             string   // versions 0+
@@ -184,7 +184,7 @@ func (*ShareGroupHeartbeatRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ShareGroupHeartbeatRequest) Summarize(sm *Summary, version int16) {}
 
-// ShareGroupHeartbeatResponse is the body of a ShareGroupHeartbeat response (ApiKey 76), versions 0, flexible 0+.
+// ShareGroupHeartbeatResponse is the body of a ShareGroupHeartbeat response (ApiKey 76), versions 0-1, flexible 0+.
 type ShareGroupHeartbeatResponse struct {
 	ThrottleTimeMs      int32                                  // versions 0+
 	ErrorCode           int16                                  // versions 0+
@@ -270,7 +270,7 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
-		if r.Int8() < 0 {
+		if r.nullMarker() {
 			s.Assignment = nil
 		} else {
 			s.Assignment = new(ShareGroupHeartbeatResponseAssignment)

@@ -2,7 +2,7 @@
 
 package codec
 
-// TxnOffsetCommitRequest is the body of a TxnOffsetCommit request (ApiKey 28), versions 0-4, flexible 3+.
+// TxnOffsetCommitRequest is the body of a TxnOffsetCommit request (ApiKey 28), versions 0-6, flexible 3+.
 type TxnOffsetCommitRequest struct {
 	TransactionalId string                        // versions 0+
 	GroupId         string                        // versions 0+
@@ -18,7 +18,8 @@ type TxnOffsetCommitRequest struct {
 
 // TxnOffsetCommitRequestTopic is the TxnOffsetCommitRequestTopic struct of TxnOffsetCommitRequest.
 type TxnOffsetCommitRequestTopic struct {
-	Name       string                            // versions 0+
+	Name       string                            // versions 0-5
+	TopicId    UUID                              // versions 6+
 	Partitions []TxnOffsetCommitRequestPartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -256,6 +257,7 @@ func (s *TxnOffsetCommitRequest) writeJSON(w *JSONWriter, version int16) {
 // SetDefaults sets every field to its default value.
 func (s *TxnOffsetCommitRequestTopic) SetDefaults() {
 	s.Name = ""
+	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
 }
@@ -263,7 +265,7 @@ func (s *TxnOffsetCommitRequestTopic) SetDefaults() {
 func (s *TxnOffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 3
 	_ = flexible
-	{
+	if version <= 5 {
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
@@ -273,6 +275,17 @@ func (s *TxnOffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 			r.PushPath("Name")
 			return
 		}
+	} else {
+		s.Name = ""
+	}
+	if version >= 6 {
+		s.TopicId = r.UUID()
+		if r.err != nil {
+			r.PushPath("TopicId")
+			return
+		}
+	} else {
+		s.TopicId = UUID{}
 	}
 	{
 		{
@@ -325,12 +338,15 @@ func (s *TxnOffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 func (s *TxnOffsetCommitRequestTopic) appendTo(dst []byte, version int16) []byte {
 	flexible := version >= 3
 	_ = flexible
-	{
+	if version <= 5 {
 		if flexible {
 			dst = AppendCompactString(dst, s.Name)
 		} else {
 			dst = AppendString(dst, s.Name)
 		}
+	}
+	if version >= 6 {
+		dst = AppendUUID(dst, s.TopicId)
 	}
 	{
 		if flexible {
@@ -350,9 +366,13 @@ func (s *TxnOffsetCommitRequestTopic) appendTo(dst []byte, version int16) []byte
 
 func (s *TxnOffsetCommitRequestTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if version <= 5 {
 		w.Key("Name")
 		w.String(s.Name)
+	}
+	if version >= 6 {
+		w.Key("TopicId")
+		w.UUID(s.TopicId)
 	}
 	{
 		w.Key("Partitions")
@@ -487,7 +507,12 @@ func (s *TxnOffsetCommitRequest) summarize(sm *Summary, version int16, c sumCtx)
 }
 
 func (s *TxnOffsetCommitRequestTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if version <= 5 {
+		c = c.withTopic(s.Name)
+	}
+	if version >= 6 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
 	for i := range s.Partitions {
 		s.Partitions[i].summarize(sm, version, c)
@@ -521,7 +546,7 @@ func (s *TxnOffsetCommitRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
-// TxnOffsetCommitResponse is the body of a TxnOffsetCommit response (ApiKey 28), versions 0-4, flexible 3+.
+// TxnOffsetCommitResponse is the body of a TxnOffsetCommit response (ApiKey 28), versions 0-6, flexible 3+.
 type TxnOffsetCommitResponse struct {
 	ThrottleTimeMs int32                          // versions 0+
 	Topics         []TxnOffsetCommitResponseTopic // versions 0+
@@ -531,7 +556,8 @@ type TxnOffsetCommitResponse struct {
 
 // TxnOffsetCommitResponseTopic is the TxnOffsetCommitResponseTopic struct of TxnOffsetCommitResponse.
 type TxnOffsetCommitResponseTopic struct {
-	Name       string                             // versions 0+
+	Name       string                             // versions 0-5
+	TopicId    UUID                               // versions 6+
 	Partitions []TxnOffsetCommitResponsePartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -655,6 +681,7 @@ func (s *TxnOffsetCommitResponse) writeJSON(w *JSONWriter, version int16) {
 // SetDefaults sets every field to its default value.
 func (s *TxnOffsetCommitResponseTopic) SetDefaults() {
 	s.Name = ""
+	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
 }
@@ -662,7 +689,7 @@ func (s *TxnOffsetCommitResponseTopic) SetDefaults() {
 func (s *TxnOffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 3
 	_ = flexible
-	{
+	if version <= 5 {
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
@@ -672,6 +699,17 @@ func (s *TxnOffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 			r.PushPath("Name")
 			return
 		}
+	} else {
+		s.Name = ""
+	}
+	if version >= 6 {
+		s.TopicId = r.UUID()
+		if r.err != nil {
+			r.PushPath("TopicId")
+			return
+		}
+	} else {
+		s.TopicId = UUID{}
 	}
 	{
 		{
@@ -724,12 +762,15 @@ func (s *TxnOffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 func (s *TxnOffsetCommitResponseTopic) appendTo(dst []byte, version int16) []byte {
 	flexible := version >= 3
 	_ = flexible
-	{
+	if version <= 5 {
 		if flexible {
 			dst = AppendCompactString(dst, s.Name)
 		} else {
 			dst = AppendString(dst, s.Name)
 		}
+	}
+	if version >= 6 {
+		dst = AppendUUID(dst, s.TopicId)
 	}
 	{
 		if flexible {
@@ -749,9 +790,13 @@ func (s *TxnOffsetCommitResponseTopic) appendTo(dst []byte, version int16) []byt
 
 func (s *TxnOffsetCommitResponseTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if version <= 5 {
 		w.Key("Name")
 		w.String(s.Name)
+	}
+	if version >= 6 {
+		w.Key("TopicId")
+		w.UUID(s.TopicId)
 	}
 	{
 		w.Key("Partitions")
@@ -846,7 +891,12 @@ func (s *TxnOffsetCommitResponse) summarize(sm *Summary, version int16, c sumCtx
 }
 
 func (s *TxnOffsetCommitResponseTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if version <= 5 {
+		c = c.withTopic(s.Name)
+	}
+	if version >= 6 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
 	for i := range s.Partitions {
 		s.Partitions[i].summarize(sm, version, c)

@@ -2,7 +2,7 @@
 
 package codec
 
-// VoteRequest is the body of a Vote request (ApiKey 52), versions 0-1, flexible 0+.
+// VoteRequest is the body of a Vote request (ApiKey 52), versions 0-2, flexible 0+.
 type VoteRequest struct {
 	ClusterId *string                // versions 0+, nullable 0+, default "null"
 	VoterId   int32                  // versions 1+, default "-1"
@@ -28,6 +28,7 @@ type VoteRequestPartitionData struct {
 	VoterDirectoryId     UUID  // versions 1+
 	LastOffsetEpoch      int32 // versions 0+
 	LastOffset           int64 // versions 0+
+	PreVote              bool  // versions 2+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -256,6 +257,7 @@ func (s *VoteRequestPartitionData) SetDefaults() {
 	s.VoterDirectoryId = UUID{}
 	s.LastOffsetEpoch = 0
 	s.LastOffset = 0
+	s.PreVote = false
 	s.UnknownTags = nil
 }
 
@@ -315,6 +317,15 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 			return
 		}
 	}
+	if version >= 2 {
+		s.PreVote = r.Bool()
+		if r.err != nil {
+			r.PushPath("PreVote")
+			return
+		}
+	} else {
+		s.PreVote = false
+	}
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
@@ -358,6 +369,9 @@ func (s *VoteRequestPartitionData) appendTo(dst []byte, version int16) []byte {
 	{
 		dst = AppendInt64(dst, s.LastOffset)
 	}
+	if version >= 2 {
+		dst = AppendBool(dst, s.PreVote)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -393,6 +407,10 @@ func (s *VoteRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 	{
 		w.Key("LastOffset")
 		w.Int(int64(s.LastOffset))
+	}
+	if version >= 2 {
+		w.Key("PreVote")
+		w.Bool(s.PreVote)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
@@ -435,7 +453,7 @@ func (*VoteRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *VoteRequest) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
 
-// VoteResponse is the body of a Vote response (ApiKey 52), versions 0-1, flexible 0+.
+// VoteResponse is the body of a Vote response (ApiKey 52), versions 0-2, flexible 0+.
 type VoteResponse struct {
 	ErrorCode     int16                      // versions 0+
 	Topics        []VoteResponseTopicData    // versions 0+

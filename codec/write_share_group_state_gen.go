@@ -2,7 +2,7 @@
 
 package codec
 
-// WriteShareGroupStateRequest is the body of a WriteShareGroupState request (ApiKey 85), versions 0, flexible 0+.
+// WriteShareGroupStateRequest is the body of a WriteShareGroupState request (ApiKey 85), versions 0-1, flexible 0+.
 type WriteShareGroupStateRequest struct {
 	GroupId string                                      // versions 0+
 	Topics  []WriteShareGroupStateRequestWriteStateData // versions 0+
@@ -20,11 +20,12 @@ type WriteShareGroupStateRequestWriteStateData struct {
 
 // WriteShareGroupStateRequestPartitionData is the PartitionData struct of WriteShareGroupStateRequest.
 type WriteShareGroupStateRequestPartitionData struct {
-	Partition    int32                                   // versions 0+
-	StateEpoch   int32                                   // versions 0+
-	LeaderEpoch  int32                                   // versions 0+
-	StartOffset  int64                                   // versions 0+
-	StateBatches []WriteShareGroupStateRequestStateBatch // versions 0+
+	Partition             int32                                   // versions 0+
+	StateEpoch            int32                                   // versions 0+
+	LeaderEpoch           int32                                   // versions 0+
+	StartOffset           int64                                   // versions 0+
+	DeliveryCompleteCount int32                                   // versions 1+, default "-1"
+	StateBatches          []WriteShareGroupStateRequestStateBatch // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -243,6 +244,7 @@ func (s *WriteShareGroupStateRequestPartitionData) SetDefaults() {
 	s.StateEpoch = 0
 	s.LeaderEpoch = 0
 	s.StartOffset = 0
+	s.DeliveryCompleteCount = -1
 	s.StateBatches = nil
 	s.UnknownTags = nil
 }
@@ -277,6 +279,15 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			r.PushPath("StartOffset")
 			return
 		}
+	}
+	if version >= 1 {
+		s.DeliveryCompleteCount = r.Int32()
+		if r.err != nil {
+			r.PushPath("DeliveryCompleteCount")
+			return
+		}
+	} else {
+		s.DeliveryCompleteCount = -1
 	}
 	{
 		{
@@ -337,6 +348,9 @@ func (s *WriteShareGroupStateRequestPartitionData) appendTo(dst []byte, version 
 	{
 		dst = AppendInt64(dst, s.StartOffset)
 	}
+	if version >= 1 {
+		dst = AppendInt32(dst, s.DeliveryCompleteCount)
+	}
 	{
 		dst = AppendCompactArrayLen(dst, len(s.StateBatches), false)
 		for i := range s.StateBatches {
@@ -366,6 +380,10 @@ func (s *WriteShareGroupStateRequestPartitionData) writeJSON(w *JSONWriter, vers
 	{
 		w.Key("StartOffset")
 		w.Int(int64(s.StartOffset))
+	}
+	if version >= 1 {
+		w.Key("DeliveryCompleteCount")
+		w.Int(int64(s.DeliveryCompleteCount))
 	}
 	{
 		w.Key("StateBatches")
@@ -526,7 +544,7 @@ func (s *WriteShareGroupStateRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
-// WriteShareGroupStateResponse is the body of a WriteShareGroupState response (ApiKey 85), versions 0, flexible 0+.
+// WriteShareGroupStateResponse is the body of a WriteShareGroupState response (ApiKey 85), versions 0-1, flexible 0+.
 type WriteShareGroupStateResponse struct {
 	Results []WriteShareGroupStateResponseWriteStateResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.

@@ -2,7 +2,7 @@
 
 package codec
 
-// WriteTxnMarkersRequest is the body of a WriteTxnMarkers request (ApiKey 27), versions 0-1, flexible 1+.
+// WriteTxnMarkersRequest is the body of a WriteTxnMarkers request (ApiKey 27), versions 0-2, flexible 1+.
 type WriteTxnMarkersRequest struct {
 	Markers []WriteTxnMarkersRequestWritableTxnMarker // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
@@ -11,11 +11,12 @@ type WriteTxnMarkersRequest struct {
 
 // WriteTxnMarkersRequestWritableTxnMarker is the WritableTxnMarker struct of WriteTxnMarkersRequest.
 type WriteTxnMarkersRequestWritableTxnMarker struct {
-	ProducerId        int64                                          // versions 0+
-	ProducerEpoch     int16                                          // versions 0+
-	TransactionResult bool                                           // versions 0+
-	Topics            []WriteTxnMarkersRequestWritableTxnMarkerTopic // versions 0+
-	CoordinatorEpoch  int32                                          // versions 0+
+	ProducerId         int64                                          // versions 0+
+	ProducerEpoch      int16                                          // versions 0+
+	TransactionResult  bool                                           // versions 0+
+	Topics             []WriteTxnMarkersRequestWritableTxnMarkerTopic // versions 0+
+	CoordinatorEpoch   int32                                          // versions 0+
+	TransactionVersion int8                                           // versions 2+, default "0"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 }
@@ -127,6 +128,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) SetDefaults() {
 	s.TransactionResult = false
 	s.Topics = nil
 	s.CoordinatorEpoch = 0
+	s.TransactionVersion = 0
 	s.UnknownTags = nil
 }
 
@@ -190,6 +192,15 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			return
 		}
 	}
+	if version >= 2 {
+		s.TransactionVersion = r.Int8()
+		if r.err != nil {
+			r.PushPath("TransactionVersion")
+			return
+		}
+	} else {
+		s.TransactionVersion = 0
+	}
 	s.UnknownTags = nil
 	if flexible {
 		n := r.tagCount()
@@ -234,6 +245,9 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) appendTo(dst []byte, version i
 	{
 		dst = AppendInt32(dst, s.CoordinatorEpoch)
 	}
+	if version >= 2 {
+		dst = AppendInt8(dst, s.TransactionVersion)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -267,6 +281,10 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) writeJSON(w *JSONWriter, versi
 	{
 		w.Key("CoordinatorEpoch")
 		w.Int(int64(s.CoordinatorEpoch))
+	}
+	if version >= 2 {
+		w.Key("TransactionVersion")
+		w.Int(int64(s.TransactionVersion))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
@@ -429,7 +447,7 @@ func (s *WriteTxnMarkersRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
-// WriteTxnMarkersResponse is the body of a WriteTxnMarkers response (ApiKey 27), versions 0-1, flexible 1+.
+// WriteTxnMarkersResponse is the body of a WriteTxnMarkers response (ApiKey 27), versions 0-2, flexible 1+.
 type WriteTxnMarkersResponse struct {
 	Markers []WriteTxnMarkersResponseWritableTxnMarkerResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.

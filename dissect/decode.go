@@ -127,6 +127,9 @@ func (d *Decoder) decodeRequest(ex *Exchange, dec *Decoded) {
 	}
 	dec.RequestHeader = hdr
 	ex.ClientID = hdr.ClientId
+	if ex.Request.Oversized {
+		return // noted by the framer
+	}
 	if d.bodyNotes(ex, r, "request", api, ex.Request) {
 		dec.Request = body
 		dec.RequestTrailing = r.Rest()
@@ -173,6 +176,9 @@ func (d *Decoder) decodeResponse(ex *Exchange, dec *Decoded) {
 		return
 	}
 	dec.ResponseHeader = hdr
+	if ex.Response.Oversized {
+		return // noted by the framer
+	}
 	body := api.NewResponse()
 	body.ReadFrom(r, ex.APIVersion)
 	if d.bodyNotes(ex, r, "response", api, ex.Response) {

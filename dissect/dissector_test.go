@@ -606,3 +606,65 @@ func hasNote(e *Exchange, substr string) bool {
 }
 
 var _ = errors.Is
+
+// After a gap, reassembly holds the rest of the direction back and hands
+// it over in one piece; frames found again in it must still get the time
+// and packet of their own first byte, not of the piece's first packet
+// (a tentative frame given up and rescanned once lost that).
+func TestTimesAfterGap(t *testing.T) {
+	// Metadata v0 requests {ClientId "mx", no topics} and their empty
+	// responses, one segment each, a second apart; the first half of
+	// request 2 (its size prefix and header) is lost. Its second half
+	// holds a plausible frame start that a tentative frame is built on
+	// and then given up.
+	const n = 6
+	var reqs, resps [][]byte
+	for i := int32(1); i <= n; i++ {
+		reqs = append(reqs, reqFrame(3, 0, i, "mx", []byte{0, 0, 0, 0}))
+		resps = append(resps, respFrame(i, make([]byte, 8)))
+	}
+	clock := time.Unix(1700000000, 0)
+	c := newConn(t, ethernet, 40000, 9092, &clock)
+	pkts := c.handshake()
+	for i := range reqs {
+		clock = clock.Add(time.Second)
+		var rq []synthPacket
+		if i == 1 {
+			rq = c.send(true, reqs[i], 10)[1:]
+		} else {
+			rq = c.send(true, reqs[i])
+		}
+		pkts = append(pkts, rq...)
+		clock = clock.Add(time.Second)
+		pkts = append(pkts, c.send(false, resps[i])...)
+	}
+	pkts = append(pkts, c.close()...)
+	got, err := readAll(t, New(Options{}), writePcap(t, layers.LinkTypeEthernet, pkts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last time.Time
+	seen := 0
+	for _, e := range got {
+		if e.Request == nil {
+			continue // the response of the cut request
+		}
+		seen++
+		lat, ok := e.Latency()
+		if !ok || lat < time.Second || lat > time.Second+10*time.Millisecond {
+			t.Errorf("corr %d: latency %v, want about 1s", e.CorrelationID, lat)
+		}
+		if !e.Request.Time.After(last) {
+			t.Errorf("corr %d: request time %v not after the previous one %v", e.CorrelationID, e.Request.Time, last)
+		}
+		last = e.Request.Time
+		for _, note := range e.Notes {
+			if strings.Contains(note, "skipping") && !strings.Contains(note, "skipping 10 bytes") {
+				t.Errorf("corr %d: %q; the 10 bytes after the gap were skipped", e.CorrelationID, note)
+			}
+		}
+	}
+	if seen != n-1 {
+		t.Errorf("%d requests recovered, want %d", seen, n-1)
+	}
+}

@@ -23,6 +23,10 @@ type Frame struct {
 	// Packet is the 0-based index, in the capture, of the packet that carried
 	// the frame's first byte. Exchanges are ordered by it.
 	Packet int64
+	// Oversized says the frame exceeded the size limit (Options.MaxFrameSize):
+	// it was skipped by its length, only its first bytes are kept (for the
+	// header), and its body is not decoded.
+	Oversized bool
 }
 
 // Exchange is one Kafka request with its response, as seen on one

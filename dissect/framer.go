@@ -111,9 +111,10 @@ type framer struct {
 	// its end is seen: if what follows it is not a plausible frame start
 	// either, it was not a frame, and its bytes are scanned again from the
 	// byte after its start.
-	tentative bool
-	marks     []mark // where each chunk of the tentative frame came from
-	rejects   int    // tentative frames given up since the last sure frame
+	tentative   bool
+	marks       []mark // which packets the bytes of the tentative frame came from
+	rejects     int    // tentative frames given up since the last sure frame
+	tentSkipped int64  // bytes skipped before the tentative frame began
 
 	// Resynchronisation.
 	win     [resyncWindow]byte // undecided bytes carried between chunks
@@ -176,7 +177,7 @@ func (f *framer) run(data []byte, loc locator, base int64) {
 		case stateBody:
 			n := min(int(f.size)-len(f.buf), len(data)-i)
 			if f.tentative {
-				f.marks = append(f.marks, mark{len(f.buf), loc.at(i)})
+				f.marks = appendMarks(f.marks, loc, len(f.buf), i, i+n)
 			}
 			if len(f.buf)+n > cap(f.buf) {
 				// Grow by what has arrived, at most bodyChunk ahead.
@@ -261,7 +262,8 @@ func sizeString(n int) string {
 
 // emit hands the collected frame to the sink and waits for the next one.
 func (f *framer) emit(end pktRef, notes []string) {
-	fr := &Frame{Bytes: f.buf, Size: f.size, Time: f.start.time, EndTime: end.time, Packet: f.start.index}
+	fr := &Frame{Bytes: f.buf, Size: f.size, Time: f.start.time, EndTime: end.time, Packet: f.start.index,
+		Oversized: f.state == stateSkip}
 	f.buf = nil
 	f.state = stateHeader
 	if f.why != nil {
@@ -499,6 +501,7 @@ func (f *framer) resync(data []byte, i int, loc locator, base int64) int {
 			// is sure enough.
 			sure := lenient && (f.dir == toBroker || f.sink.pendingRequest(int32(binary.BigEndian.Uint32(b[4:8]))))
 			f.tentative = !sure && f.rejects < maxRejects
+			f.tentSkipped = f.skipped
 			f.fresh = false
 			f.state = stateHeader
 			if v < f.nwin {
@@ -527,6 +530,35 @@ func (f *framer) resync(data []byte, i int, loc locator, base int64) int {
 type mark struct {
 	off int
 	ref pktRef
+}
+
+// appendMarks appends to marks, for data[from:to] kept at buffer offset
+// off, one mark per packet those bytes came from. A packet's bytes are
+// contiguous in the stream, so two offsets carried by the same packet
+// enclose only bytes of it: bisection finds every change of packet with
+// O(packets × log bytes) lookups.
+func appendMarks(marks []mark, loc locator, off, from, to int) []mark {
+	if from >= to {
+		return marks
+	}
+	first := loc.at(from)
+	marks = append(marks, mark{off, first})
+	var split func(lo, hi int, rlo, rhi pktRef)
+	split = func(lo, hi int, rlo, rhi pktRef) {
+		if rlo.index == rhi.index {
+			return
+		}
+		if hi-lo == 1 {
+			marks = append(marks, mark{off + hi - from, rhi})
+			return
+		}
+		mid := lo + (hi-lo)/2
+		rmid := loc.at(mid)
+		split(lo, mid, rlo, rmid)
+		split(mid, hi, rmid, rhi)
+	}
+	split(from, to-1, first, loc.at(to-1))
+	return marks
 }
 
 // markLocator locates bytes of a rejected tentative frame.
@@ -571,7 +603,7 @@ func (f *framer) reject() ([]byte, locator, int64) {
 	f.buf, f.marks, f.tentative = nil, nil, false
 	f.state = stateResync
 	f.fresh = false
-	f.skipped = 1
+	f.skipped = f.tentSkipped + 1 // the bytes before the frame, and its first byte
 	f.nwin = 0
 	return b, marks, base
 }

@@ -52,6 +52,14 @@ func newRootCmd() *cobra.Command {
 		Short:         "Decode Apache Kafka wire protocol traffic from packet captures",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		// Without a command there is nothing to do: show the commands, and
+		// fail as bad usage does.
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cmd.SetOut(cmd.ErrOrStderr())
+			cmd.Help()
+			return fmt.Errorf("a command is needed: read, decode or apis")
+		},
 	}
 	root.AddCommand(newReadCmd(), newDecodeCmd(), newAPIsCmd())
 	return root

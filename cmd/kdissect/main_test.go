@@ -93,8 +93,8 @@ func TestAPIsJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{`{"api_key":0,"api":"Produce","min_version":0,"max_version":11,"flexible_from":9}`,
-		`{"api_key":18,"api":"ApiVersions","min_version":0,"max_version":4,"flexible_from":3}`} {
+	for _, want := range []string{`{"api_key":0,"api":"Produce","min_version":0,"max_version":13,"flexible_from":9}`,
+		`{"api_key":18,"api":"ApiVersions","min_version":0,"max_version":5,"flexible_from":3}`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("apis --format json lacks %s", want)
 		}

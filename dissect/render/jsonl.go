@@ -84,7 +84,7 @@ func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 	w.Key("correlation_id")
 	w.Int(int64(ex.CorrelationID))
 	w.Key("client_id")
-	w.NullableString(ex.ClientID)
+	w.NullableText(ex.ClientID)
 	w.Key("request")
 	if dec.Request != nil {
 		dec.Request.WriteJSON(w, ex.APIVersion)
@@ -97,6 +97,10 @@ func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 	} else {
 		w.Null()
 	}
+	w.Key("request_size")
+	writeFrameSize(w, ex.Request)
+	w.Key("response_size")
+	writeFrameSize(w, ex.Response)
 	w.Key("latency_us")
 	if lat, ok := ex.Latency(); ok {
 		w.Int(lat.Microseconds())
@@ -131,7 +135,7 @@ func AppendFrameJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 	w.Int(int64(ex.CorrelationID))
 	if ex.Request != nil {
 		w.Key("client_id")
-		w.NullableString(ex.ClientID)
+		w.NullableText(ex.ClientID)
 		w.Key("header")
 		if dec.RequestHeader != nil {
 			dec.RequestHeader.WriteJSON(w, codec.RequestHeaderVersion(ex.APIKey, ex.APIVersion))
@@ -170,7 +174,7 @@ func writeSummaryJSON(w *codec.JSONWriter, ex *dissect.Exchange, dec *dissect.De
 		w.BeginObject()
 		w.Key("topic")
 		if tp.Topic != "" || tp.TopicID.IsZero() {
-			w.String(tp.Topic)
+			w.Text(tp.Topic)
 		} else {
 			w.Null()
 		}
@@ -197,7 +201,7 @@ func writeSummaryJSON(w *codec.JSONWriter, ex *dissect.Exchange, dec *dissect.De
 		w.String(codec.ErrorName(e.Code))
 		if e.Topic != "" {
 			w.Key("topic")
-			w.String(e.Topic)
+			w.Text(e.Topic)
 		} else if !e.TopicID.IsZero() {
 			w.Key("topic_id")
 			w.UUID(e.TopicID)
@@ -214,7 +218,17 @@ func writeSummaryJSON(w *codec.JSONWriter, ex *dissect.Exchange, dec *dissect.De
 	w.Key("notes")
 	w.BeginArray()
 	for _, n := range ex.Notes {
-		w.String(n)
+		w.Text(n)
 	}
 	w.EndArray()
+}
+
+// writeFrameSize writes the size a frame's prefix announced (bytes after
+// the 4-byte prefix), or null for a frame not captured.
+func writeFrameSize(w *codec.JSONWriter, f *dissect.Frame) {
+	if f == nil {
+		w.Null()
+		return
+	}
+	w.Int(int64(f.Size))
 }

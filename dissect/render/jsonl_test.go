@@ -50,6 +50,7 @@ var contract = map[string][]string{
 	"api_key": {"number", "null"}, "api": {"string", "null"}, "api_version": {"number", "null"},
 	"correlation_id": {"number"}, "client_id": {"string", "null"}, "request": {"object", "null"},
 	"response": {"object", "null"}, "latency_us": {"number", "null"}, "topics": {"array"},
+	"request_size": {"number", "null"}, "response_size": {"number", "null"}, // extensions of the contract
 	"errors": {"array"}, "records": {"number"}, "notes": {"array"},
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -15,7 +16,7 @@ import (
 )
 
 // summaryHeader names the summary table's columns.
-var summaryHeader = []string{"time", "stream", "client", "broker", "api", "corr", "client id", "topics", "records", "errors", "latency", "notes"}
+var summaryHeader = []string{"time (UTC)", "stream", "client", "broker", "api", "corr", "client id", "topics", "records", "errors", "latency", "notes"}
 
 // Table collects exchanges as rows of the summary table and renders them.
 type Table struct {
@@ -28,7 +29,11 @@ func NewTable(w io.Writer) *Table { return &Table{w: w} }
 
 // Write adds ex as a row.
 func (t *Table) Write(ex *dissect.Exchange) error {
-	t.rows = append(t.rows, SummaryRow(ex))
+	row := SummaryRow(ex)
+	for i := range row {
+		row[i] = sanitize(row[i])
+	}
+	t.rows = append(t.rows, row)
 	return nil
 }
 
@@ -74,18 +79,20 @@ func SummaryRow(ex *dissect.Exchange) []string {
 	if ex.ClientID != nil {
 		clientID = *ex.ClientID
 	}
-	latency := ""
+	latency := "-" // a side is missing: the notes say which
 	if lat, ok := ex.Latency(); ok {
 		latency = formatLatency(lat)
-	} else if ex.Request != nil && ex.Response == nil {
-		latency = "-"
 	}
 	notes := ""
-	if len(ex.Notes) > 0 {
-		notes = strconv.Itoa(len(ex.Notes))
+	switch len(ex.Notes) {
+	case 0:
+	case 1:
+		notes = truncate(ex.Notes[0], 40)
+	default:
+		notes = fmt.Sprintf("(%d) %s", len(ex.Notes), truncate(ex.Notes[0], 36))
 	}
 	return []string{
-		ts.UTC().Format("15:04:05.000000"),
+		ts.UTC().Format("01-02 15:04:05.000000"),
 		strconv.Itoa(ex.Stream),
 		ex.Client.String(),
 		ex.Broker.String(),
@@ -175,4 +182,51 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+// sanitize makes s safe to print on a terminal: control characters (C0,
+// DEL, C1), bidirectional overrides and invalid UTF-8 from the wire are
+// shown as escapes instead of reaching the terminal, where they could move
+// the cursor, recolour or retitle it, or reorder what it shows.
+func sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if unsafeRune(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafeRune(r):
+			if r < 0x80 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func unsafeRune(r rune) bool {
+	switch {
+	case r == utf8.RuneError:
+		return true // invalid UTF-8 decodes to it (a real U+FFFD is escaped too: harmless)
+	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
 }

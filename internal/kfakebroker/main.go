@@ -7,7 +7,7 @@
 // Usage:
 //
 //	kfakebroker [-port 9092] [-brokers 1] [-topics name:partitions,...]
-//	            [-partitions 3] [-legacy]
+//	            [-partitions 3] [-legacy | -kfake-versions]
 //
 // Brokers listen on consecutive ports starting at -port. Topics may also be
 // created on the fly (auto topic creation is on, with -partitions
@@ -24,6 +24,12 @@
 //     message-set log (see legacy.go) and ApiVersions caps Produce at v2 and
 //     Fetch at v3, so clients fall back to MessageSet magic 1; clients told
 //     not to ask (api.version.request=false) use magic 0.
+//
+// With -kfake-versions neither applies: ApiVersions is kfake's own answer,
+// as franz-go clients get from a bare kfake. The franz-go captures use it;
+// their clients need no Produce or Fetch below kfake's minimum, and an
+// UpdateFeatures then shows in later ApiVersions answers (the edited answer
+// above keeps the features the cluster had when it started).
 package main
 
 import (
@@ -56,6 +62,7 @@ func run() error {
 	topics := flag.String("topics", "", "seed topics as name:partitions,... (partitions may be omitted)")
 	partitions := flag.Int("partitions", 3, "partitions of auto-created topics and of seed topics without a count")
 	legacy := flag.Bool("legacy", false, "serve Produce v0-2 and Fetch v0-3 (MessageSet magic 0 and 1) and advertise no newer")
+	kfakeVersions := flag.Bool("kfake-versions", false, "answer ApiVersions as kfake does (Produce from v3, Fetch from v4, live feature levels)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %q", flag.Args())
@@ -68,6 +75,9 @@ func run() error {
 	}
 	if *partitions < 1 {
 		return fmt.Errorf("-partitions must be at least 1, got %d", *partitions)
+	}
+	if *legacy && *kfakeVersions {
+		return fmt.Errorf("-legacy and -kfake-versions exclude each other")
 	}
 
 	ports := make([]int, *brokers)
@@ -92,8 +102,10 @@ func run() error {
 	defer c.Close()
 
 	addrs := c.ListenAddrs()
-	if err := overrideApiVersions(c, addrs[0], *legacy); err != nil {
-		return err
+	if !*kfakeVersions {
+		if err := overrideApiVersions(c, addrs[0], *legacy); err != nil {
+			return err
+		}
 	}
 	if *legacy {
 		installLegacy(c)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Regenerates the kcat captures in testdata/pcaps (see README.md there).
+# Regenerates the captures in testdata/pcaps (see README.md there).
 #
 # Each scenario starts internal/kfakebroker (franz-go's kfake) on
 # 127.0.0.1:9092, starts tcpdump on that port, drives the broker with kcat
-# (librdkafka), stops tcpdump and then the broker. Record contents are fixed
+# (librdkafka) or with internal/franzclient (franz-go's kgo and kadm),
+# stops tcpdump and then the broker. Record contents are fixed
 # (keys k1..kN, values "rec-NNNN ...", headers h=v and src=regen); times,
 # client ports and member ids are not, so the files differ byte-wise between
 # runs but hold the same conversations.
@@ -12,6 +13,11 @@
 # and capinfos on PATH. Run from anywhere:
 #
 #	bash testdata/pcaps/regen.sh
+#
+# Arguments, if any, name the captures to make (file names with or without
+# .pcap, e.g. franz_groups); the others are left alone:
+#
+#	bash testdata/pcaps/regen.sh franz_groups kcat_group.pcap
 set -euo pipefail
 
 PORT=9092
@@ -50,8 +56,30 @@ if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
 	die "something already listens on port $PORT"
 fi
 
-echo "building kfakebroker"
+# Every capture this script makes, in the order it makes them.
+ALL=(kcat_produce_none kcat_produce_gzip kcat_produce_snappy kcat_produce_lz4
+	kcat_produce_zstd kcat_metadata_offsets kcat_group kcat_legacy_msgset
+	kcat_sll2_any franz_groups franz_transactions franz_admin franz_idempotent)
+ONLY=()
+for arg in "$@"; do
+	arg=${arg%.pcap}
+	[[ " ${ALL[*]} " == *" $arg "* ]] || die "unknown capture '$arg' (known: ${ALL[*]})"
+	ONLY+=("$arg")
+done
+
+# selected FILE says whether FILE (name.pcap) is to be made in this run.
+selected() {
+	local name=${1%.pcap} o
+	[[ ${#ONLY[@]} -eq 0 ]] && return 0
+	for o in "${ONLY[@]}"; do
+		[[ $o == "$name" ]] && return 0
+	done
+	return 1
+}
+
+echo "building kfakebroker and franzclient"
 go build -o "$WORK/kfakebroker" ./internal/kfakebroker
+go build -o "$WORK/franzclient" ./internal/franzclient
 
 # start_broker ARGS... starts the fake broker and waits until it listens.
 # The broker asks itself for its ApiVersions on start; that happens before it
@@ -115,9 +143,14 @@ stop_capture() {
 }
 
 # complete FILE checks that WORK/FILE is readable, that the kernel dropped
-# nothing and that every TCP connection in it starts with its SYN.
+# nothing and that every TCP connection in it starts with its SYN, and that
+# the client that made it did not fail (franz: WORK/FILE.failed).
 complete() {
 	local file=$WORK/$1 streams syns
+	if [[ -e $file.failed ]]; then
+		rm -f "$file.failed"
+		return 1
+	fi
 	tcpdump -r "$file" >/dev/null 2>&1 || die "$1: tcpdump cannot read it"
 	if ! grep -q "^0 packets dropped by kernel" "$WORK/tcpdump.err"; then
 		echo "  tcpdump: $(tr '\n' ' ' <"$WORK/tcpdump.err")" >&2
@@ -273,20 +306,82 @@ sll2_any() {
 	consume sll2 20
 }
 
+# 6. franz-go clients (internal/franzclient -scenario NAME) at the newest
+# versions they and kfake share; kfakebroker answers ApiVersions as bare
+# kfake does. franzclient creates its topics, checks that every record comes
+# back (for idempotent, in a batch of its topic's codec: tshark 4.0 cannot
+# read Produce v13 or Fetch v18, so want_codec cannot tell) and fails on
+# anything but errors the broker answers with; a failed run is tried again
+# like a capture that lost packets.
+franz() {
+	local file=$1 name=$2
+	start_broker -kfake-versions
+	start_capture "$file"
+	if ! "$WORK/franzclient" -brokers "$BROKER" -scenario "$name" -timeout 90s; then
+		echo "  franzclient -scenario $name failed" >&2
+		: >"$WORK/$file.failed"
+	fi
+}
+
+# want_api FILE KEY... checks that tshark finds frames of each API KEY in
+# OUT/FILE (it reads the key of requests it has no dissector for, too).
+want_api() {
+	local file=$1 keys key
+	shift
+	keys=$(tshark -r "$OUT/$file" -d "tcp.port==$PORT,kafka" -T fields -e kafka.api_key 2>/dev/null | sort -u)
+	for key in "$@"; do
+		grep -qx "$key" <<<"$keys" || die "$file: no frame of API key $key"
+	done
+}
+
+# small FILE checks that OUT/FILE stays below 500 KB.
+small() {
+	local size
+	size=$(stat -c %s "$OUT/$1")
+	[[ $size -lt 512000 ]] || die "$1: $size bytes, more than 500 KB"
+}
+
 mkdir -p "$OUT"
 
 declare -A codec_id=([none]=0 [gzip]=1 [snappy]=2 [lz4]=3 [zstd]=4)
 for codec in none gzip snappy lz4 zstd; do
+	selected "kcat_produce_$codec" || continue
 	scenario "kcat_produce_$codec.pcap" produce_consume "$codec"
 	want_codec "kcat_produce_$codec.pcap" "${codec_id[$codec]}"
 done
-scenario kcat_metadata_offsets.pcap metadata_offsets
-scenario kcat_group.pcap group
-scenario kcat_legacy_msgset.pcap legacy
-want_codec kcat_legacy_msgset.pcap 0 1 2 3
-scenario kcat_sll2_any.pcap sll2_any
-want_codec kcat_sll2_any.pcap 1
-capinfos -E "$OUT/kcat_sll2_any.pcap" | grep -q "Linux cooked-mode capture v2" ||
-	die "kcat_sll2_any.pcap: link type is not LINUX_SLL2"
+if selected kcat_metadata_offsets; then
+	scenario kcat_metadata_offsets.pcap metadata_offsets
+fi
+if selected kcat_group; then
+	scenario kcat_group.pcap group
+fi
+if selected kcat_legacy_msgset; then
+	scenario kcat_legacy_msgset.pcap legacy
+	want_codec kcat_legacy_msgset.pcap 0 1 2 3
+fi
+if selected kcat_sll2_any; then
+	scenario kcat_sll2_any.pcap sll2_any
+	want_codec kcat_sll2_any.pcap 1
+	capinfos -E "$OUT/kcat_sll2_any.pcap" | grep -q "Linux cooked-mode capture v2" ||
+		die "kcat_sll2_any.pcap: link type is not LINUX_SLL2"
+fi
+
+# API keys each franz capture must hold (requests), beside ApiVersions and
+# Metadata: group and offset APIs and KIP-848's ConsumerGroupHeartbeat and
+# ConsumerGroupDescribe; transactions at transaction.version 2 and then 1;
+# admin APIs; idempotent Produce and Fetch.
+declare -A franz_apis=(
+	[groups]="8 9 10 11 12 13 14 15 16 42 44 47 68 69"
+	[transactions]="0 1 22 24 25 26 28 57 61 65 66"
+	[admin]="2 19 20 21 23 29 30 31 32 33 34 35 37 43 44 45 46 48 49 50 51 57 60 74 75"
+	[idempotent]="0 1 2 19 22"
+)
+for name in groups transactions admin idempotent; do
+	selected "franz_$name" || continue
+	scenario "franz_$name.pcap" franz "$name"
+	# shellcheck disable=SC2086 # a list of keys
+	want_api "franz_$name.pcap" ${franz_apis[$name]}
+	small "franz_$name.pcap"
+done
 
 echo "done"

@@ -612,7 +612,7 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 	gs := g.byKafka[et]
 	if strings.HasPrefix(g.goType(f), "*") {
 		if nullable != "false" {
-			g.p("if %s {\n%s = nil\n} else {", and(nullable, "r.Int8() < 0"), target)
+			g.p("if %s {\n%s = nil\n} else {", and(nullable, "r.nullMarker()"), target)
 		} else {
 			g.p("{")
 		}
