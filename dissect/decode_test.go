@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -204,4 +205,43 @@ func TestAcksZeroExpectsNoResponse(t *testing.T) {
 			t.Errorf("acks %d: notes %v", acks, ex.Notes)
 		}
 	}
+}
+
+// TestOwnCapturesDecodeFully checks that every exchange of the project's
+// captures of real clients (kcat and franz-go, at the newest versions both
+// sides know) decodes completely: request and response bodies, no note but
+// the one for a consumer's last long-poll Fetch that the client closed
+// before the broker answered.
+func TestOwnCapturesDecodeFully(t *testing.T) {
+	keys := map[string]bool{}
+	for _, c := range allCaptures(t) {
+		if !strings.Contains(c.path, "testdata/pcaps") {
+			continue
+		}
+		for _, ex := range decodeCapture(t, c) {
+			d := ex.Decoded
+			name := fmt.Sprintf("%s: stream %d corr %d %s v%d", filepath.Base(c.path), ex.Stream, ex.CorrelationID, codec.APIName(ex.APIKey), ex.APIVersion)
+			if d.Request == nil {
+				t.Errorf("%s: request not decoded: %v", name, ex.Notes)
+				continue
+			}
+			keys[fmt.Sprintf("%s v%d", d.API.Name, ex.APIVersion)] = true
+			if ex.Response == nil && ex.APIKey == 1 && len(ex.Notes) == 1 && ex.Notes[0] == "no response captured" {
+				continue
+			}
+			if d.Response == nil || len(ex.Notes) > 0 {
+				t.Errorf("%s: response decoded %v, notes %v", name, d.Response != nil, ex.Notes)
+			}
+		}
+	}
+	// The newest versions the franz-go captures exercise must be among them.
+	for _, want := range []string{"Produce v13", "Fetch v18", "Metadata v13", "ApiVersions v5", "OffsetCommit v10", "OffsetFetch v10",
+		"JoinGroup v9", "SyncGroup v5", "ConsumerGroupHeartbeat v1", "InitProducerId v5", "AddPartitionsToTxn v3", "EndTxn v5",
+		"TxnOffsetCommit v6", "CreateTopics v7", "DescribeConfigs v4", "IncrementalAlterConfigs v1", "CreateAcls v3",
+		"DescribeCluster v2", "DescribeTopicPartitions v0", "Produce v0", "Fetch v0"} {
+		if !keys[want] {
+			t.Errorf("no %s exchange in testdata/pcaps", want)
+		}
+	}
+	t.Logf("%d API versions decoded", len(keys))
 }
