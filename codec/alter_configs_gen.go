@@ -346,13 +346,25 @@ func (s *AlterConfigsRequestAlterableConfig) writeJSON(w *JSONWriter, version in
 	}
 	{
 		w.Key("Value")
-		w.NullableString(s.Value)
+		w.ConfigValue(s.Name, s.Value)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
 }
 
 func (s *AlterConfigsRequest) summarize(sm *Summary, version int16, c sumCtx) {
+	for i := range s.Resources {
+		s.Resources[i].summarize(sm, version, c)
+	}
+}
+
+func (s *AlterConfigsRequestAlterConfigsResource) summarize(sm *Summary, version int16, c sumCtx) {
+	for i := range s.Configs {
+		s.Configs[i].summarize(sm, version, c)
+	}
+}
+
+func (s *AlterConfigsRequestAlterableConfig) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
@@ -373,7 +385,9 @@ func (*AlterConfigsRequest) APIKey() int16 { return 33 }
 func (*AlterConfigsRequest) IsResponse() bool { return false }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
-func (s *AlterConfigsRequest) Summarize(sm *Summary, version int16) {}
+func (s *AlterConfigsRequest) Summarize(sm *Summary, version int16) {
+	s.summarize(sm, version, sumCtx{})
+}
 
 // AlterConfigsResponse is the body of a AlterConfigs response (ApiKey 33), versions 0-2, flexible 2+.
 type AlterConfigsResponse struct {

@@ -546,7 +546,7 @@ func (s *CreateTopicsRequestCreatableTopicConfig) writeJSON(w *JSONWriter, versi
 	}
 	{
 		w.Key("Value")
-		w.NullableString(s.Value)
+		w.ConfigValue(s.Name, s.Value)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
@@ -564,11 +564,17 @@ func (s *CreateTopicsRequestCreatableTopic) summarize(sm *Summary, version int16
 	for i := range s.Assignments {
 		s.Assignments[i].summarize(sm, version, c)
 	}
+	for i := range s.Configs {
+		s.Configs[i].summarize(sm, version, c)
+	}
 }
 
 func (s *CreateTopicsRequestCreatableReplicaAssignment) summarize(sm *Summary, version int16, c sumCtx) {
 	c = c.withPartition(s.PartitionIndex)
 	sm.addPartition(c)
+}
+
+func (s *CreateTopicsRequestCreatableTopicConfig) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
@@ -1071,7 +1077,7 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) writeJSON(w *JSONWriter, ver
 	}
 	if version >= 5 {
 		w.Key("Value")
-		w.NullableString(s.Value)
+		w.ConfigValue(s.Name, s.Value)
 	}
 	if version >= 5 {
 		w.Key("ReadOnly")
@@ -1107,6 +1113,14 @@ func (s *CreateTopicsResponseCreatableTopicResult) summarize(sm *Summary, versio
 	if version >= 5 && s.TopicConfigErrorCode != 0 {
 		sm.addError(s.TopicConfigErrorCode, c)
 	}
+	if version >= 5 {
+		for i := range s.Configs {
+			s.Configs[i].summarize(sm, version, c)
+		}
+	}
+}
+
+func (s *CreateTopicsResponseCreatableTopicConfigs) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.

@@ -67,7 +67,11 @@ func ptrString(s string) *string { return &s }
 func (r *Reader) nullMarker() bool {
 	v := r.Int8()
 	if r.err == nil && v != -1 && v != 1 {
-		r.Warn("nullable struct marker %d, read as %s", v, map[bool]string{true: "null", false: "present"}[v < 0])
+		as := "present"
+		if v < 0 {
+			as = "null"
+		}
+		r.Warn("nullable struct marker %d, read as %s", v, as)
 	}
 	return v < 0
 }

@@ -835,7 +835,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) writeJSON(w *JSON
 	}
 	{
 		w.Key("Value")
-		w.NullableString(s.Value)
+		w.ConfigValue(s.Name, s.Value)
 	}
 	{
 		w.Key("ReadOnly")
@@ -974,7 +974,7 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) writeJSON(w *JSONWriter,
 	}
 	if version >= 1 {
 		w.Key("Value")
-		w.NullableString(s.Value)
+		w.ConfigValue(s.Name, s.Value)
 	}
 	if version >= 1 {
 		w.Key("Source")
@@ -994,6 +994,20 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) summarize(sm *Summary, ve
 	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
+	for i := range s.Configs {
+		s.Configs[i].summarize(sm, version, c)
+	}
+}
+
+func (s *DescribeConfigsResponseDescribeConfigsResourceResult) summarize(sm *Summary, version int16, c sumCtx) {
+	if version >= 1 {
+		for i := range s.Synonyms {
+			s.Synonyms[i].summarize(sm, version, c)
+		}
+	}
+}
+
+func (s *DescribeConfigsResponseDescribeConfigsSynonym) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.

@@ -1261,7 +1261,6 @@ func (s *FetchSnapshotResponsePartitionSnapshot) summarize(sm *Summary, version 
 	if s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	sm.addRecords(&s.UnalignedRecords, c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.

@@ -362,13 +362,25 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) writeJSON(w *JSONWriter,
 	}
 	{
 		w.Key("Value")
-		w.NullableString(s.Value)
+		w.ConfigValue(s.Name, s.Value)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	w.EndObject()
 }
 
 func (s *IncrementalAlterConfigsRequest) summarize(sm *Summary, version int16, c sumCtx) {
+	for i := range s.Resources {
+		s.Resources[i].summarize(sm, version, c)
+	}
+}
+
+func (s *IncrementalAlterConfigsRequestAlterConfigsResource) summarize(sm *Summary, version int16, c sumCtx) {
+	for i := range s.Configs {
+		s.Configs[i].summarize(sm, version, c)
+	}
+}
+
+func (s *IncrementalAlterConfigsRequestAlterableConfig) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
@@ -391,7 +403,9 @@ func (*IncrementalAlterConfigsRequest) APIKey() int16 { return 44 }
 func (*IncrementalAlterConfigsRequest) IsResponse() bool { return false }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
-func (s *IncrementalAlterConfigsRequest) Summarize(sm *Summary, version int16) {}
+func (s *IncrementalAlterConfigsRequest) Summarize(sm *Summary, version int16) {
+	s.summarize(sm, version, sumCtx{})
+}
 
 // IncrementalAlterConfigsResponse is the body of a IncrementalAlterConfigs response (ApiKey 44), versions 0-1, flexible 1+.
 type IncrementalAlterConfigsResponse struct {

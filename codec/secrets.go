@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -38,6 +39,33 @@ func (w *JSONWriter) SASLToken(b []byte) {
 		return
 	}
 	w.redacted(text, len(b))
+}
+
+// ConfigValue writes the value of the config called name (@config in the
+// schema: AlterConfigs, IncrementalAlterConfigs, CreateTopics and
+// DescribeConfigs). Unless ShowSecrets is set, the value of a
+// password-like config (see IsSensitiveConfig) is written as
+// {"redacted": "***", "bytes": N}; null stays null.
+func (w *JSONWriter) ConfigValue(name string, value *string) {
+	if w.ShowSecrets || value == nil || !IsSensitiveConfig(name) {
+		w.NullableString(value)
+		return
+	}
+	w.redacted(redactedMark, len(*value))
+}
+
+// IsSensitiveConfig reports whether a config name holds a credential:
+// Kafka's PASSWORD-typed configs (ssl.key.password, ssl.keystore.password,
+// sasl.jaas.config, listener-prefixed variants, ...), private keys
+// (ssl.keystore.key) and client secrets. It errs toward redacting.
+func IsSensitiveConfig(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range []string{"password", "secret", "sasl.jaas.config", "ssl.keystore.key", "credential"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *JSONWriter) redacted(text string, n int) {

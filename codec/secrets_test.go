@@ -60,3 +60,34 @@ func TestSecretsInJSON(t *testing.T) {
 		t.Errorf("server-first: %s", got)
 	}
 }
+
+func TestConfigValueRedaction(t *testing.T) {
+	jaas := `org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="hunter2";`
+	retention := "604800000"
+	req := &AlterConfigsRequest{Resources: []AlterConfigsRequestAlterConfigsResource{{ResourceType: 4, ResourceName: "1",
+		Configs: []AlterConfigsRequestAlterableConfig{
+			{Name: "listener.name.sasl_ssl.plain.sasl.jaas.config", Value: &jaas},
+			{Name: "log.retention.ms", Value: &retention},
+			{Name: "ssl.key.password", Value: nil},
+		}}}}
+	w := NewJSONWriter(nil)
+	req.WriteJSON(w, 1)
+	got := string(w.Bytes())
+	if strings.Contains(got, "hunter2") || !strings.Contains(got, `"Value":{"redacted":"***","bytes":`) ||
+		!strings.Contains(got, `"Value":"604800000"`) || !strings.Contains(got, `"Name":"ssl.key.password","Value":null`) {
+		t.Errorf("redacted configs: %s", got)
+	}
+	w = NewJSONWriter(nil)
+	w.ShowSecrets = true
+	req.WriteJSON(w, 1)
+	if !strings.Contains(string(w.Bytes()), "hunter2") {
+		t.Errorf("--show-secrets: %s", w.Bytes())
+	}
+	for name, want := range map[string]bool{"ssl.truststore.password": true, "sasl.jaas.config": true,
+		"sasl.oauthbearer.client.credentials.client.secret": true, "ssl.keystore.key": true,
+		"retention.ms": false, "cleanup.policy": false, "ssl.keystore.type": false} {
+		if IsSensitiveConfig(name) != want {
+			t.Errorf("IsSensitiveConfig(%q) = %v", name, !want)
+		}
+	}
+}

@@ -10,6 +10,10 @@ type Summary struct {
 	Records []RecordsRef
 
 	index map[topicKey]int // Topics position, built once Topics grows
+	// parts holds, for a topic with many partitions, the set of them, so
+	// that a body naming thousands of partitions (a replica Fetch) costs
+	// linear time; parallel to Topics, nil while a topic has few.
+	parts []map[int32]struct{}
 }
 
 // TopicPartitions is one topic and the partitions of it a body touches.
@@ -42,6 +46,7 @@ func (s *Summary) Reset() {
 	s.Topics = s.Topics[:0]
 	s.Errors = s.Errors[:0]
 	s.Records = s.Records[:0]
+	s.parts = s.parts[:0]
 	clear(s.index)
 }
 
@@ -98,6 +103,7 @@ func (s *Summary) topic(c sumCtx) int {
 		}
 	}
 	s.Topics = append(s.Topics, TopicPartitions{Topic: c.topic, TopicID: c.topicID})
+	s.parts = append(s.parts, nil)
 	i := len(s.Topics) - 1
 	switch {
 	case s.index != nil:
@@ -121,13 +127,27 @@ func (s *Summary) addPartition(c sumCtx) {
 	if !c.hasTopic || !c.hasPartition {
 		return
 	}
-	t := &s.Topics[s.topic(c)]
-	for _, p := range t.Partitions {
-		if p == c.partition {
-			return
+	i := s.topic(c)
+	t := &s.Topics[i]
+	if s.parts[i] == nil {
+		for _, p := range t.Partitions {
+			if p == c.partition {
+				return
+			}
 		}
+		t.Partitions = append(t.Partitions, c.partition)
+		if len(t.Partitions) > 16 { // linear search stops paying off
+			s.parts[i] = make(map[int32]struct{}, 2*len(t.Partitions))
+			for _, p := range t.Partitions {
+				s.parts[i][p] = struct{}{}
+			}
+		}
+		return
 	}
-	t.Partitions = append(t.Partitions, c.partition)
+	if _, seen := s.parts[i][c.partition]; !seen {
+		s.parts[i][c.partition] = struct{}{}
+		t.Partitions = append(t.Partitions, c.partition)
+	}
 }
 
 func (s *Summary) addError(code int16, c sumCtx) {

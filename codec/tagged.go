@@ -29,16 +29,3 @@ func appendTagSection(dst []byte, known, unknown []TaggedField) []byte {
 	}
 	return dst
 }
-
-// readTag reads one tag header and returns the tag and its data.
-func (r *Reader) readTag() (uint32, []byte) {
-	tag := r.Uvarint()
-	n, null := r.length(int64(r.Uvarint()), "tagged field")
-	if null || r.err != nil {
-		if r.err == nil {
-			r.Fail(ErrInvalidLength)
-		}
-		return 0, nil
-	}
-	return tag, r.Span(n)
-}

@@ -20,6 +20,10 @@ type Decoded struct {
 	// RequestLenient and ResponseLenient say a value was read leniently (a
 	// null in a non-nullable field, noted): re-encoding differs there.
 	RequestLenient, ResponseLenient bool
+	// ResponseVersion is the version the response body was decoded at: the
+	// request's ApiVersion, except for an ApiVersions response a broker
+	// sent as v0 because it does not support the version asked (KIP-511).
+	ResponseVersion int16
 
 	// API is the ApiKey's description, nil for a key the codec does not know
 	// or an exchange whose request was not captured.
@@ -63,7 +67,7 @@ func NewDecoder(opts DecodeOptions) *Decoder {
 // and for a request whose response is missing though one was expected.
 func (d *Decoder) Decode(ex *Exchange) {
 	d.DecodeFrames(ex)
-	if ex.Request != nil && ex.Response == nil && !noResponseExpected(ex.Decoded) {
+	if ex.Request != nil && ex.Response == nil && !noResponseExpected(ex) {
 		ex.AddNote("no response captured")
 	}
 }
@@ -88,10 +92,11 @@ func (d *Decoder) DecodeFrames(ex *Exchange) {
 }
 
 // noResponseExpected reports a Produce request with Acks=0, which the broker
-// never answers.
-func noResponseExpected(dec *Decoded) bool {
-	p, ok := dec.Request.(*codec.ProduceRequest)
-	return ok && p.Acks == 0
+// never answers; read from the frame, so that it holds for a body that does
+// not decode.
+func noResponseExpected(ex *Exchange) bool {
+	acks, ok := codec.ProduceAcks(ex.Request.Bytes)
+	return ok && acks == 0
 }
 
 func (d *Decoder) decodeRequest(ex *Exchange, dec *Decoded) {
@@ -179,14 +184,38 @@ func (d *Decoder) decodeResponse(ex *Exchange, dec *Decoded) {
 	if ex.Response.Oversized {
 		return // noted by the framer
 	}
+	dec.ResponseVersion = ex.APIVersion
+	bodyStart := r.Offset()
 	body := api.NewResponse()
 	body.ReadFrom(r, ex.APIVersion)
+	if ex.APIKey == apiVersionsKey && ex.APIVersion > 0 && (r.Err() != nil || r.Remaining() > 0) {
+		// A broker that does not support the ApiVersions version asked
+		// answers UNSUPPORTED_VERSION with a v0 body, and clients read it
+		// so (KIP-511; Kafka's ApiVersionsResponse.parse).
+		r0 := codec.NewReader(b[bodyStart:])
+		body0 := api.NewResponse()
+		body0.ReadFrom(r0, 0)
+		if r0.Err() == nil && r0.Remaining() == 0 {
+			ex.AddNote(fmt.Sprintf("ApiVersions v%d answered with a v0 body (the broker's fallback for a version it does not support)", ex.APIVersion))
+			r, body, dec.ResponseVersion = r0, body0, 0
+		}
+	}
 	if d.bodyNotes(ex, r, "response", api, ex.Response) {
 		dec.Response = body
 		dec.ResponseTrailing = r.Rest()
 		dec.ResponseLenient = len(r.Warnings) > 0
 	}
 }
+
+// countsRecords says whether the records of a body count in Decoded.Records:
+// those a Produce request carries and a Fetch response returns (DESIGN.md).
+// Other record sets (ShareFetch) are decoded but not counted.
+func countsRecords(apiKey int16, response bool) bool {
+	return apiKey == 0 && !response || apiKey == 1 && response
+}
+
+// apiVersionsKey is the ApiKey of ApiVersions.
+const apiVersionsKey = 18
 
 // bodyNotes turns what the reader met into notes and reports whether the
 // body decoded.
@@ -213,8 +242,12 @@ func (d *Decoder) summarize(ex *Exchange, dec *Decoded) {
 		if m == nil {
 			continue
 		}
+		version := ex.APIVersion
+		if i == 1 {
+			version = dec.ResponseVersion
+		}
 		d.sum.Reset()
-		m.Summarize(&d.sum, ex.APIVersion)
+		m.Summarize(&d.sum, version)
 		for _, t := range d.sum.Topics {
 			if t.Topic != "" && !t.TopicID.IsZero() {
 				d.topicNames[t.TopicID] = t.Topic
@@ -240,7 +273,9 @@ func (d *Decoder) summarize(ex *Exchange, dec *Decoded) {
 				rr.Topic = d.topicNames[rr.TopicID]
 			}
 			dec.RecordSets = append(dec.RecordSets, rr)
-			dec.Records += set.Count()
+			if countsRecords(ex.APIKey, i == 1) {
+				dec.Records += set.Count()
+			}
 			where := recordsWhere(rr)
 			for _, n := range set.Notes {
 				ex.AddNote(fmt.Sprintf("records of %s: %s", where, n))
@@ -271,7 +306,7 @@ func recordsWhere(rr codec.RecordsRef) string {
 }
 
 // mergeTopic adds t to ts, merging partitions into an entry of the same
-// topic (by name, or by ID when the name is unknown).
+// topic (by name, or by ID when the name is unknown), in linear time.
 func mergeTopic(ts []codec.TopicPartitions, t codec.TopicPartitions) []codec.TopicPartitions {
 	for i := range ts {
 		same := ts[i].Topic == t.Topic && (t.Topic != "" || ts[i].TopicID == t.TopicID)
@@ -281,15 +316,13 @@ func mergeTopic(ts []codec.TopicPartitions, t codec.TopicPartitions) []codec.Top
 		if ts[i].TopicID.IsZero() {
 			ts[i].TopicID = t.TopicID
 		}
+		seen := make(map[int32]struct{}, len(ts[i].Partitions)+len(t.Partitions))
+		for _, p := range ts[i].Partitions {
+			seen[p] = struct{}{}
+		}
 		for _, p := range t.Partitions {
-			found := false
-			for _, q := range ts[i].Partitions {
-				if p == q {
-					found = true
-					break
-				}
-			}
-			if !found {
+			if _, ok := seen[p]; !ok {
+				seen[p] = struct{}{}
 				ts[i].Partitions = append(ts[i].Partitions, p)
 			}
 		}

@@ -108,7 +108,7 @@ func TestRoundTripEveryFrame(t *testing.T) {
 					continue
 				}
 				hv := codec.ResponseHeaderVersion(ex.APIKey, ex.APIVersion)
-				re := dec.Response.AppendTo(dec.ResponseHeader.AppendTo(nil, hv), ex.APIVersion)
+				re := dec.Response.AppendTo(dec.ResponseHeader.AppendTo(nil, hv), dec.ResponseVersion)
 				re = append(re, dec.ResponseTrailing...)
 				if dec.ResponseLenient {
 					lenient++

@@ -47,9 +47,15 @@ Hex may be written with spaces, newlines, colons or commas between bytes, and
 			if len(args) > 0 {
 				data = []byte(strings.Join(args, " "))
 			} else {
-				b, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), 256<<20))
+				// Frames above 100 MiB are refused by brokers (socket.request.max.bytes);
+				// hex with separators takes about three times that.
+				const maxInput = 512 << 20
+				b, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), maxInput+1))
 				if err != nil {
 					return inputError{fmt.Errorf("read standard input: %w", err)}
+				}
+				if len(b) > maxInput {
+					return inputError{fmt.Errorf("standard input holds more than %d bytes: not one frame", int64(maxInput))}
 				}
 				data = b
 			}
@@ -169,8 +175,11 @@ func parseHex(data []byte) ([]byte, error) {
 				return nil, fmt.Errorf("%q is not a hex digit", r)
 			}
 		}
-		if len(field)%2 == 1 {
-			field = "0" + field // "0x0" style single digits
+		switch {
+		case len(field) == 1:
+			field = "0" + field // "0x0" or "0 1 2" style single digits
+		case len(field)%2 == 1:
+			return nil, fmt.Errorf("odd number of hex digits in %q: a nibble is missing", field)
 		}
 		digits.WriteString(field)
 	}

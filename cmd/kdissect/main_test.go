@@ -151,6 +151,13 @@ func TestDecodeCommand(t *testing.T) {
 	if m["api"] != "Produce" {
 		t.Errorf("--api by key: %v", m)
 	}
+	// A broker that does not know ApiVersions v3 answers with a v0 body
+	// (UNSUPPORTED_VERSION and its own range), which clients read as v0.
+	m = decoded("", "--api", "ApiVersions", "--version", "3", "00000007002300000001001200000002")
+	if resp, _ := m["response"].(map[string]any); resp == nil || resp["ErrorCode"].(float64) != 35 ||
+		len(m["errors"].([]any)) != 1 || len(m["notes"].([]any)) != 1 {
+		t.Errorf("ApiVersions fallback: %v", m)
+	}
 	// A malformed body is a note, not a failure.
 	m = decoded("", produceV0Request[8:len(produceV0Request)-10])
 	if m["request"] != nil || len(m["notes"].([]any)) == 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -114,7 +113,7 @@ func newReadCmd() *cobra.Command {
 				return inputError{fmt.Errorf("write output: %w", writeErr)}
 			}
 			for _, err := range failed[:max(0, len(failed)-1)] {
-				fmt.Fprintln(os.Stderr, "kdissect:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
 			}
 			if len(failed) > 0 {
 				return inputError{failed[len(failed)-1]}

@@ -25,7 +25,7 @@
 // summary annotations @topic (topic name, string or []string), @topicid
 // (uuid), @partition (int32 partition index), @partitions ([]int32 partition
 // indexes), @error (int16 error code) that drive the per-exchange topics and
-// errors summaries, and @secret and @sasl (bytes holding credentials, which
+// errors summaries, and @secret, @sasl and @config (credentials, which
 // output redacts unless asked not to).
 package schema
 
@@ -129,6 +129,14 @@ const (
 	// SASL marks a SASL token (SaslAuthenticate AuthBytes): output redacts
 	// the credential in it (PLAIN password, SCRAM proof, OAUTHBEARER token).
 	SASL Annotation = "sasl"
+	// Config marks a config value (a nullable string beside a Name field):
+	// output redacts it when the name is a password-like config, as Kafka
+	// does when it logs requests.
+	Config Annotation = "config"
+	// Unaligned marks a records field that is a raw chunk, not a sequence
+	// of whole batches (FetchSnapshot's UnalignedRecords, a slice of a
+	// snapshot file): it is kept raw, never decoded as records.
+	Unaligned Annotation = "unaligned"
 )
 
 // Field is one field of a struct.
@@ -448,7 +456,7 @@ func (p *parser) field(l line) (*Field, error) {
 		if strings.HasPrefix(t, "@") {
 			a := Annotation(t[1:])
 			switch a {
-			case Topic, TopicID, Partition, Partitions, Error, Secret, SASL:
+			case Topic, TopicID, Partition, Partitions, Error, Secret, SASL, Config, Unaligned:
 			default:
 				return nil, p.errf(l, "unknown annotation %s", t)
 			}
@@ -467,8 +475,13 @@ func (p *parser) field(l line) (*Field, error) {
 		case "tagged":
 			f.Tagged, err = ParseVersions(val)
 		case "flexible":
-			var v Versions
-			v, err = ParseVersions(val)
+			// Kafka only ever opts a field out of flexible encoding
+			// (RequestHeader's ClientId); any other override would need
+			// generator support.
+			if val != "none" {
+				return nil, p.errf(l, "field %s: only \"flexible none\" is supported", f.Name)
+			}
+			v := None
 			f.Flexible = &v
 		case "tag":
 			var n int64

@@ -199,6 +199,8 @@ func TestSchemaAnnotations(t *testing.T) {
 		Error:      {"int16"},
 		Secret:     {"bytes"},
 		SASL:       {"bytes"},
+		Config:     {"string"},
+		Unaligned:  {"records"},
 	}
 	var walk func(path string, fs []*Field)
 	walk = func(path string, fs []*Field) {

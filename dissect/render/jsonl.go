@@ -93,7 +93,7 @@ func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 	}
 	w.Key("response")
 	if dec.Response != nil {
-		dec.Response.WriteJSON(w, ex.APIVersion)
+		dec.Response.WriteJSON(w, dec.ResponseVersion)
 	} else {
 		w.Null()
 	}
@@ -151,13 +151,13 @@ func AppendFrameJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 	} else {
 		w.Key("header")
 		if dec.ResponseHeader != nil {
-			dec.ResponseHeader.WriteJSON(w, codec.ResponseHeaderVersion(ex.APIKey, ex.APIVersion))
+			dec.ResponseHeader.WriteJSON(w, codec.ResponseHeaderVersion(ex.APIKey, dec.ResponseVersion))
 		} else {
 			w.Null()
 		}
 		w.Key("response")
 		if dec.Response != nil {
-			dec.Response.WriteJSON(w, ex.APIVersion)
+			dec.Response.WriteJSON(w, dec.ResponseVersion)
 		} else {
 			w.Null()
 		}
@@ -199,10 +199,17 @@ func writeSummaryJSON(w *codec.JSONWriter, ex *dissect.Exchange, dec *dissect.De
 		w.Int(int64(e.Code))
 		w.Key("name")
 		w.String(codec.ErrorName(e.Code))
-		if e.Topic != "" {
+		// The same shape as in topics: a topic known only by its ID has
+		// "topic": null beside its "topic_id".
+		switch {
+		case e.Topic != "":
 			w.Key("topic")
 			w.Text(e.Topic)
-		} else if !e.TopicID.IsZero() {
+		case !e.TopicID.IsZero():
+			w.Key("topic")
+			w.Null()
+		}
+		if !e.TopicID.IsZero() {
 			w.Key("topic_id")
 			w.UUID(e.TopicID)
 		}

@@ -35,23 +35,18 @@ type gen struct {
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format+"\n", args...) }
 
+// generate writes every generated file of package codec into out. All
+// files are generated and formatted in memory first, so that a schema or
+// generator error leaves the package as it was.
 func generate(s *schema.Schema, out string) error {
 	if err := checkAPIs(s); err != nil {
 		return err
 	}
-	var msgs []*schema.Message
-	msgs = append(msgs, s.Headers...)
 	files := map[string][]*schema.Message{"headers_gen.go": s.Headers}
 	for _, a := range s.APIs {
 		files[strings.TrimSuffix(a.Request.File, ".schema")+"_gen.go"] = []*schema.Message{a.Request, a.Response}
-		msgs = append(msgs, a.Request, a.Response)
 	}
-	old, _ := filepath.Glob(filepath.Join(out, "*_gen.go"))
-	for _, f := range old {
-		if err := os.Remove(f); err != nil {
-			return err
-		}
-	}
+	srcs := map[string][]byte{}
 	for name, ms := range files {
 		var b bytes.Buffer
 		b.WriteString(header)
@@ -64,20 +59,48 @@ func generate(s *schema.Schema, out string) error {
 			g.generate()
 			b.Write(g.buf.Bytes())
 		}
-		if err := writeGo(filepath.Join(out, name), b.Bytes()); err != nil {
+		src, err := formatGo(name, b.Bytes())
+		if err != nil {
+			return err
+		}
+		srcs[name] = src
+	}
+	src, err := formatGo("apis_gen.go", apiTable(s))
+	if err != nil {
+		return err
+	}
+	srcs["apis_gen.go"] = src
+
+	old, _ := filepath.Glob(filepath.Join(out, "*_gen.go"))
+	for _, f := range old {
+		if _, keep := srcs[filepath.Base(f)]; !keep {
+			if err := os.Remove(f); err != nil {
+				return err
+			}
+		}
+	}
+	for name, src := range srcs {
+		if err := os.WriteFile(filepath.Join(out, name), src, 0o644); err != nil {
 			return err
 		}
 	}
-	return writeGo(filepath.Join(out, "apis_gen.go"), apiTable(s))
+	return nil
 }
 
-func writeGo(path string, src []byte) error {
+// formatGo gofmts generated source; on failure the unformatted source is
+// left in a temporary file named in the error, for debugging the generator.
+func formatGo(name string, src []byte) ([]byte, error) {
 	formatted, err := format.Source(src)
 	if err != nil {
-		os.WriteFile(path+".broken", src, 0o644)
-		return fmt.Errorf("format %s: %w (unformatted source in %s.broken)", path, err, path)
+		f, ferr := os.CreateTemp("", name+".*.broken")
+		if ferr == nil {
+			f.Write(src)
+			f.Close()
+			return nil, fmt.Errorf("format %s: %w (unformatted source in %s)", name, err, f.Name())
+		}
+		return nil, fmt.Errorf("format %s: %w", name, err)
 	}
-	return os.WriteFile(path, formatted, 0o644)
+	return formatted, nil
 }
 
 // checkAPIs verifies request and response agree on versions.
@@ -226,7 +249,9 @@ func (g *gen) nullableAnywhere(f *schema.Field) bool {
 	return !f.Nullable.Intersect(f.Versions).Intersect(g.msg.Valid).IsNone()
 }
 
-// compactCapable reports whether the field ever uses compact encoding.
+// fieldNeverFlexible reports whether the field opts out of the compact
+// encoding of flexible versions (field-level "flexibleVersions": "none",
+// RequestHeader's ClientId).
 func fieldNeverFlexible(f *schema.Field) bool { return f.Flexible != nil && f.Flexible.IsNone() }
 
 // ---- Go types ----
@@ -479,14 +504,14 @@ func (g *gen) decode(gs *gstruct) {
 		g.p("\t\t\tif r.err != nil {\n\t\t\t\tr.PushPath(\"(tagged fields)\")\n\t\t\t\treturn\n\t\t\t}")
 		var tagged []*schema.Field
 		for _, f := range gs.fields {
-			if f.IsTagged() && g.cond(f.Tagged) != "false" {
+			if f.IsTagged() && g.cond(g.presence(f)) != "false" {
 				tagged = append(tagged, f)
 			}
 		}
 		if len(tagged) > 0 {
 			g.p("\t\t\tswitch {")
 			for _, f := range tagged {
-				if c := g.cond(f.Tagged); c == "true" {
+				if c := g.cond(g.presence(f)); c == "true" {
 					g.p("\t\t\tcase tag == %d:", f.Tag)
 				} else {
 					g.p("\t\t\tcase tag == %d && %s:", f.Tag, c)
@@ -745,7 +770,7 @@ func (g *gen) encode(gs *gstruct) {
 		g.p("if flexible {")
 		var tagged []*schema.Field
 		for _, f := range gs.fields {
-			if f.IsTagged() && g.cond(f.Tagged) != "false" {
+			if f.IsTagged() && g.cond(g.presence(f)) != "false" {
 				tagged = append(tagged, f)
 			}
 		}
@@ -753,7 +778,7 @@ func (g *gen) encode(gs *gstruct) {
 		if len(tagged) > 0 {
 			g.p("var known []TaggedField")
 			for _, f := range tagged {
-				g.p("if %s {", and(g.cond(f.Tagged), "!("+g.defaultCheck("s."+f.Name, f)+")"))
+				g.p("if %s {", and(g.cond(g.presence(f)), "!("+g.defaultCheck("s."+f.Name, f)+")"))
 				g.p("var dst []byte")
 				g.encodeField(f, "s."+f.Name)
 				g.p("known = append(known, TaggedField{Tag: %d, Data: dst})", f.Tag)
@@ -964,6 +989,8 @@ func (g *gen) jsonValue(f *schema.Field, v string) {
 			g.p("w.Secret(%s)", v)
 		case f.Has(schema.SASL):
 			g.p("w.SASLToken(%s)", v)
+		case f.Has(schema.Config):
+			g.p("w.ConfigValue(s.Name, %s)", v)
 		default:
 			g.p("%s", jsonPrim(et, v, g.goType(f) == "*string"))
 		}
@@ -985,7 +1012,7 @@ func (g *gen) needsSummary(gs *gstruct) bool {
 	g.summary[gs] = false // guards recursion
 	need := false
 	for _, f := range gs.fields {
-		if len(f.Annotations) > 0 || f.Type == "records" {
+		if len(f.Annotations) > 0 && !f.Has(schema.Unaligned) || f.Type == "records" && !f.Has(schema.Unaligned) {
 			need = true
 		}
 		if f.IsStruct() && g.needsSummary(g.byKafka[f.ElemType()]) {
@@ -1071,7 +1098,7 @@ func (g *gen) summarize(gs *gstruct) {
 			g.when(c, "for _, p := range s.%s {\nsm.addPartition(c.withPartition(p))\n}", f.Name)
 		case f.Has(schema.Topic) && f.IsArray():
 			g.when(c, "for _, t := range s.%s {\nsm.addTopic(c.withTopic(t))\n}", f.Name)
-		case f.Type == "records":
+		case f.Type == "records" && !f.Has(schema.Unaligned):
 			g.when(c, "sm.addRecords(&s.%s, c)", f.Name)
 		case f.IsStruct() && g.needsSummary(g.byKafka[f.ElemType()]):
 			switch {
