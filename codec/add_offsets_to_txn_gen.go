@@ -25,10 +25,16 @@ func (s *AddOffsetsToTxnRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 3
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TransactionalId", r.off)
+		}
 		if flexible {
 			s.TransactionalId = r.CompactString()
 		} else {
 			s.TransactionalId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalId)
 		}
 		if r.err != nil {
 			r.PushPath("TransactionalId")
@@ -36,24 +42,42 @@ func (s *AddOffsetsToTxnRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProducerId", r.off)
+		}
 		s.ProducerId = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
+		}
 		if r.err != nil {
 			r.PushPath("ProducerId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProducerEpoch", r.off)
+		}
 		s.ProducerEpoch = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProducerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("ProducerEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		if flexible {
 			s.GroupId = r.CompactString()
 		} else {
 			s.GroupId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupId")
@@ -62,9 +86,18 @@ func (s *AddOffsetsToTxnRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -74,7 +107,16 @@ func (s *AddOffsetsToTxnRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -172,14 +214,26 @@ func (s *AddOffsetsToTxnResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 3
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -187,9 +241,18 @@ func (s *AddOffsetsToTxnResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -199,7 +262,16 @@ func (s *AddOffsetsToTxnResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

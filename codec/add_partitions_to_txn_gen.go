@@ -46,9 +46,17 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 3
 	_ = flexible
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("Transactions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 14)
@@ -56,27 +64,43 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Transactions")
 					return
 				}
-				a := make([]AddPartitionsToTxnRequestAddPartitionsToTxnTransaction, n)
-				for i := range a {
+				a := prealloc[AddPartitionsToTxnRequestAddPartitionsToTxnTransaction](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AddPartitionsToTxnRequestAddPartitionsToTxnTransaction{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Transactions")
-						s.Transactions = a[:i+1]
+						s.Transactions = a
 						return
 					}
 				}
 				s.Transactions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Transactions = nil
 	}
 	if version <= 3 {
+		if r.tr != nil {
+			r.tr.Begin("V3AndBelowTransactionalId", r.off)
+		}
 		if flexible {
 			s.V3AndBelowTransactionalId = r.CompactString()
 		} else {
 			s.V3AndBelowTransactionalId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.V3AndBelowTransactionalId)
 		}
 		if r.err != nil {
 			r.PushPath("V3AndBelowTransactionalId")
@@ -86,7 +110,13 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 		s.V3AndBelowTransactionalId = ""
 	}
 	if version <= 3 {
+		if r.tr != nil {
+			r.tr.Begin("V3AndBelowProducerId", r.off)
+		}
 		s.V3AndBelowProducerId = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.V3AndBelowProducerId)
+		}
 		if r.err != nil {
 			r.PushPath("V3AndBelowProducerId")
 			return
@@ -95,7 +125,13 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 		s.V3AndBelowProducerId = 0
 	}
 	if version <= 3 {
+		if r.tr != nil {
+			r.tr.Begin("V3AndBelowProducerEpoch", r.off)
+		}
 		s.V3AndBelowProducerEpoch = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.V3AndBelowProducerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("V3AndBelowProducerEpoch")
 			return
@@ -104,12 +140,20 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 		s.V3AndBelowProducerEpoch = 0
 	}
 	if version <= 3 {
+		if r.tr != nil {
+			r.tr.Begin("V3AndBelowTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -118,27 +162,46 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("V3AndBelowTopics")
 					return
 				}
-				a := make([]AddPartitionsToTxnRequestAddPartitionsToTxnTopic, n)
-				for i := range a {
+				a := prealloc[AddPartitionsToTxnRequestAddPartitionsToTxnTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("V3AndBelowTopics")
-						s.V3AndBelowTopics = a[:i+1]
+						s.V3AndBelowTopics = a
 						return
 					}
 				}
 				s.V3AndBelowTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.V3AndBelowTopics = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -148,7 +211,16 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -240,10 +312,16 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 	flexible := version >= 3
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -251,12 +329,20 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -265,25 +351,45 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -293,7 +399,16 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -358,7 +473,13 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 	flexible := version >= 3
 	_ = flexible
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("TransactionalId", r.off)
+		}
 		s.TransactionalId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalId)
+		}
 		if r.err != nil {
 			r.PushPath("TransactionalId")
 			return
@@ -367,7 +488,13 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 		s.TransactionalId = ""
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("ProducerId", r.off)
+		}
 		s.ProducerId = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
+		}
 		if r.err != nil {
 			r.PushPath("ProducerId")
 			return
@@ -376,7 +503,13 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 		s.ProducerId = 0
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("ProducerEpoch", r.off)
+		}
 		s.ProducerEpoch = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProducerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("ProducerEpoch")
 			return
@@ -385,7 +518,13 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 		s.ProducerEpoch = 0
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("VerifyOnly", r.off)
+		}
 		s.VerifyOnly = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.VerifyOnly)
+		}
 		if r.err != nil {
 			r.PushPath("VerifyOnly")
 			return
@@ -394,9 +533,17 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 		s.VerifyOnly = false
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -404,27 +551,46 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]AddPartitionsToTxnRequestAddPartitionsToTxnTopic, n)
-				for i := range a {
+				a := prealloc[AddPartitionsToTxnRequestAddPartitionsToTxnTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Topics = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -434,7 +600,16 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -596,14 +771,26 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 3
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -612,9 +799,17 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 		s.ErrorCode = 0
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("ResultsByTransaction", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -622,29 +817,47 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("ResultsByTransaction")
 					return
 				}
-				a := make([]AddPartitionsToTxnResponseAddPartitionsToTxnResult, n)
-				for i := range a {
+				a := prealloc[AddPartitionsToTxnResponseAddPartitionsToTxnResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AddPartitionsToTxnResponseAddPartitionsToTxnResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ResultsByTransaction")
-						s.ResultsByTransaction = a[:i+1]
+						s.ResultsByTransaction = a
 						return
 					}
 				}
 				s.ResultsByTransaction = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.ResultsByTransaction = nil
 	}
 	if version <= 3 {
+		if r.tr != nil {
+			r.tr.Begin("ResultsByTopicV3AndBelow", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -653,27 +866,46 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("ResultsByTopicV3AndBelow")
 					return
 				}
-				a := make([]AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, n)
-				for i := range a {
+				a := prealloc[AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ResultsByTopicV3AndBelow")
-						s.ResultsByTopicV3AndBelow = a[:i+1]
+						s.ResultsByTopicV3AndBelow = a
 						return
 					}
 				}
 				s.ResultsByTopicV3AndBelow = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.ResultsByTopicV3AndBelow = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -683,7 +915,16 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -764,10 +1005,16 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 	flexible := version >= 3
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -775,12 +1022,20 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResultsByPartition", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -789,25 +1044,44 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 					r.PushPath("ResultsByPartition")
 					return
 				}
-				a := make([]AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult, n)
-				for i := range a {
+				a := prealloc[AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ResultsByPartition")
-						s.ResultsByPartition = a[:i+1]
+						s.ResultsByPartition = a
 						return
 					}
 				}
 				s.ResultsByPartition = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -817,7 +1091,16 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -879,14 +1162,26 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 	flexible := version >= 3
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionErrorCode", r.off)
+		}
 		s.PartitionErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionErrorCode")
 			return
@@ -894,9 +1189,18 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -906,7 +1210,16 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -951,7 +1264,13 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 	flexible := version >= 3
 	_ = flexible
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("TransactionalId", r.off)
+		}
 		s.TransactionalId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalId)
+		}
 		if r.err != nil {
 			r.PushPath("TransactionalId")
 			return
@@ -960,9 +1279,17 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 		s.TransactionalId = ""
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("TopicResults", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -970,27 +1297,46 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 					r.PushPath("TopicResults")
 					return
 				}
-				a := make([]AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, n)
-				for i := range a {
+				a := prealloc[AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicResults")
-						s.TopicResults = a[:i+1]
+						s.TopicResults = a
 						return
 					}
 				}
 				s.TopicResults = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.TopicResults = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1000,7 +1346,16 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

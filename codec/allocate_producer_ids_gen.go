@@ -21,14 +21,26 @@ func (s *AllocateProducerIdsRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("BrokerId", r.off)
+		}
 		s.BrokerId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
+		}
 		if r.err != nil {
 			r.PushPath("BrokerId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("BrokerEpoch", r.off)
+		}
 		s.BrokerEpoch = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("BrokerEpoch")
 			return
@@ -36,9 +48,18 @@ func (s *AllocateProducerIdsRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -48,7 +69,16 @@ func (s *AllocateProducerIdsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -128,28 +158,52 @@ func (s *AllocateProducerIdsResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProducerIdStart", r.off)
+		}
 		s.ProducerIdStart = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProducerIdStart)
+		}
 		if r.err != nil {
 			r.PushPath("ProducerIdStart")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProducerIdLen", r.off)
+		}
 		s.ProducerIdLen = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProducerIdLen)
+		}
 		if r.err != nil {
 			r.PushPath("ProducerIdLen")
 			return
@@ -157,9 +211,18 @@ func (s *AllocateProducerIdsResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -169,7 +232,16 @@ func (s *AllocateProducerIdsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

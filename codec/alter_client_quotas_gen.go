@@ -46,12 +46,20 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Entries", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -60,22 +68,38 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Entries")
 					return
 				}
-				a := make([]AlterClientQuotasRequestEntryData, n)
-				for i := range a {
+				a := prealloc[AlterClientQuotasRequestEntryData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterClientQuotasRequestEntryData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entries")
-						s.Entries = a[:i+1]
+						s.Entries = a
 						return
 					}
 				}
 				s.Entries = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ValidateOnly", r.off)
+		}
 		s.ValidateOnly = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ValidateOnly)
+		}
 		if r.err != nil {
 			r.PushPath("ValidateOnly")
 			return
@@ -83,9 +107,18 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -95,7 +128,16 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -153,12 +195,20 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Entity", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -167,27 +217,45 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 					r.PushPath("Entity")
 					return
 				}
-				a := make([]AlterClientQuotasRequestEntityData, n)
-				for i := range a {
+				a := prealloc[AlterClientQuotasRequestEntityData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterClientQuotasRequestEntityData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entity")
-						s.Entity = a[:i+1]
+						s.Entity = a
 						return
 					}
 				}
 				s.Entity = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Ops", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -196,25 +264,44 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 					r.PushPath("Ops")
 					return
 				}
-				a := make([]AlterClientQuotasRequestOpData, n)
-				for i := range a {
+				a := prealloc[AlterClientQuotasRequestOpData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterClientQuotasRequestOpData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Ops")
-						s.Ops = a[:i+1]
+						s.Ops = a
 						return
 					}
 				}
 				s.Ops = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -224,7 +311,16 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -295,10 +391,16 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("EntityType", r.off)
+		}
 		if flexible {
 			s.EntityType = r.CompactString()
 		} else {
 			s.EntityType = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.EntityType)
 		}
 		if r.err != nil {
 			r.PushPath("EntityType")
@@ -306,10 +408,16 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("EntityName", r.off)
+		}
 		if flexible {
 			s.EntityName = r.CompactNullableString()
 		} else {
 			s.EntityName = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.EntityName)
 		}
 		if r.err != nil {
 			r.PushPath("EntityName")
@@ -318,9 +426,18 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -330,7 +447,16 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -384,10 +510,16 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Key", r.off)
+		}
 		if flexible {
 			s.Key = r.CompactString()
 		} else {
 			s.Key = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Key)
 		}
 		if r.err != nil {
 			r.PushPath("Key")
@@ -395,14 +527,26 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Value", r.off)
+		}
 		s.Value = r.Float64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Value)
+		}
 		if r.err != nil {
 			r.PushPath("Value")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Remove", r.off)
+		}
 		s.Remove = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Remove)
+		}
 		if r.err != nil {
 			r.PushPath("Remove")
 			return
@@ -410,9 +554,18 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -422,7 +575,16 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -526,19 +688,33 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Entries", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -547,25 +723,44 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Entries")
 					return
 				}
-				a := make([]AlterClientQuotasResponseEntryData, n)
-				for i := range a {
+				a := prealloc[AlterClientQuotasResponseEntryData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterClientQuotasResponseEntryData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entries")
-						s.Entries = a[:i+1]
+						s.Entries = a
 						return
 					}
 				}
 				s.Entries = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -575,7 +770,16 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -634,17 +838,29 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -652,12 +868,20 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Entity", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -666,25 +890,44 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 					r.PushPath("Entity")
 					return
 				}
-				a := make([]AlterClientQuotasResponseEntityData, n)
-				for i := range a {
+				a := prealloc[AlterClientQuotasResponseEntityData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterClientQuotasResponseEntityData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entity")
-						s.Entity = a[:i+1]
+						s.Entity = a
 						return
 					}
 				}
 				s.Entity = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -694,7 +937,16 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -763,10 +1015,16 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("EntityType", r.off)
+		}
 		if flexible {
 			s.EntityType = r.CompactString()
 		} else {
 			s.EntityType = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.EntityType)
 		}
 		if r.err != nil {
 			r.PushPath("EntityType")
@@ -774,10 +1032,16 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("EntityName", r.off)
+		}
 		if flexible {
 			s.EntityName = r.CompactNullableString()
 		} else {
 			s.EntityName = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.EntityName)
 		}
 		if r.err != nil {
 			r.PushPath("EntityName")
@@ -786,9 +1050,18 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -798,7 +1071,16 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

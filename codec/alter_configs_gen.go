@@ -38,12 +38,20 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Resources", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -52,22 +60,38 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Resources")
 					return
 				}
-				a := make([]AlterConfigsRequestAlterConfigsResource, n)
-				for i := range a {
+				a := prealloc[AlterConfigsRequestAlterConfigsResource](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterConfigsRequestAlterConfigsResource{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Resources")
-						s.Resources = a[:i+1]
+						s.Resources = a
 						return
 					}
 				}
 				s.Resources = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ValidateOnly", r.off)
+		}
 		s.ValidateOnly = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ValidateOnly)
+		}
 		if r.err != nil {
 			r.PushPath("ValidateOnly")
 			return
@@ -75,9 +99,18 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -87,7 +120,16 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -146,17 +188,29 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceType", r.off)
+		}
 		s.ResourceType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
+		}
 		if r.err != nil {
 			r.PushPath("ResourceType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceName", r.off)
+		}
 		if flexible {
 			s.ResourceName = r.CompactString()
 		} else {
 			s.ResourceName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
 			r.PushPath("ResourceName")
@@ -164,12 +218,20 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Configs", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -178,25 +240,44 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 					r.PushPath("Configs")
 					return
 				}
-				a := make([]AlterConfigsRequestAlterableConfig, n)
-				for i := range a {
+				a := prealloc[AlterConfigsRequestAlterableConfig](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterConfigsRequestAlterableConfig{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Configs")
-						s.Configs = a[:i+1]
+						s.Configs = a
 						return
 					}
 				}
 				s.Configs = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -206,7 +287,16 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -275,10 +365,16 @@ func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) 
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -286,10 +382,16 @@ func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) 
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Value", r.off)
+		}
 		if flexible {
 			s.Value = r.CompactNullableString()
 		} else {
 			s.Value = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
 			r.PushPath("Value")
@@ -298,9 +400,18 @@ func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) 
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -310,7 +421,16 @@ func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -418,19 +538,33 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Responses", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -439,25 +573,44 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Responses")
 					return
 				}
-				a := make([]AlterConfigsResponseAlterConfigsResourceResponse, n)
-				for i := range a {
+				a := prealloc[AlterConfigsResponseAlterConfigsResourceResponse](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterConfigsResponseAlterConfigsResourceResponse{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
-						s.Responses = a[:i+1]
+						s.Responses = a
 						return
 					}
 				}
 				s.Responses = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -467,7 +620,16 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -527,17 +689,29 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -545,17 +719,29 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceType", r.off)
+		}
 		s.ResourceType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
+		}
 		if r.err != nil {
 			r.PushPath("ResourceType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceName", r.off)
+		}
 		if flexible {
 			s.ResourceName = r.CompactString()
 		} else {
 			s.ResourceName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
 			r.PushPath("ResourceName")
@@ -564,9 +750,18 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -576,7 +771,16 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -39,14 +39,26 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TimeoutMs", r.off)
+		}
 		s.TimeoutMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TimeoutMs)
+		}
 		if r.err != nil {
 			r.PushPath("TimeoutMs")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("AllowReplicationFactorChange", r.off)
+		}
 		s.AllowReplicationFactorChange = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AllowReplicationFactorChange)
+		}
 		if r.err != nil {
 			r.PushPath("AllowReplicationFactorChange")
 			return
@@ -55,9 +67,17 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 		s.AllowReplicationFactorChange = true
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -65,25 +85,44 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]AlterPartitionReassignmentsRequestReassignableTopic, n)
-				for i := range a {
+				a := prealloc[AlterPartitionReassignmentsRequestReassignableTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterPartitionReassignmentsRequestReassignableTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -93,7 +132,16 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -154,16 +202,30 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
@@ -171,25 +233,44 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]AlterPartitionReassignmentsRequestReassignablePartition, n)
-				for i := range a {
+				a := prealloc[AlterPartitionReassignmentsRequestReassignablePartition](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterPartitionReassignmentsRequestReassignablePartition{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -199,7 +280,16 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -253,16 +343,30 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Replicas", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.Replicas = nil
 			} else {
@@ -272,25 +376,45 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 					r.PushPath("Replicas")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Replicas")
-						s.Replicas = a[:i+1]
+						s.Replicas = a
 						return
 					}
 				}
 				s.Replicas = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -300,7 +424,16 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -432,14 +565,26 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("AllowReplicationFactorChange", r.off)
+		}
 		s.AllowReplicationFactorChange = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AllowReplicationFactorChange)
+		}
 		if r.err != nil {
 			r.PushPath("AllowReplicationFactorChange")
 			return
@@ -448,23 +593,43 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 		s.AllowReplicationFactorChange = true
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Responses", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -472,25 +637,44 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 					r.PushPath("Responses")
 					return
 				}
-				a := make([]AlterPartitionReassignmentsResponseReassignableTopicResponse, n)
-				for i := range a {
+				a := prealloc[AlterPartitionReassignmentsResponseReassignableTopicResponse](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterPartitionReassignmentsResponseReassignableTopicResponse{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
-						s.Responses = a[:i+1]
+						s.Responses = a
 						return
 					}
 				}
 				s.Responses = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -500,7 +684,16 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -575,16 +768,30 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
@@ -592,25 +799,44 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]AlterPartitionReassignmentsResponseReassignablePartitionResponse, n)
-				for i := range a {
+				a := prealloc[AlterPartitionReassignmentsResponseReassignablePartitionResponse](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, AlterPartitionReassignmentsResponseReassignablePartitionResponse{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -620,7 +846,16 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -675,21 +910,39 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
@@ -697,9 +950,18 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -709,7 +971,16 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -25,7 +25,13 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 3
 	_ = flexible
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("ClientSoftwareName", r.off)
+		}
 		s.ClientSoftwareName = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClientSoftwareName)
+		}
 		if r.err != nil {
 			r.PushPath("ClientSoftwareName")
 			return
@@ -34,7 +40,13 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 		s.ClientSoftwareName = ""
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("ClientSoftwareVersion", r.off)
+		}
 		s.ClientSoftwareVersion = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClientSoftwareVersion)
+		}
 		if r.err != nil {
 			r.PushPath("ClientSoftwareVersion")
 			return
@@ -43,7 +55,13 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 		s.ClientSoftwareVersion = ""
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("ClusterId", r.off)
+		}
 		s.ClusterId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
+		}
 		if r.err != nil {
 			r.PushPath("ClusterId")
 			return
@@ -52,7 +70,13 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 		s.ClusterId = nil
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("NodeId", r.off)
+		}
 		s.NodeId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
+		}
 		if r.err != nil {
 			r.PushPath("NodeId")
 			return
@@ -62,9 +86,18 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -74,7 +107,16 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -201,19 +243,33 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 3
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ApiKeys", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -222,22 +278,38 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("ApiKeys")
 					return
 				}
-				a := make([]ApiVersionsResponseApiVersion, n)
-				for i := range a {
+				a := prealloc[ApiVersionsResponseApiVersion](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ApiVersionsResponseApiVersion{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ApiKeys")
-						s.ApiKeys = a[:i+1]
+						s.ApiKeys = a
 						return
 					}
 				}
 				s.ApiKeys = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -251,9 +323,18 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 	s.ZkMigrationReady = false
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -263,9 +344,21 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0 && version >= 3:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("SupportedFeatures", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				{
+					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
+					if r.tr != nil {
+						r.tr.Begin("(length)", lenOff)
+						r.tr.End(r.off, n)
+					}
 					{
 						n = r.NotNull(n)
 						r.checkCount(n, 6)
@@ -273,13 +366,20 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 							r.PushPath("SupportedFeatures")
 							return
 						}
-						a := make([]ApiVersionsResponseSupportedFeatureKey, n)
-						for i := range a {
+						a := prealloc[ApiVersionsResponseSupportedFeatureKey](n)
+						for i := 0; i < n; i++ {
+							if r.tr != nil {
+								r.tr.BeginIndex(i, r.off)
+							}
+							a = append(a, ApiVersionsResponseSupportedFeatureKey{})
 							a[i].readFrom(r, version)
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
+							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("SupportedFeatures")
-								s.SupportedFeatures = a[:i+1]
+								s.SupportedFeatures = a
 								return
 							}
 						}
@@ -287,6 +387,9 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("SupportedFeatures")
 					return
@@ -294,8 +397,14 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 				continue
 			case tag == 1 && version >= 3:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("FinalizedFeaturesEpoch", tagOff)
+				}
 				s.FinalizedFeaturesEpoch = r.Int64()
 				r.unlimit(full, end, 1)
+				if r.tr != nil {
+					r.tr.End(r.off, s.FinalizedFeaturesEpoch)
+				}
 				if r.err != nil {
 					r.PushPath("FinalizedFeaturesEpoch")
 					return
@@ -303,9 +412,21 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 				continue
 			case tag == 2 && version >= 3:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("FinalizedFeatures", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				{
+					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
+					if r.tr != nil {
+						r.tr.Begin("(length)", lenOff)
+						r.tr.End(r.off, n)
+					}
 					{
 						n = r.NotNull(n)
 						r.checkCount(n, 6)
@@ -313,13 +434,20 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 							r.PushPath("FinalizedFeatures")
 							return
 						}
-						a := make([]ApiVersionsResponseFinalizedFeatureKey, n)
-						for i := range a {
+						a := prealloc[ApiVersionsResponseFinalizedFeatureKey](n)
+						for i := 0; i < n; i++ {
+							if r.tr != nil {
+								r.tr.BeginIndex(i, r.off)
+							}
+							a = append(a, ApiVersionsResponseFinalizedFeatureKey{})
 							a[i].readFrom(r, version)
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
+							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("FinalizedFeatures")
-								s.FinalizedFeatures = a[:i+1]
+								s.FinalizedFeatures = a
 								return
 							}
 						}
@@ -327,6 +455,9 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 2)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("FinalizedFeatures")
 					return
@@ -334,8 +465,14 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 				continue
 			case tag == 3 && version >= 3:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("ZkMigrationReady", tagOff)
+				}
 				s.ZkMigrationReady = r.Bool()
 				r.unlimit(full, end, 3)
+				if r.tr != nil {
+					r.tr.End(r.off, s.ZkMigrationReady)
+				}
 				if r.err != nil {
 					r.PushPath("ZkMigrationReady")
 					return
@@ -345,7 +482,16 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -466,21 +612,39 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 	flexible := version >= 3
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ApiKey", r.off)
+		}
 		s.ApiKey = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ApiKey)
+		}
 		if r.err != nil {
 			r.PushPath("ApiKey")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MinVersion", r.off)
+		}
 		s.MinVersion = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MinVersion)
+		}
 		if r.err != nil {
 			r.PushPath("MinVersion")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MaxVersion", r.off)
+		}
 		s.MaxVersion = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxVersion)
+		}
 		if r.err != nil {
 			r.PushPath("MaxVersion")
 			return
@@ -488,9 +652,18 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -500,7 +673,16 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -553,7 +735,13 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 	flexible := version >= 3
 	_ = flexible
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
@@ -562,7 +750,13 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 		s.Name = ""
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("MinVersion", r.off)
+		}
 		s.MinVersion = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MinVersion)
+		}
 		if r.err != nil {
 			r.PushPath("MinVersion")
 			return
@@ -571,7 +765,13 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 		s.MinVersion = 0
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("MaxVersion", r.off)
+		}
 		s.MaxVersion = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxVersion)
+		}
 		if r.err != nil {
 			r.PushPath("MaxVersion")
 			return
@@ -581,9 +781,18 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -593,7 +802,16 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -646,7 +864,13 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 	flexible := version >= 3
 	_ = flexible
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
@@ -655,7 +879,13 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 		s.Name = ""
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("MaxVersionLevel", r.off)
+		}
 		s.MaxVersionLevel = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxVersionLevel)
+		}
 		if r.err != nil {
 			r.PushPath("MaxVersionLevel")
 			return
@@ -664,7 +894,13 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 		s.MaxVersionLevel = 0
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("MinVersionLevel", r.off)
+		}
 		s.MinVersionLevel = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MinVersionLevel)
+		}
 		if r.err != nil {
 			r.PushPath("MinVersionLevel")
 			return
@@ -674,9 +910,18 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -686,7 +931,16 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

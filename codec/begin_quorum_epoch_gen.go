@@ -52,10 +52,16 @@ func (s *BeginQuorumEpochRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClusterId", r.off)
+		}
 		if flexible {
 			s.ClusterId = r.CompactNullableString()
 		} else {
 			s.ClusterId = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
 		}
 		if r.err != nil {
 			r.PushPath("ClusterId")
@@ -63,7 +69,13 @@ func (s *BeginQuorumEpochRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("VoterId", r.off)
+		}
 		s.VoterId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.VoterId)
+		}
 		if r.err != nil {
 			r.PushPath("VoterId")
 			return
@@ -72,12 +84,20 @@ func (s *BeginQuorumEpochRequest) readFrom(r *Reader, version int16) {
 		s.VoterId = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -86,24 +106,42 @@ func (s *BeginQuorumEpochRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]BeginQuorumEpochRequestTopicData, n)
-				for i := range a {
+				a := prealloc[BeginQuorumEpochRequestTopicData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, BeginQuorumEpochRequestTopicData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("LeaderEndpoints", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
@@ -111,27 +149,46 @@ func (s *BeginQuorumEpochRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("LeaderEndpoints")
 					return
 				}
-				a := make([]BeginQuorumEpochRequestLeaderEndpoint, n)
-				for i := range a {
+				a := prealloc[BeginQuorumEpochRequestLeaderEndpoint](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, BeginQuorumEpochRequestLeaderEndpoint{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("LeaderEndpoints")
-						s.LeaderEndpoints = a[:i+1]
+						s.LeaderEndpoints = a
 						return
 					}
 				}
 				s.LeaderEndpoints = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.LeaderEndpoints = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -141,7 +198,16 @@ func (s *BeginQuorumEpochRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -226,10 +292,16 @@ func (s *BeginQuorumEpochRequestTopicData) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicName", r.off)
+		}
 		if flexible {
 			s.TopicName = r.CompactString()
 		} else {
 			s.TopicName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
 			r.PushPath("TopicName")
@@ -237,12 +309,20 @@ func (s *BeginQuorumEpochRequestTopicData) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -251,25 +331,44 @@ func (s *BeginQuorumEpochRequestTopicData) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]BeginQuorumEpochRequestPartitionData, n)
-				for i := range a {
+				a := prealloc[BeginQuorumEpochRequestPartitionData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, BeginQuorumEpochRequestPartitionData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -279,7 +378,16 @@ func (s *BeginQuorumEpochRequestTopicData) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -343,14 +451,26 @@ func (s *BeginQuorumEpochRequestPartitionData) readFrom(r *Reader, version int16
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("VoterDirectoryId", r.off)
+		}
 		s.VoterDirectoryId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.VoterDirectoryId)
+		}
 		if r.err != nil {
 			r.PushPath("VoterDirectoryId")
 			return
@@ -359,14 +479,26 @@ func (s *BeginQuorumEpochRequestPartitionData) readFrom(r *Reader, version int16
 		s.VoterDirectoryId = UUID{}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderId", r.off)
+		}
 		s.LeaderId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderEpoch", r.off)
+		}
 		s.LeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderEpoch")
 			return
@@ -374,9 +506,18 @@ func (s *BeginQuorumEpochRequestPartitionData) readFrom(r *Reader, version int16
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -386,7 +527,16 @@ func (s *BeginQuorumEpochRequestPartitionData) readFrom(r *Reader, version int16
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -446,7 +596,13 @@ func (s *BeginQuorumEpochRequestLeaderEndpoint) readFrom(r *Reader, version int1
 	flexible := version >= 1
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
@@ -455,7 +611,13 @@ func (s *BeginQuorumEpochRequestLeaderEndpoint) readFrom(r *Reader, version int1
 		s.Name = ""
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
@@ -464,7 +626,13 @@ func (s *BeginQuorumEpochRequestLeaderEndpoint) readFrom(r *Reader, version int1
 		s.Host = ""
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Uint16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -474,9 +642,18 @@ func (s *BeginQuorumEpochRequestLeaderEndpoint) readFrom(r *Reader, version int1
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -486,7 +663,16 @@ func (s *BeginQuorumEpochRequestLeaderEndpoint) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -616,19 +802,33 @@ func (s *BeginQuorumEpochResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -637,26 +837,45 @@ func (s *BeginQuorumEpochResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]BeginQuorumEpochResponseTopicData, n)
-				for i := range a {
+				a := prealloc[BeginQuorumEpochResponseTopicData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, BeginQuorumEpochResponseTopicData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -666,9 +885,21 @@ func (s *BeginQuorumEpochResponse) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0 && version >= 1:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("NodeEndpoints", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				{
+					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
+					if r.tr != nil {
+						r.tr.Begin("(length)", lenOff)
+						r.tr.End(r.off, n)
+					}
 					{
 						n = r.NotNull(n)
 						r.checkCount(n, 8)
@@ -676,13 +907,20 @@ func (s *BeginQuorumEpochResponse) readFrom(r *Reader, version int16) {
 							r.PushPath("NodeEndpoints")
 							return
 						}
-						a := make([]BeginQuorumEpochResponseNodeEndpoint, n)
-						for i := range a {
+						a := prealloc[BeginQuorumEpochResponseNodeEndpoint](n)
+						for i := 0; i < n; i++ {
+							if r.tr != nil {
+								r.tr.BeginIndex(i, r.off)
+							}
+							a = append(a, BeginQuorumEpochResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
+							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("NodeEndpoints")
-								s.NodeEndpoints = a[:i+1]
+								s.NodeEndpoints = a
 								return
 							}
 						}
@@ -690,6 +928,9 @@ func (s *BeginQuorumEpochResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("NodeEndpoints")
 					return
@@ -699,7 +940,16 @@ func (s *BeginQuorumEpochResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -776,10 +1026,16 @@ func (s *BeginQuorumEpochResponseTopicData) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicName", r.off)
+		}
 		if flexible {
 			s.TopicName = r.CompactString()
 		} else {
 			s.TopicName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
 			r.PushPath("TopicName")
@@ -787,12 +1043,20 @@ func (s *BeginQuorumEpochResponseTopicData) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -801,25 +1065,44 @@ func (s *BeginQuorumEpochResponseTopicData) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]BeginQuorumEpochResponsePartitionData, n)
-				for i := range a {
+				a := prealloc[BeginQuorumEpochResponsePartitionData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, BeginQuorumEpochResponsePartitionData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -829,7 +1112,16 @@ func (s *BeginQuorumEpochResponseTopicData) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -893,28 +1185,52 @@ func (s *BeginQuorumEpochResponsePartitionData) readFrom(r *Reader, version int1
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderId", r.off)
+		}
 		s.LeaderId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderEpoch", r.off)
+		}
 		s.LeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderEpoch")
 			return
@@ -922,9 +1238,18 @@ func (s *BeginQuorumEpochResponsePartitionData) readFrom(r *Reader, version int1
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -934,7 +1259,16 @@ func (s *BeginQuorumEpochResponsePartitionData) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -994,7 +1328,13 @@ func (s *BeginQuorumEpochResponseNodeEndpoint) readFrom(r *Reader, version int16
 	flexible := version >= 1
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("NodeId", r.off)
+		}
 		s.NodeId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
+		}
 		if r.err != nil {
 			r.PushPath("NodeId")
 			return
@@ -1003,7 +1343,13 @@ func (s *BeginQuorumEpochResponseNodeEndpoint) readFrom(r *Reader, version int16
 		s.NodeId = 0
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
@@ -1012,7 +1358,13 @@ func (s *BeginQuorumEpochResponseNodeEndpoint) readFrom(r *Reader, version int16
 		s.Host = ""
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Uint16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -1022,9 +1374,18 @@ func (s *BeginQuorumEpochResponseNodeEndpoint) readFrom(r *Reader, version int16
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1034,7 +1395,16 @@ func (s *BeginQuorumEpochResponseNodeEndpoint) readFrom(r *Reader, version int16
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -31,35 +31,65 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("BrokerId", r.off)
+		}
 		s.BrokerId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
+		}
 		if r.err != nil {
 			r.PushPath("BrokerId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("BrokerEpoch", r.off)
+		}
 		s.BrokerEpoch = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("BrokerEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("CurrentMetadataOffset", r.off)
+		}
 		s.CurrentMetadataOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CurrentMetadataOffset)
+		}
 		if r.err != nil {
 			r.PushPath("CurrentMetadataOffset")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("WantFence", r.off)
+		}
 		s.WantFence = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.WantFence)
+		}
 		if r.err != nil {
 			r.PushPath("WantFence")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("WantShutDown", r.off)
+		}
 		s.WantShutDown = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.WantShutDown)
+		}
 		if r.err != nil {
 			r.PushPath("WantShutDown")
 			return
@@ -69,9 +99,18 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 	s.CordonedLogDirs = nil
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -81,9 +120,21 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0 && version >= 1:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("OfflineLogDirs", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				{
+					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
+					if r.tr != nil {
+						r.tr.Begin("(length)", lenOff)
+						r.tr.End(r.off, n)
+					}
 					{
 						n = r.NotNull(n)
 						r.checkCount(n, 16)
@@ -91,13 +142,21 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 							r.PushPath("OfflineLogDirs")
 							return
 						}
-						a := make([]UUID, n)
-						for i := range a {
-							a[i] = r.UUID()
+						a := prealloc[UUID](n)
+						for i := 0; i < n; i++ {
+							if r.tr != nil {
+								r.tr.BeginIndex(i, r.off)
+							}
+							var e UUID
+							e = r.UUID()
+							a = append(a, e)
+							if r.tr != nil {
+								r.tr.End(r.off, e)
+							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("OfflineLogDirs")
-								s.OfflineLogDirs = a[:i+1]
+								s.OfflineLogDirs = a
 								return
 							}
 						}
@@ -105,6 +164,9 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("OfflineLogDirs")
 					return
@@ -112,9 +174,21 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 				continue
 			case tag == 1 && version >= 2:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("CordonedLogDirs", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				{
+					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
+					if r.tr != nil {
+						r.tr.Begin("(length)", lenOff)
+						r.tr.End(r.off, n)
+					}
 					if n < 0 {
 						s.CordonedLogDirs = nil
 					} else {
@@ -124,13 +198,21 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 							r.PushPath("CordonedLogDirs")
 							return
 						}
-						a := make([]UUID, n)
-						for i := range a {
-							a[i] = r.UUID()
+						a := prealloc[UUID](n)
+						for i := 0; i < n; i++ {
+							if r.tr != nil {
+								r.tr.BeginIndex(i, r.off)
+							}
+							var e UUID
+							e = r.UUID()
+							a = append(a, e)
+							if r.tr != nil {
+								r.tr.End(r.off, e)
+							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("CordonedLogDirs")
-								s.CordonedLogDirs = a[:i+1]
+								s.CordonedLogDirs = a
 								return
 							}
 						}
@@ -138,6 +220,9 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 1)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("CordonedLogDirs")
 					return
@@ -147,7 +232,16 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -289,35 +383,65 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("IsCaughtUp", r.off)
+		}
 		s.IsCaughtUp = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IsCaughtUp)
+		}
 		if r.err != nil {
 			r.PushPath("IsCaughtUp")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("IsFenced", r.off)
+		}
 		s.IsFenced = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IsFenced)
+		}
 		if r.err != nil {
 			r.PushPath("IsFenced")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ShouldShutDown", r.off)
+		}
 		s.ShouldShutDown = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ShouldShutDown)
+		}
 		if r.err != nil {
 			r.PushPath("ShouldShutDown")
 			return
@@ -325,9 +449,18 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -337,7 +470,16 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

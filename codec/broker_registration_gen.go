@@ -54,30 +54,56 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("BrokerId", r.off)
+		}
 		s.BrokerId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
+		}
 		if r.err != nil {
 			r.PushPath("BrokerId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClusterId", r.off)
+		}
 		s.ClusterId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
+		}
 		if r.err != nil {
 			r.PushPath("ClusterId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("IncarnationId", r.off)
+		}
 		s.IncarnationId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IncarnationId)
+		}
 		if r.err != nil {
 			r.PushPath("IncarnationId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Listeners", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 7)
@@ -85,24 +111,42 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Listeners")
 					return
 				}
-				a := make([]BrokerRegistrationRequestListener, n)
-				for i := range a {
+				a := prealloc[BrokerRegistrationRequestListener](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, BrokerRegistrationRequestListener{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Listeners")
-						s.Listeners = a[:i+1]
+						s.Listeners = a
 						return
 					}
 				}
 				s.Listeners = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Features", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
@@ -110,29 +154,51 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Features")
 					return
 				}
-				a := make([]BrokerRegistrationRequestFeature, n)
-				for i := range a {
+				a := prealloc[BrokerRegistrationRequestFeature](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, BrokerRegistrationRequestFeature{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Features")
-						s.Features = a[:i+1]
+						s.Features = a
 						return
 					}
 				}
 				s.Features = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Rack", r.off)
+		}
 		s.Rack = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
+		}
 		if r.err != nil {
 			r.PushPath("Rack")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("IsMigratingZkBroker", r.off)
+		}
 		s.IsMigratingZkBroker = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IsMigratingZkBroker)
+		}
 		if r.err != nil {
 			r.PushPath("IsMigratingZkBroker")
 			return
@@ -141,9 +207,17 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 		s.IsMigratingZkBroker = false
 	}
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("LogDirs", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 16)
@@ -151,24 +225,41 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("LogDirs")
 					return
 				}
-				a := make([]UUID, n)
-				for i := range a {
-					a[i] = r.UUID()
+				a := prealloc[UUID](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e UUID
+					e = r.UUID()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("LogDirs")
-						s.LogDirs = a[:i+1]
+						s.LogDirs = a
 						return
 					}
 				}
 				s.LogDirs = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.LogDirs = nil
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("PreviousBrokerEpoch", r.off)
+		}
 		s.PreviousBrokerEpoch = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PreviousBrokerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("PreviousBrokerEpoch")
 			return
@@ -178,9 +269,18 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -190,7 +290,16 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -313,28 +422,52 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Uint16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SecurityProtocol", r.off)
+		}
 		s.SecurityProtocol = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SecurityProtocol)
+		}
 		if r.err != nil {
 			r.PushPath("SecurityProtocol")
 			return
@@ -342,9 +475,18 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -354,7 +496,16 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -414,21 +565,39 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MinSupportedVersion", r.off)
+		}
 		s.MinSupportedVersion = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MinSupportedVersion)
+		}
 		if r.err != nil {
 			r.PushPath("MinSupportedVersion")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MaxSupportedVersion", r.off)
+		}
 		s.MaxSupportedVersion = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxSupportedVersion)
+		}
 		if r.err != nil {
 			r.PushPath("MaxSupportedVersion")
 			return
@@ -436,9 +605,18 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -448,7 +626,16 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -533,21 +720,39 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("BrokerEpoch", r.off)
+		}
 		s.BrokerEpoch = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("BrokerEpoch")
 			return
@@ -555,9 +760,18 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -567,7 +781,16 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

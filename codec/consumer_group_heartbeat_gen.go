@@ -45,51 +45,95 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		s.GroupId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
+		}
 		if r.err != nil {
 			r.PushPath("GroupId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		s.MemberId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
+		}
 		if r.err != nil {
 			r.PushPath("MemberId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberEpoch", r.off)
+		}
 		s.MemberEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("MemberEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("InstanceId", r.off)
+		}
 		s.InstanceId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.InstanceId)
+		}
 		if r.err != nil {
 			r.PushPath("InstanceId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RackId", r.off)
+		}
 		s.RackId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
+		}
 		if r.err != nil {
 			r.PushPath("RackId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RebalanceTimeoutMs", r.off)
+		}
 		s.RebalanceTimeoutMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RebalanceTimeoutMs)
+		}
 		if r.err != nil {
 			r.PushPath("RebalanceTimeoutMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubscribedTopicNames", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.SubscribedTopicNames = nil
 			} else {
@@ -99,22 +143,39 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("SubscribedTopicNames")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("SubscribedTopicNames")
-						s.SubscribedTopicNames = a[:i+1]
+						s.SubscribedTopicNames = a
 						return
 					}
 				}
 				s.SubscribedTopicNames = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("SubscribedTopicRegex", r.off)
+		}
 		s.SubscribedTopicRegex = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SubscribedTopicRegex)
+		}
 		if r.err != nil {
 			r.PushPath("SubscribedTopicRegex")
 			return
@@ -123,16 +184,30 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 		s.SubscribedTopicRegex = nil
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ServerAssignor", r.off)
+		}
 		s.ServerAssignor = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ServerAssignor)
+		}
 		if r.err != nil {
 			r.PushPath("ServerAssignor")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicPartitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.TopicPartitions = nil
 			} else {
@@ -142,25 +217,44 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("TopicPartitions")
 					return
 				}
-				a := make([]ConsumerGroupHeartbeatRequestTopicPartitions, n)
-				for i := range a {
+				a := prealloc[ConsumerGroupHeartbeatRequestTopicPartitions](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ConsumerGroupHeartbeatRequestTopicPartitions{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicPartitions")
-						s.TopicPartitions = a[:i+1]
+						s.TopicPartitions = a
 						return
 					}
 				}
 				s.TopicPartitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -170,7 +264,16 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -293,16 +396,30 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
@@ -310,25 +427,45 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -338,7 +475,16 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -466,53 +612,95 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		s.MemberId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
+		}
 		if r.err != nil {
 			r.PushPath("MemberId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberEpoch", r.off)
+		}
 		s.MemberEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("MemberEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("HeartbeatIntervalMs", r.off)
+		}
 		s.HeartbeatIntervalMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.HeartbeatIntervalMs)
+		}
 		if r.err != nil {
 			r.PushPath("HeartbeatIntervalMs")
 			return
 		}
 	}
 	{
-		if r.nullMarker() {
+		if r.tr != nil {
+			r.tr.Begin("Assignment", r.off)
+		}
+		if r.tracedNullMarker() {
 			s.Assignment = nil
 		} else {
 			s.Assignment = new(ConsumerGroupHeartbeatResponseAssignment)
 			s.Assignment.readFrom(r, version)
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
 			r.PushPath("Assignment")
@@ -521,9 +709,18 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -533,7 +730,16 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -622,16 +828,30 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
@@ -639,25 +859,45 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -667,7 +907,16 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -720,9 +969,17 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) readFrom(r *Reader, version i
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicPartitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
@@ -730,25 +987,44 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) readFrom(r *Reader, version i
 					r.PushPath("TopicPartitions")
 					return
 				}
-				a := make([]ConsumerGroupHeartbeatResponseTopicPartitions, n)
-				for i := range a {
+				a := prealloc[ConsumerGroupHeartbeatResponseTopicPartitions](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ConsumerGroupHeartbeatResponseTopicPartitions{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicPartitions")
-						s.TopicPartitions = a[:i+1]
+						s.TopicPartitions = a
 						return
 					}
 				}
 				s.TopicPartitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -758,7 +1034,16 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) readFrom(r *Reader, version i
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

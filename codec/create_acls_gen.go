@@ -32,12 +32,20 @@ func (s *CreateAclsRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Creations", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -46,25 +54,44 @@ func (s *CreateAclsRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Creations")
 					return
 				}
-				a := make([]CreateAclsRequestAclCreation, n)
-				for i := range a {
+				a := prealloc[CreateAclsRequestAclCreation](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, CreateAclsRequestAclCreation{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Creations")
-						s.Creations = a[:i+1]
+						s.Creations = a
 						return
 					}
 				}
 				s.Creations = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -74,7 +101,16 @@ func (s *CreateAclsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -130,17 +166,29 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceType", r.off)
+		}
 		s.ResourceType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
+		}
 		if r.err != nil {
 			r.PushPath("ResourceType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceName", r.off)
+		}
 		if flexible {
 			s.ResourceName = r.CompactString()
 		} else {
 			s.ResourceName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
 			r.PushPath("ResourceName")
@@ -148,7 +196,13 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ResourcePatternType", r.off)
+		}
 		s.ResourcePatternType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourcePatternType)
+		}
 		if r.err != nil {
 			r.PushPath("ResourcePatternType")
 			return
@@ -157,10 +211,16 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 		s.ResourcePatternType = 3
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Principal", r.off)
+		}
 		if flexible {
 			s.Principal = r.CompactString()
 		} else {
 			s.Principal = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Principal)
 		}
 		if r.err != nil {
 			r.PushPath("Principal")
@@ -168,10 +228,16 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		if flexible {
 			s.Host = r.CompactString()
 		} else {
 			s.Host = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
 			r.PushPath("Host")
@@ -179,14 +245,26 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Operation", r.off)
+		}
 		s.Operation = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Operation)
+		}
 		if r.err != nil {
 			r.PushPath("Operation")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PermissionType", r.off)
+		}
 		s.PermissionType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PermissionType)
+		}
 		if r.err != nil {
 			r.PushPath("PermissionType")
 			return
@@ -194,9 +272,18 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -206,7 +293,16 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -337,19 +433,33 @@ func (s *CreateAclsResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Results", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -358,25 +468,44 @@ func (s *CreateAclsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Results")
 					return
 				}
-				a := make([]CreateAclsResponseAclCreationResult, n)
-				for i := range a {
+				a := prealloc[CreateAclsResponseAclCreationResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, CreateAclsResponseAclCreationResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
-						s.Results = a[:i+1]
+						s.Results = a
 						return
 					}
 				}
 				s.Results = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -386,7 +515,16 @@ func (s *CreateAclsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -444,17 +582,29 @@ func (s *CreateAclsResponseAclCreationResult) readFrom(r *Reader, version int16)
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -463,9 +613,18 @@ func (s *CreateAclsResponseAclCreationResult) readFrom(r *Reader, version int16)
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -475,7 +634,16 @@ func (s *CreateAclsResponseAclCreationResult) readFrom(r *Reader, version int16)
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

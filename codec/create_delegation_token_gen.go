@@ -33,7 +33,13 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("OwnerPrincipalType", r.off)
+		}
 		s.OwnerPrincipalType = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.OwnerPrincipalType)
+		}
 		if r.err != nil {
 			r.PushPath("OwnerPrincipalType")
 			return
@@ -42,7 +48,13 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 		s.OwnerPrincipalType = ptrString("")
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("OwnerPrincipalName", r.off)
+		}
 		s.OwnerPrincipalName = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.OwnerPrincipalName)
+		}
 		if r.err != nil {
 			r.PushPath("OwnerPrincipalName")
 			return
@@ -51,12 +63,20 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 		s.OwnerPrincipalName = ptrString("")
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Renewers", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -65,22 +85,38 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Renewers")
 					return
 				}
-				a := make([]CreateDelegationTokenRequestCreatableRenewers, n)
-				for i := range a {
+				a := prealloc[CreateDelegationTokenRequestCreatableRenewers](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, CreateDelegationTokenRequestCreatableRenewers{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Renewers")
-						s.Renewers = a[:i+1]
+						s.Renewers = a
 						return
 					}
 				}
 				s.Renewers = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MaxLifetimeMs", r.off)
+		}
 		s.MaxLifetimeMs = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxLifetimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("MaxLifetimeMs")
 			return
@@ -88,9 +124,18 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -100,7 +145,16 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -172,10 +226,16 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, vers
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalType", r.off)
+		}
 		if flexible {
 			s.PrincipalType = r.CompactString()
 		} else {
 			s.PrincipalType = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalType)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalType")
@@ -183,10 +243,16 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, vers
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalName", r.off)
+		}
 		if flexible {
 			s.PrincipalName = r.CompactString()
 		} else {
 			s.PrincipalName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalName)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalName")
@@ -195,9 +261,18 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, vers
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -207,7 +282,16 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, vers
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -311,17 +395,29 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalType", r.off)
+		}
 		if flexible {
 			s.PrincipalType = r.CompactString()
 		} else {
 			s.PrincipalType = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalType)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalType")
@@ -329,10 +425,16 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalName", r.off)
+		}
 		if flexible {
 			s.PrincipalName = r.CompactString()
 		} else {
 			s.PrincipalName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalName)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalName")
@@ -340,7 +442,13 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("TokenRequesterPrincipalType", r.off)
+		}
 		s.TokenRequesterPrincipalType = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TokenRequesterPrincipalType)
+		}
 		if r.err != nil {
 			r.PushPath("TokenRequesterPrincipalType")
 			return
@@ -349,7 +457,13 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		s.TokenRequesterPrincipalType = ""
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("TokenRequesterPrincipalName", r.off)
+		}
 		s.TokenRequesterPrincipalName = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TokenRequesterPrincipalName)
+		}
 		if r.err != nil {
 			r.PushPath("TokenRequesterPrincipalName")
 			return
@@ -358,31 +472,55 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		s.TokenRequesterPrincipalName = ""
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("IssueTimestampMs", r.off)
+		}
 		s.IssueTimestampMs = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IssueTimestampMs)
+		}
 		if r.err != nil {
 			r.PushPath("IssueTimestampMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ExpiryTimestampMs", r.off)
+		}
 		s.ExpiryTimestampMs = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ExpiryTimestampMs)
+		}
 		if r.err != nil {
 			r.PushPath("ExpiryTimestampMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MaxTimestampMs", r.off)
+		}
 		s.MaxTimestampMs = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxTimestampMs)
+		}
 		if r.err != nil {
 			r.PushPath("MaxTimestampMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TokenId", r.off)
+		}
 		if flexible {
 			s.TokenId = r.CompactString()
 		} else {
 			s.TokenId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.TokenId)
 		}
 		if r.err != nil {
 			r.PushPath("TokenId")
@@ -390,10 +528,16 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Hmac", r.off)
+		}
 		if flexible {
 			s.Hmac = r.CompactBytes()
 		} else {
 			s.Hmac = r.Bytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Hmac)
 		}
 		if r.err != nil {
 			r.PushPath("Hmac")
@@ -401,7 +545,13 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -409,9 +559,18 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -421,7 +580,16 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

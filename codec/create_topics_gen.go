@@ -50,12 +50,20 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 5
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -64,29 +72,51 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]CreateTopicsRequestCreatableTopic, n)
-				for i := range a {
+				a := prealloc[CreateTopicsRequestCreatableTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, CreateTopicsRequestCreatableTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("timeoutMs", r.off)
+		}
 		s.timeoutMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.timeoutMs)
+		}
 		if r.err != nil {
 			r.PushPath("timeoutMs")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("validateOnly", r.off)
+		}
 		s.validateOnly = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.validateOnly)
+		}
 		if r.err != nil {
 			r.PushPath("validateOnly")
 			return
@@ -96,9 +126,18 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -108,7 +147,16 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -176,10 +224,16 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 5
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -187,26 +241,46 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("NumPartitions", r.off)
+		}
 		s.NumPartitions = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NumPartitions)
+		}
 		if r.err != nil {
 			r.PushPath("NumPartitions")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ReplicationFactor", r.off)
+		}
 		s.ReplicationFactor = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ReplicationFactor)
+		}
 		if r.err != nil {
 			r.PushPath("ReplicationFactor")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Assignments", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -215,27 +289,45 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 					r.PushPath("Assignments")
 					return
 				}
-				a := make([]CreateTopicsRequestCreatableReplicaAssignment, n)
-				for i := range a {
+				a := prealloc[CreateTopicsRequestCreatableReplicaAssignment](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, CreateTopicsRequestCreatableReplicaAssignment{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Assignments")
-						s.Assignments = a[:i+1]
+						s.Assignments = a
 						return
 					}
 				}
 				s.Assignments = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Configs", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -244,25 +336,44 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 					r.PushPath("Configs")
 					return
 				}
-				a := make([]CreateTopicsRequestCreatableTopicConfig, n)
-				for i := range a {
+				a := prealloc[CreateTopicsRequestCreatableTopicConfig](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, CreateTopicsRequestCreatableTopicConfig{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Configs")
-						s.Configs = a[:i+1]
+						s.Configs = a
 						return
 					}
 				}
 				s.Configs = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -272,7 +383,16 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -368,19 +488,33 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 	flexible := version >= 5
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("BrokerIds", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -389,25 +523,45 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 					r.PushPath("BrokerIds")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("BrokerIds")
-						s.BrokerIds = a[:i+1]
+						s.BrokerIds = a
 						return
 					}
 				}
 				s.BrokerIds = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -417,7 +571,16 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -475,10 +638,16 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 	flexible := version >= 5
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -486,10 +655,16 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Value", r.off)
+		}
 		if flexible {
 			s.Value = r.CompactNullableString()
 		} else {
 			s.Value = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
 			r.PushPath("Value")
@@ -498,9 +673,18 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -510,7 +694,16 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -643,7 +836,13 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 5
 	_ = flexible
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -652,12 +851,20 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 		s.ThrottleTimeMs = 0
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -666,25 +873,44 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]CreateTopicsResponseCreatableTopicResult, n)
-				for i := range a {
+				a := prealloc[CreateTopicsResponseCreatableTopicResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, CreateTopicsResponseCreatableTopicResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -694,7 +920,16 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -758,10 +993,16 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 	flexible := version >= 5
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -769,7 +1010,13 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 		}
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -778,17 +1025,29 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 		s.TopicId = UUID{}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -799,7 +1058,13 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 	}
 	s.TopicConfigErrorCode = 0
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("NumPartitions", r.off)
+		}
 		s.NumPartitions = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NumPartitions)
+		}
 		if r.err != nil {
 			r.PushPath("NumPartitions")
 			return
@@ -808,7 +1073,13 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 		s.NumPartitions = -1
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("ReplicationFactor", r.off)
+		}
 		s.ReplicationFactor = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ReplicationFactor)
+		}
 		if r.err != nil {
 			r.PushPath("ReplicationFactor")
 			return
@@ -817,9 +1088,17 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 		s.ReplicationFactor = -1
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("Configs", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.Configs = nil
 			} else {
@@ -829,27 +1108,46 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 					r.PushPath("Configs")
 					return
 				}
-				a := make([]CreateTopicsResponseCreatableTopicConfigs, n)
-				for i := range a {
+				a := prealloc[CreateTopicsResponseCreatableTopicConfigs](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, CreateTopicsResponseCreatableTopicConfigs{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Configs")
-						s.Configs = a[:i+1]
+						s.Configs = a
 						return
 					}
 				}
 				s.Configs = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Configs = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -859,8 +1157,14 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			switch {
 			case tag == 0 && version >= 5:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("TopicConfigErrorCode", tagOff)
+				}
 				s.TopicConfigErrorCode = r.Int16()
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, s.TopicConfigErrorCode)
+				}
 				if r.err != nil {
 					r.PushPath("TopicConfigErrorCode")
 					return
@@ -870,7 +1174,16 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -982,7 +1295,13 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 	flexible := version >= 5
 	_ = flexible
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
@@ -991,7 +1310,13 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 		s.Name = ""
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("Value", r.off)
+		}
 		s.Value = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Value)
+		}
 		if r.err != nil {
 			r.PushPath("Value")
 			return
@@ -1000,7 +1325,13 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 		s.Value = ptrString("")
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("ReadOnly", r.off)
+		}
 		s.ReadOnly = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ReadOnly)
+		}
 		if r.err != nil {
 			r.PushPath("ReadOnly")
 			return
@@ -1009,7 +1340,13 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 		s.ReadOnly = false
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("ConfigSource", r.off)
+		}
 		s.ConfigSource = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ConfigSource)
+		}
 		if r.err != nil {
 			r.PushPath("ConfigSource")
 			return
@@ -1018,7 +1355,13 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 		s.ConfigSource = -1
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("IsSensitive", r.off)
+		}
 		s.IsSensitive = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IsSensitive)
+		}
 		if r.err != nil {
 			r.PushPath("IsSensitive")
 			return
@@ -1028,9 +1371,18 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1040,7 +1392,16 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

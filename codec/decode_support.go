@@ -1,6 +1,9 @@
 package codec
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Helpers used by the generated decoders and encoders.
 
@@ -93,4 +96,30 @@ func writeUnknownTagsJSON(w *JSONWriter, tags []TaggedField) {
 		w.EndObject()
 	}
 	w.EndArray()
+}
+
+// tracedNullMarker is nullMarker, reported to a Tracer as a field of its own.
+func (r *Reader) tracedNullMarker() bool {
+	off := r.off
+	null := r.nullMarker()
+	if r.tr != nil {
+		r.tr.Begin("(null marker)", off)
+		r.tr.End(r.off, null)
+	}
+	return null
+}
+
+// preallocBytes is how much memory an array may reserve before its elements
+// decode.
+const preallocBytes = 1 << 20
+
+// prealloc returns an empty slice for an array of n elements (n already
+// checked against the bytes remaining): room for all of them when that
+// takes at most preallocBytes, else room for some, the slice growing as
+// elements actually decode, so that a count that lies costs what the
+// frame really holds, not what it claims.
+func prealloc[T any](n int) []T {
+	var zero T
+	limit := max(1, preallocBytes/max(1, int(unsafe.Sizeof(zero))))
+	return make([]T, 0, min(n, limit))
 }

@@ -32,12 +32,20 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Filters", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -46,25 +54,44 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Filters")
 					return
 				}
-				a := make([]DeleteAclsRequestDeleteAclsFilter, n)
-				for i := range a {
+				a := prealloc[DeleteAclsRequestDeleteAclsFilter](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DeleteAclsRequestDeleteAclsFilter{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Filters")
-						s.Filters = a[:i+1]
+						s.Filters = a
 						return
 					}
 				}
 				s.Filters = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -74,7 +101,16 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -130,17 +166,29 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceTypeFilter", r.off)
+		}
 		s.ResourceTypeFilter = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceTypeFilter)
+		}
 		if r.err != nil {
 			r.PushPath("ResourceTypeFilter")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceNameFilter", r.off)
+		}
 		if flexible {
 			s.ResourceNameFilter = r.CompactNullableString()
 		} else {
 			s.ResourceNameFilter = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceNameFilter)
 		}
 		if r.err != nil {
 			r.PushPath("ResourceNameFilter")
@@ -148,7 +196,13 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("PatternTypeFilter", r.off)
+		}
 		s.PatternTypeFilter = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PatternTypeFilter)
+		}
 		if r.err != nil {
 			r.PushPath("PatternTypeFilter")
 			return
@@ -157,10 +211,16 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 		s.PatternTypeFilter = 3
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalFilter", r.off)
+		}
 		if flexible {
 			s.PrincipalFilter = r.CompactNullableString()
 		} else {
 			s.PrincipalFilter = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalFilter)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalFilter")
@@ -168,10 +228,16 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("HostFilter", r.off)
+		}
 		if flexible {
 			s.HostFilter = r.CompactNullableString()
 		} else {
 			s.HostFilter = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.HostFilter)
 		}
 		if r.err != nil {
 			r.PushPath("HostFilter")
@@ -179,14 +245,26 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Operation", r.off)
+		}
 		s.Operation = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Operation)
+		}
 		if r.err != nil {
 			r.PushPath("Operation")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PermissionType", r.off)
+		}
 		s.PermissionType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PermissionType)
+		}
 		if r.err != nil {
 			r.PushPath("PermissionType")
 			return
@@ -194,9 +272,18 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -206,7 +293,16 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -353,19 +449,33 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("FilterResults", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -374,25 +484,44 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("FilterResults")
 					return
 				}
-				a := make([]DeleteAclsResponseDeleteAclsFilterResult, n)
-				for i := range a {
+				a := prealloc[DeleteAclsResponseDeleteAclsFilterResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DeleteAclsResponseDeleteAclsFilterResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("FilterResults")
-						s.FilterResults = a[:i+1]
+						s.FilterResults = a
 						return
 					}
 				}
 				s.FilterResults = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -402,7 +531,16 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -461,17 +599,29 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -479,12 +629,20 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MatchingAcls", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -493,25 +651,44 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 					r.PushPath("MatchingAcls")
 					return
 				}
-				a := make([]DeleteAclsResponseDeleteAclsMatchingAcl, n)
-				for i := range a {
+				a := prealloc[DeleteAclsResponseDeleteAclsMatchingAcl](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DeleteAclsResponseDeleteAclsMatchingAcl{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("MatchingAcls")
-						s.MatchingAcls = a[:i+1]
+						s.MatchingAcls = a
 						return
 					}
 				}
 				s.MatchingAcls = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -521,7 +698,16 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -597,17 +783,29 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -615,17 +813,29 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceType", r.off)
+		}
 		s.ResourceType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
+		}
 		if r.err != nil {
 			r.PushPath("ResourceType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceName", r.off)
+		}
 		if flexible {
 			s.ResourceName = r.CompactString()
 		} else {
 			s.ResourceName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
 			r.PushPath("ResourceName")
@@ -633,7 +843,13 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("PatternType", r.off)
+		}
 		s.PatternType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PatternType)
+		}
 		if r.err != nil {
 			r.PushPath("PatternType")
 			return
@@ -642,10 +858,16 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		s.PatternType = 3
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Principal", r.off)
+		}
 		if flexible {
 			s.Principal = r.CompactString()
 		} else {
 			s.Principal = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Principal)
 		}
 		if r.err != nil {
 			r.PushPath("Principal")
@@ -653,10 +875,16 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		if flexible {
 			s.Host = r.CompactString()
 		} else {
 			s.Host = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
 			r.PushPath("Host")
@@ -664,14 +892,26 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Operation", r.off)
+		}
 		s.Operation = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Operation)
+		}
 		if r.err != nil {
 			r.PushPath("Operation")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PermissionType", r.off)
+		}
 		s.PermissionType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PermissionType)
+		}
 		if r.err != nil {
 			r.PushPath("PermissionType")
 			return
@@ -679,9 +919,18 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -691,7 +940,16 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -31,17 +31,29 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceTypeFilter", r.off)
+		}
 		s.ResourceTypeFilter = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceTypeFilter)
+		}
 		if r.err != nil {
 			r.PushPath("ResourceTypeFilter")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceNameFilter", r.off)
+		}
 		if flexible {
 			s.ResourceNameFilter = r.CompactNullableString()
 		} else {
 			s.ResourceNameFilter = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceNameFilter)
 		}
 		if r.err != nil {
 			r.PushPath("ResourceNameFilter")
@@ -49,7 +61,13 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("PatternTypeFilter", r.off)
+		}
 		s.PatternTypeFilter = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PatternTypeFilter)
+		}
 		if r.err != nil {
 			r.PushPath("PatternTypeFilter")
 			return
@@ -58,10 +76,16 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 		s.PatternTypeFilter = 3
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalFilter", r.off)
+		}
 		if flexible {
 			s.PrincipalFilter = r.CompactNullableString()
 		} else {
 			s.PrincipalFilter = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalFilter)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalFilter")
@@ -69,10 +93,16 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("HostFilter", r.off)
+		}
 		if flexible {
 			s.HostFilter = r.CompactNullableString()
 		} else {
 			s.HostFilter = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.HostFilter)
 		}
 		if r.err != nil {
 			r.PushPath("HostFilter")
@@ -80,14 +110,26 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Operation", r.off)
+		}
 		s.Operation = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Operation)
+		}
 		if r.err != nil {
 			r.PushPath("Operation")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PermissionType", r.off)
+		}
 		s.PermissionType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PermissionType)
+		}
 		if r.err != nil {
 			r.PushPath("PermissionType")
 			return
@@ -95,9 +137,18 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -107,7 +158,16 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -254,24 +314,42 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -279,12 +357,20 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Resources", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -293,25 +379,44 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Resources")
 					return
 				}
-				a := make([]DescribeAclsResponseDescribeAclsResource, n)
-				for i := range a {
+				a := prealloc[DescribeAclsResponseDescribeAclsResource](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeAclsResponseDescribeAclsResource{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Resources")
-						s.Resources = a[:i+1]
+						s.Resources = a
 						return
 					}
 				}
 				s.Resources = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -321,7 +426,16 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -399,17 +513,29 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceType", r.off)
+		}
 		s.ResourceType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
+		}
 		if r.err != nil {
 			r.PushPath("ResourceType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceName", r.off)
+		}
 		if flexible {
 			s.ResourceName = r.CompactString()
 		} else {
 			s.ResourceName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
 			r.PushPath("ResourceName")
@@ -417,7 +543,13 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("PatternType", r.off)
+		}
 		s.PatternType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PatternType)
+		}
 		if r.err != nil {
 			r.PushPath("PatternType")
 			return
@@ -426,12 +558,20 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 		s.PatternType = 3
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Acls", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -440,25 +580,44 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 					r.PushPath("Acls")
 					return
 				}
-				a := make([]DescribeAclsResponseAclDescription, n)
-				for i := range a {
+				a := prealloc[DescribeAclsResponseAclDescription](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeAclsResponseAclDescription{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Acls")
-						s.Acls = a[:i+1]
+						s.Acls = a
 						return
 					}
 				}
 				s.Acls = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -468,7 +627,16 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -546,10 +714,16 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Principal", r.off)
+		}
 		if flexible {
 			s.Principal = r.CompactString()
 		} else {
 			s.Principal = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Principal)
 		}
 		if r.err != nil {
 			r.PushPath("Principal")
@@ -557,10 +731,16 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		if flexible {
 			s.Host = r.CompactString()
 		} else {
 			s.Host = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
 			r.PushPath("Host")
@@ -568,14 +748,26 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Operation", r.off)
+		}
 		s.Operation = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Operation)
+		}
 		if r.err != nil {
 			r.PushPath("Operation")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PermissionType", r.off)
+		}
 		s.PermissionType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PermissionType)
+		}
 		if r.err != nil {
 			r.PushPath("PermissionType")
 			return
@@ -583,9 +775,18 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -595,7 +796,16 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -30,12 +30,20 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Components", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -44,22 +52,38 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Components")
 					return
 				}
-				a := make([]DescribeClientQuotasRequestComponentData, n)
-				for i := range a {
+				a := prealloc[DescribeClientQuotasRequestComponentData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeClientQuotasRequestComponentData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Components")
-						s.Components = a[:i+1]
+						s.Components = a
 						return
 					}
 				}
 				s.Components = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Strict", r.off)
+		}
 		s.Strict = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Strict)
+		}
 		if r.err != nil {
 			r.PushPath("Strict")
 			return
@@ -67,9 +91,18 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -79,7 +112,16 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -138,10 +180,16 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("EntityType", r.off)
+		}
 		if flexible {
 			s.EntityType = r.CompactString()
 		} else {
 			s.EntityType = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.EntityType)
 		}
 		if r.err != nil {
 			r.PushPath("EntityType")
@@ -149,17 +197,29 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MatchType", r.off)
+		}
 		s.MatchType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MatchType)
+		}
 		if r.err != nil {
 			r.PushPath("MatchType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Match", r.off)
+		}
 		if flexible {
 			s.Match = r.CompactNullableString()
 		} else {
 			s.Match = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Match)
 		}
 		if r.err != nil {
 			r.PushPath("Match")
@@ -168,9 +228,18 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -180,7 +249,16 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -301,24 +379,42 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -326,12 +422,20 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Entries", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			if n < 0 {
 				s.Entries = nil
@@ -342,25 +446,44 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Entries")
 					return
 				}
-				a := make([]DescribeClientQuotasResponseEntryData, n)
-				for i := range a {
+				a := prealloc[DescribeClientQuotasResponseEntryData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeClientQuotasResponseEntryData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entries")
-						s.Entries = a[:i+1]
+						s.Entries = a
 						return
 					}
 				}
 				s.Entries = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -370,7 +493,16 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -448,12 +580,20 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Entity", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -462,27 +602,45 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 					r.PushPath("Entity")
 					return
 				}
-				a := make([]DescribeClientQuotasResponseEntityData, n)
-				for i := range a {
+				a := prealloc[DescribeClientQuotasResponseEntityData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeClientQuotasResponseEntityData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entity")
-						s.Entity = a[:i+1]
+						s.Entity = a
 						return
 					}
 				}
 				s.Entity = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Values", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -491,25 +649,44 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 					r.PushPath("Values")
 					return
 				}
-				a := make([]DescribeClientQuotasResponseValueData, n)
-				for i := range a {
+				a := prealloc[DescribeClientQuotasResponseValueData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeClientQuotasResponseValueData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Values")
-						s.Values = a[:i+1]
+						s.Values = a
 						return
 					}
 				}
 				s.Values = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -519,7 +696,16 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -590,10 +776,16 @@ func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("EntityType", r.off)
+		}
 		if flexible {
 			s.EntityType = r.CompactString()
 		} else {
 			s.EntityType = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.EntityType)
 		}
 		if r.err != nil {
 			r.PushPath("EntityType")
@@ -601,10 +793,16 @@ func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("EntityName", r.off)
+		}
 		if flexible {
 			s.EntityName = r.CompactNullableString()
 		} else {
 			s.EntityName = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.EntityName)
 		}
 		if r.err != nil {
 			r.PushPath("EntityName")
@@ -613,9 +811,18 @@ func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -625,7 +832,16 @@ func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -678,10 +894,16 @@ func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int1
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Key", r.off)
+		}
 		if flexible {
 			s.Key = r.CompactString()
 		} else {
 			s.Key = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Key)
 		}
 		if r.err != nil {
 			r.PushPath("Key")
@@ -689,7 +911,13 @@ func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int1
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Value", r.off)
+		}
 		s.Value = r.Float64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Value)
+		}
 		if r.err != nil {
 			r.PushPath("Value")
 			return
@@ -697,9 +925,18 @@ func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int1
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -709,7 +946,16 @@ func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

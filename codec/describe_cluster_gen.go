@@ -23,14 +23,26 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("IncludeClusterAuthorizedOperations", r.off)
+		}
 		s.IncludeClusterAuthorizedOperations = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IncludeClusterAuthorizedOperations)
+		}
 		if r.err != nil {
 			r.PushPath("IncludeClusterAuthorizedOperations")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("EndpointType", r.off)
+		}
 		s.EndpointType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.EndpointType)
+		}
 		if r.err != nil {
 			r.PushPath("EndpointType")
 			return
@@ -39,7 +51,13 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 		s.EndpointType = 1
 	}
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("IncludeFencedBrokers", r.off)
+		}
 		s.IncludeFencedBrokers = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IncludeFencedBrokers)
+		}
 		if r.err != nil {
 			r.PushPath("IncludeFencedBrokers")
 			return
@@ -49,9 +67,18 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -61,7 +88,16 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -167,28 +203,52 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("EndpointType", r.off)
+		}
 		s.EndpointType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.EndpointType)
+		}
 		if r.err != nil {
 			r.PushPath("EndpointType")
 			return
@@ -197,23 +257,43 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 		s.EndpointType = 1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClusterId", r.off)
+		}
 		s.ClusterId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
+		}
 		if r.err != nil {
 			r.PushPath("ClusterId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ControllerId", r.off)
+		}
 		s.ControllerId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ControllerId)
+		}
 		if r.err != nil {
 			r.PushPath("ControllerId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Brokers", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 11)
@@ -221,22 +301,38 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Brokers")
 					return
 				}
-				a := make([]DescribeClusterResponseDescribeClusterBroker, n)
-				for i := range a {
+				a := prealloc[DescribeClusterResponseDescribeClusterBroker](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeClusterResponseDescribeClusterBroker{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Brokers")
-						s.Brokers = a[:i+1]
+						s.Brokers = a
 						return
 					}
 				}
 				s.Brokers = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClusterAuthorizedOperations", r.off)
+		}
 		s.ClusterAuthorizedOperations = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClusterAuthorizedOperations)
+		}
 		if r.err != nil {
 			r.PushPath("ClusterAuthorizedOperations")
 			return
@@ -244,9 +340,18 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -256,7 +361,16 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -355,35 +469,65 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("BrokerId", r.off)
+		}
 		s.BrokerId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
+		}
 		if r.err != nil {
 			r.PushPath("BrokerId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Rack", r.off)
+		}
 		s.Rack = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
+		}
 		if r.err != nil {
 			r.PushPath("Rack")
 			return
 		}
 	}
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("IsFenced", r.off)
+		}
 		s.IsFenced = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IsFenced)
+		}
 		if r.err != nil {
 			r.PushPath("IsFenced")
 			return
@@ -393,9 +537,18 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -405,7 +558,16 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

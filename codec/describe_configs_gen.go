@@ -32,12 +32,20 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 4
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Resources", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -46,22 +54,38 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Resources")
 					return
 				}
-				a := make([]DescribeConfigsRequestDescribeConfigsResource, n)
-				for i := range a {
+				a := prealloc[DescribeConfigsRequestDescribeConfigsResource](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeConfigsRequestDescribeConfigsResource{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Resources")
-						s.Resources = a[:i+1]
+						s.Resources = a
 						return
 					}
 				}
 				s.Resources = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("IncludeSynonyms", r.off)
+		}
 		s.IncludeSynonyms = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IncludeSynonyms)
+		}
 		if r.err != nil {
 			r.PushPath("IncludeSynonyms")
 			return
@@ -70,7 +94,13 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 		s.IncludeSynonyms = false
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("IncludeDocumentation", r.off)
+		}
 		s.IncludeDocumentation = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IncludeDocumentation)
+		}
 		if r.err != nil {
 			r.PushPath("IncludeDocumentation")
 			return
@@ -80,9 +110,18 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -92,7 +131,16 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -158,17 +206,29 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 	flexible := version >= 4
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceType", r.off)
+		}
 		s.ResourceType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
+		}
 		if r.err != nil {
 			r.PushPath("ResourceType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceName", r.off)
+		}
 		if flexible {
 			s.ResourceName = r.CompactString()
 		} else {
 			s.ResourceName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
 			r.PushPath("ResourceName")
@@ -176,12 +236,20 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ConfigurationKeys", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			if n < 0 {
 				s.ConfigurationKeys = nil
@@ -192,29 +260,49 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 					r.PushPath("ConfigurationKeys")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
 					if flexible {
-						a[i] = r.CompactString()
+						e = r.CompactString()
 					} else {
-						a[i] = r.String()
+						e = r.String()
+					}
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ConfigurationKeys")
-						s.ConfigurationKeys = a[:i+1]
+						s.ConfigurationKeys = a
 						return
 					}
 				}
 				s.ConfigurationKeys = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -224,7 +312,16 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -365,19 +462,33 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 4
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Results", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -386,25 +497,44 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Results")
 					return
 				}
-				a := make([]DescribeConfigsResponseDescribeConfigsResult, n)
-				for i := range a {
+				a := prealloc[DescribeConfigsResponseDescribeConfigsResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeConfigsResponseDescribeConfigsResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
-						s.Results = a[:i+1]
+						s.Results = a
 						return
 					}
 				}
 				s.Results = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -414,7 +544,16 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -475,17 +614,29 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 	flexible := version >= 4
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -493,17 +644,29 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceType", r.off)
+		}
 		s.ResourceType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
+		}
 		if r.err != nil {
 			r.PushPath("ResourceType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceName", r.off)
+		}
 		if flexible {
 			s.ResourceName = r.CompactString()
 		} else {
 			s.ResourceName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
 			r.PushPath("ResourceName")
@@ -511,12 +674,20 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Configs", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -525,25 +696,44 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 					r.PushPath("Configs")
 					return
 				}
-				a := make([]DescribeConfigsResponseDescribeConfigsResourceResult, n)
-				for i := range a {
+				a := prealloc[DescribeConfigsResponseDescribeConfigsResourceResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeConfigsResponseDescribeConfigsResourceResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Configs")
-						s.Configs = a[:i+1]
+						s.Configs = a
 						return
 					}
 				}
 				s.Configs = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -553,7 +743,16 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -647,10 +846,16 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 	flexible := version >= 4
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -658,10 +863,16 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Value", r.off)
+		}
 		if flexible {
 			s.Value = r.CompactNullableString()
 		} else {
 			s.Value = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
 			r.PushPath("Value")
@@ -669,14 +880,26 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ReadOnly", r.off)
+		}
 		s.ReadOnly = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ReadOnly)
+		}
 		if r.err != nil {
 			r.PushPath("ReadOnly")
 			return
 		}
 	}
 	if version <= 0 {
+		if r.tr != nil {
+			r.tr.Begin("IsDefault", r.off)
+		}
 		s.IsDefault = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IsDefault)
+		}
 		if r.err != nil {
 			r.PushPath("IsDefault")
 			return
@@ -685,7 +908,13 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		s.IsDefault = false
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ConfigSource", r.off)
+		}
 		s.ConfigSource = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ConfigSource)
+		}
 		if r.err != nil {
 			r.PushPath("ConfigSource")
 			return
@@ -694,19 +923,33 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		s.ConfigSource = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("IsSensitive", r.off)
+		}
 		s.IsSensitive = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IsSensitive)
+		}
 		if r.err != nil {
 			r.PushPath("IsSensitive")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Synonyms", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -715,24 +958,40 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 					r.PushPath("Synonyms")
 					return
 				}
-				a := make([]DescribeConfigsResponseDescribeConfigsSynonym, n)
-				for i := range a {
+				a := prealloc[DescribeConfigsResponseDescribeConfigsSynonym](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeConfigsResponseDescribeConfigsSynonym{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Synonyms")
-						s.Synonyms = a[:i+1]
+						s.Synonyms = a
 						return
 					}
 				}
 				s.Synonyms = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Synonyms = nil
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("ConfigType", r.off)
+		}
 		s.ConfigType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ConfigType)
+		}
 		if r.err != nil {
 			r.PushPath("ConfigType")
 			return
@@ -741,10 +1000,16 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		s.ConfigType = 0
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("Documentation", r.off)
+		}
 		if flexible {
 			s.Documentation = r.CompactNullableString()
 		} else {
 			s.Documentation = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Documentation)
 		}
 		if r.err != nil {
 			r.PushPath("Documentation")
@@ -755,9 +1020,18 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -767,7 +1041,16 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -887,10 +1170,16 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 	flexible := version >= 4
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -900,10 +1189,16 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 		s.Name = ""
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Value", r.off)
+		}
 		if flexible {
 			s.Value = r.CompactNullableString()
 		} else {
 			s.Value = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
 			r.PushPath("Value")
@@ -913,7 +1208,13 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 		s.Value = ptrString("")
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Source", r.off)
+		}
 		s.Source = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Source)
+		}
 		if r.err != nil {
 			r.PushPath("Source")
 			return
@@ -923,9 +1224,18 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -935,7 +1245,16 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -27,12 +27,20 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Owners", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			if n < 0 {
 				s.Owners = nil
@@ -43,25 +51,44 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Owners")
 					return
 				}
-				a := make([]DescribeDelegationTokenRequestDescribeDelegationTokenOwner, n)
-				for i := range a {
+				a := prealloc[DescribeDelegationTokenRequestDescribeDelegationTokenOwner](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeDelegationTokenRequestDescribeDelegationTokenOwner{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Owners")
-						s.Owners = a[:i+1]
+						s.Owners = a
 						return
 					}
 				}
 				s.Owners = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -71,7 +98,16 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -124,10 +160,16 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalType", r.off)
+		}
 		if flexible {
 			s.PrincipalType = r.CompactString()
 		} else {
 			s.PrincipalType = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalType)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalType")
@@ -135,10 +177,16 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalName", r.off)
+		}
 		if flexible {
 			s.PrincipalName = r.CompactString()
 		} else {
 			s.PrincipalName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalName)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalName")
@@ -147,9 +195,18 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -159,7 +216,16 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -271,19 +337,33 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Tokens", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -292,22 +372,38 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Tokens")
 					return
 				}
-				a := make([]DescribeDelegationTokenResponseDescribedDelegationToken, n)
-				for i := range a {
+				a := prealloc[DescribeDelegationTokenResponseDescribedDelegationToken](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeDelegationTokenResponseDescribedDelegationToken{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Tokens")
-						s.Tokens = a[:i+1]
+						s.Tokens = a
 						return
 					}
 				}
 				s.Tokens = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -315,9 +411,18 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -327,7 +432,16 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -400,10 +514,16 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalType", r.off)
+		}
 		if flexible {
 			s.PrincipalType = r.CompactString()
 		} else {
 			s.PrincipalType = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalType)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalType")
@@ -411,10 +531,16 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalName", r.off)
+		}
 		if flexible {
 			s.PrincipalName = r.CompactString()
 		} else {
 			s.PrincipalName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalName)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalName")
@@ -422,7 +548,13 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		}
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("TokenRequesterPrincipalType", r.off)
+		}
 		s.TokenRequesterPrincipalType = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TokenRequesterPrincipalType)
+		}
 		if r.err != nil {
 			r.PushPath("TokenRequesterPrincipalType")
 			return
@@ -431,7 +563,13 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		s.TokenRequesterPrincipalType = ""
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("TokenRequesterPrincipalName", r.off)
+		}
 		s.TokenRequesterPrincipalName = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TokenRequesterPrincipalName)
+		}
 		if r.err != nil {
 			r.PushPath("TokenRequesterPrincipalName")
 			return
@@ -440,31 +578,55 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		s.TokenRequesterPrincipalName = ""
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("IssueTimestamp", r.off)
+		}
 		s.IssueTimestamp = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IssueTimestamp)
+		}
 		if r.err != nil {
 			r.PushPath("IssueTimestamp")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ExpiryTimestamp", r.off)
+		}
 		s.ExpiryTimestamp = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ExpiryTimestamp)
+		}
 		if r.err != nil {
 			r.PushPath("ExpiryTimestamp")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MaxTimestamp", r.off)
+		}
 		s.MaxTimestamp = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxTimestamp)
+		}
 		if r.err != nil {
 			r.PushPath("MaxTimestamp")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TokenId", r.off)
+		}
 		if flexible {
 			s.TokenId = r.CompactString()
 		} else {
 			s.TokenId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.TokenId)
 		}
 		if r.err != nil {
 			r.PushPath("TokenId")
@@ -472,10 +634,16 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Hmac", r.off)
+		}
 		if flexible {
 			s.Hmac = r.CompactBytes()
 		} else {
 			s.Hmac = r.Bytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Hmac)
 		}
 		if r.err != nil {
 			r.PushPath("Hmac")
@@ -483,12 +651,20 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Renewers", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -497,25 +673,44 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 					r.PushPath("Renewers")
 					return
 				}
-				a := make([]DescribeDelegationTokenResponseDescribedDelegationTokenRenewer, n)
-				for i := range a {
+				a := prealloc[DescribeDelegationTokenResponseDescribedDelegationTokenRenewer](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeDelegationTokenResponseDescribedDelegationTokenRenewer{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Renewers")
-						s.Renewers = a[:i+1]
+						s.Renewers = a
 						return
 					}
 				}
 				s.Renewers = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -525,7 +720,16 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -655,10 +859,16 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalType", r.off)
+		}
 		if flexible {
 			s.PrincipalType = r.CompactString()
 		} else {
 			s.PrincipalType = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalType)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalType")
@@ -666,10 +876,16 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PrincipalName", r.off)
+		}
 		if flexible {
 			s.PrincipalName = r.CompactString()
 		} else {
 			s.PrincipalName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalName)
 		}
 		if r.err != nil {
 			r.PushPath("PrincipalName")
@@ -678,9 +894,18 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -690,7 +915,16 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

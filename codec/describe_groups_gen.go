@@ -21,12 +21,20 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 5
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Groups", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -35,26 +43,43 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Groups")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
 					if flexible {
-						a[i] = r.CompactString()
+						e = r.CompactString()
 					} else {
-						a[i] = r.String()
+						e = r.String()
+					}
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
-						s.Groups = a[:i+1]
+						s.Groups = a
 						return
 					}
 				}
 				s.Groups = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("IncludeAuthorizedOperations", r.off)
+		}
 		s.IncludeAuthorizedOperations = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IncludeAuthorizedOperations)
+		}
 		if r.err != nil {
 			r.PushPath("IncludeAuthorizedOperations")
 			return
@@ -64,9 +89,18 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -76,7 +110,16 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -195,7 +238,13 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 5
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -204,12 +253,20 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 		s.ThrottleTimeMs = 0
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Groups", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -218,25 +275,44 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Groups")
 					return
 				}
-				a := make([]DescribeGroupsResponseDescribedGroup, n)
-				for i := range a {
+				a := prealloc[DescribeGroupsResponseDescribedGroup](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeGroupsResponseDescribedGroup{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
-						s.Groups = a[:i+1]
+						s.Groups = a
 						return
 					}
 				}
 				s.Groups = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -246,7 +322,16 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -310,14 +395,26 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 	flexible := version >= 5
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	if version >= 6 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
@@ -326,10 +423,16 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		s.ErrorMessage = nil
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		if flexible {
 			s.GroupId = r.CompactString()
 		} else {
 			s.GroupId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupId")
@@ -337,10 +440,16 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupState", r.off)
+		}
 		if flexible {
 			s.GroupState = r.CompactString()
 		} else {
 			s.GroupState = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupState)
 		}
 		if r.err != nil {
 			r.PushPath("GroupState")
@@ -348,10 +457,16 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProtocolType", r.off)
+		}
 		if flexible {
 			s.ProtocolType = r.CompactString()
 		} else {
 			s.ProtocolType = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolType)
 		}
 		if r.err != nil {
 			r.PushPath("ProtocolType")
@@ -359,10 +474,16 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProtocolData", r.off)
+		}
 		if flexible {
 			s.ProtocolData = r.CompactString()
 		} else {
 			s.ProtocolData = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolData)
 		}
 		if r.err != nil {
 			r.PushPath("ProtocolData")
@@ -370,12 +491,20 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Members", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -384,22 +513,38 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 					r.PushPath("Members")
 					return
 				}
-				a := make([]DescribeGroupsResponseDescribedGroupMember, n)
-				for i := range a {
+				a := prealloc[DescribeGroupsResponseDescribedGroupMember](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeGroupsResponseDescribedGroupMember{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Members")
-						s.Members = a[:i+1]
+						s.Members = a
 						return
 					}
 				}
 				s.Members = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("AuthorizedOperations", r.off)
+		}
 		s.AuthorizedOperations = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AuthorizedOperations)
+		}
 		if r.err != nil {
 			r.PushPath("AuthorizedOperations")
 			return
@@ -409,9 +554,18 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -421,7 +575,16 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -541,10 +704,16 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 	flexible := version >= 5
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		if flexible {
 			s.MemberId = r.CompactString()
 		} else {
 			s.MemberId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
 			r.PushPath("MemberId")
@@ -552,10 +721,16 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		}
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("GroupInstanceId", r.off)
+		}
 		if flexible {
 			s.GroupInstanceId = r.CompactNullableString()
 		} else {
 			s.GroupInstanceId = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupInstanceId")
@@ -565,10 +740,16 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		s.GroupInstanceId = nil
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClientId", r.off)
+		}
 		if flexible {
 			s.ClientId = r.CompactString()
 		} else {
 			s.ClientId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClientId)
 		}
 		if r.err != nil {
 			r.PushPath("ClientId")
@@ -576,10 +757,16 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClientHost", r.off)
+		}
 		if flexible {
 			s.ClientHost = r.CompactString()
 		} else {
 			s.ClientHost = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClientHost)
 		}
 		if r.err != nil {
 			r.PushPath("ClientHost")
@@ -587,10 +774,16 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberMetadata", r.off)
+		}
 		if flexible {
 			s.MemberMetadata = r.CompactBytes()
 		} else {
 			s.MemberMetadata = r.Bytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberMetadata)
 		}
 		if r.err != nil {
 			r.PushPath("MemberMetadata")
@@ -598,10 +791,16 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberAssignment", r.off)
+		}
 		if flexible {
 			s.MemberAssignment = r.CompactBytes()
 		} else {
 			s.MemberAssignment = r.Bytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberAssignment)
 		}
 		if r.err != nil {
 			r.PushPath("MemberAssignment")
@@ -610,9 +809,18 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -622,7 +830,16 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -35,9 +35,17 @@ func (s *DescribeShareGroupOffsetsRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Groups", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -45,25 +53,44 @@ func (s *DescribeShareGroupOffsetsRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Groups")
 					return
 				}
-				a := make([]DescribeShareGroupOffsetsRequestGroup, n)
-				for i := range a {
+				a := prealloc[DescribeShareGroupOffsetsRequestGroup](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeShareGroupOffsetsRequestGroup{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
-						s.Groups = a[:i+1]
+						s.Groups = a
 						return
 					}
 				}
 				s.Groups = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -73,7 +100,16 @@ func (s *DescribeShareGroupOffsetsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -120,16 +156,30 @@ func (s *DescribeShareGroupOffsetsRequestGroup) readFrom(r *Reader, version int1
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		s.GroupId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
+		}
 		if r.err != nil {
 			r.PushPath("GroupId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.Topics = nil
 			} else {
@@ -139,25 +189,44 @@ func (s *DescribeShareGroupOffsetsRequestGroup) readFrom(r *Reader, version int1
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]DescribeShareGroupOffsetsRequestTopic, n)
-				for i := range a {
+				a := prealloc[DescribeShareGroupOffsetsRequestTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeShareGroupOffsetsRequestTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -167,7 +236,16 @@ func (s *DescribeShareGroupOffsetsRequestGroup) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -223,16 +301,30 @@ func (s *DescribeShareGroupOffsetsRequestTopic) readFrom(r *Reader, version int1
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicName", r.off)
+		}
 		s.TopicName = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
+		}
 		if r.err != nil {
 			r.PushPath("TopicName")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
@@ -240,25 +332,45 @@ func (s *DescribeShareGroupOffsetsRequestTopic) readFrom(r *Reader, version int1
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -268,7 +380,16 @@ func (s *DescribeShareGroupOffsetsRequestTopic) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -405,16 +526,30 @@ func (s *DescribeShareGroupOffsetsResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Groups", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
@@ -422,25 +557,44 @@ func (s *DescribeShareGroupOffsetsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Groups")
 					return
 				}
-				a := make([]DescribeShareGroupOffsetsResponseGroup, n)
-				for i := range a {
+				a := prealloc[DescribeShareGroupOffsetsResponseGroup](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeShareGroupOffsetsResponseGroup{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
-						s.Groups = a[:i+1]
+						s.Groups = a
 						return
 					}
 				}
 				s.Groups = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -450,7 +604,16 @@ func (s *DescribeShareGroupOffsetsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -506,16 +669,30 @@ func (s *DescribeShareGroupOffsetsResponseGroup) readFrom(r *Reader, version int
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		s.GroupId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
+		}
 		if r.err != nil {
 			r.PushPath("GroupId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 19)
@@ -523,29 +700,51 @@ func (s *DescribeShareGroupOffsetsResponseGroup) readFrom(r *Reader, version int
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]DescribeShareGroupOffsetsResponseTopic, n)
-				for i := range a {
+				a := prealloc[DescribeShareGroupOffsetsResponseTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeShareGroupOffsetsResponseTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
@@ -553,9 +752,18 @@ func (s *DescribeShareGroupOffsetsResponseGroup) readFrom(r *Reader, version int
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -565,7 +773,16 @@ func (s *DescribeShareGroupOffsetsResponseGroup) readFrom(r *Reader, version int
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -634,23 +851,43 @@ func (s *DescribeShareGroupOffsetsResponseTopic) readFrom(r *Reader, version int
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicName", r.off)
+		}
 		s.TopicName = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
+		}
 		if r.err != nil {
 			r.PushPath("TopicName")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
@@ -658,25 +895,44 @@ func (s *DescribeShareGroupOffsetsResponseTopic) readFrom(r *Reader, version int
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]DescribeShareGroupOffsetsResponsePartition, n)
-				for i := range a {
+				a := prealloc[DescribeShareGroupOffsetsResponsePartition](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, DescribeShareGroupOffsetsResponsePartition{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -686,7 +942,16 @@ func (s *DescribeShareGroupOffsetsResponseTopic) readFrom(r *Reader, version int
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -751,28 +1016,52 @@ func (s *DescribeShareGroupOffsetsResponsePartition) readFrom(r *Reader, version
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("StartOffset", r.off)
+		}
 		s.StartOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.StartOffset)
+		}
 		if r.err != nil {
 			r.PushPath("StartOffset")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderEpoch", r.off)
+		}
 		s.LeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderEpoch")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Lag", r.off)
+		}
 		s.Lag = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Lag)
+		}
 		if r.err != nil {
 			r.PushPath("Lag")
 			return
@@ -781,14 +1070,26 @@ func (s *DescribeShareGroupOffsetsResponsePartition) readFrom(r *Reader, version
 		s.Lag = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
@@ -796,9 +1097,18 @@ func (s *DescribeShareGroupOffsetsResponsePartition) readFrom(r *Reader, version
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -808,7 +1118,16 @@ func (s *DescribeShareGroupOffsetsResponsePartition) readFrom(r *Reader, version
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

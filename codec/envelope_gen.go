@@ -23,21 +23,39 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("RequestData", r.off)
+		}
 		s.RequestData = r.CompactBytes()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RequestData)
+		}
 		if r.err != nil {
 			r.PushPath("RequestData")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RequestPrincipal", r.off)
+		}
 		s.RequestPrincipal = r.CompactNullableBytes()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RequestPrincipal)
+		}
 		if r.err != nil {
 			r.PushPath("RequestPrincipal")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClientHostAddress", r.off)
+		}
 		s.ClientHostAddress = r.CompactBytes()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClientHostAddress)
+		}
 		if r.err != nil {
 			r.PushPath("ClientHostAddress")
 			return
@@ -45,9 +63,18 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -57,7 +84,16 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -138,14 +174,26 @@ func (s *EnvelopeResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResponseData", r.off)
+		}
 		s.ResponseData = r.CompactNullableBytes()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResponseData)
+		}
 		if r.err != nil {
 			r.PushPath("ResponseData")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -153,9 +201,18 @@ func (s *EnvelopeResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -165,7 +222,16 @@ func (s *EnvelopeResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -21,10 +21,16 @@ func (s *ExpireDelegationTokenRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Hmac", r.off)
+		}
 		if flexible {
 			s.Hmac = r.CompactBytes()
 		} else {
 			s.Hmac = r.Bytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Hmac)
 		}
 		if r.err != nil {
 			r.PushPath("Hmac")
@@ -32,7 +38,13 @@ func (s *ExpireDelegationTokenRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ExpiryTimePeriodMs", r.off)
+		}
 		s.ExpiryTimePeriodMs = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ExpiryTimePeriodMs)
+		}
 		if r.err != nil {
 			r.PushPath("ExpiryTimePeriodMs")
 			return
@@ -40,9 +52,18 @@ func (s *ExpireDelegationTokenRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -52,7 +73,16 @@ func (s *ExpireDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -138,21 +168,39 @@ func (s *ExpireDelegationTokenResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ExpiryTimestampMs", r.off)
+		}
 		s.ExpiryTimestampMs = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ExpiryTimestampMs)
+		}
 		if r.err != nil {
 			r.PushPath("ExpiryTimestampMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -160,9 +208,18 @@ func (s *ExpireDelegationTokenResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -172,7 +229,16 @@ func (s *ExpireDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

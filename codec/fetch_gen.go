@@ -83,7 +83,13 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 	_ = flexible
 	s.ClusterId = nil
 	if version <= 14 {
+		if r.tr != nil {
+			r.tr.Begin("ReplicaId", r.off)
+		}
 		s.ReplicaId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaId)
+		}
 		if r.err != nil {
 			r.PushPath("ReplicaId")
 			return
@@ -94,21 +100,39 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 	s.ReplicaState = FetchRequestReplicaState{}
 	s.ReplicaState.SetDefaults()
 	{
+		if r.tr != nil {
+			r.tr.Begin("MaxWaitMs", r.off)
+		}
 		s.MaxWaitMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxWaitMs)
+		}
 		if r.err != nil {
 			r.PushPath("MaxWaitMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MinBytes", r.off)
+		}
 		s.MinBytes = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MinBytes)
+		}
 		if r.err != nil {
 			r.PushPath("MinBytes")
 			return
 		}
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("MaxBytes", r.off)
+		}
 		s.MaxBytes = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxBytes)
+		}
 		if r.err != nil {
 			r.PushPath("MaxBytes")
 			return
@@ -117,7 +141,13 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 		s.MaxBytes = 2147483647
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("IsolationLevel", r.off)
+		}
 		s.IsolationLevel = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IsolationLevel)
+		}
 		if r.err != nil {
 			r.PushPath("IsolationLevel")
 			return
@@ -126,7 +156,13 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 		s.IsolationLevel = 0
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("SessionId", r.off)
+		}
 		s.SessionId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SessionId)
+		}
 		if r.err != nil {
 			r.PushPath("SessionId")
 			return
@@ -135,7 +171,13 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 		s.SessionId = 0
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("SessionEpoch", r.off)
+		}
 		s.SessionEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SessionEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("SessionEpoch")
 			return
@@ -144,12 +186,20 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 		s.SessionEpoch = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -158,27 +208,45 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]FetchRequestFetchTopic, n)
-				for i := range a {
+				a := prealloc[FetchRequestFetchTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, FetchRequestFetchTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("ForgottenTopicsData", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -187,27 +255,43 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("ForgottenTopicsData")
 					return
 				}
-				a := make([]FetchRequestForgottenTopic, n)
-				for i := range a {
+				a := prealloc[FetchRequestForgottenTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, FetchRequestForgottenTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ForgottenTopicsData")
-						s.ForgottenTopicsData = a[:i+1]
+						s.ForgottenTopicsData = a
 						return
 					}
 				}
 				s.ForgottenTopicsData = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.ForgottenTopicsData = nil
 	}
 	if version >= 11 {
+		if r.tr != nil {
+			r.tr.Begin("RackId", r.off)
+		}
 		if flexible {
 			s.RackId = r.CompactString()
 		} else {
 			s.RackId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
 		}
 		if r.err != nil {
 			r.PushPath("RackId")
@@ -218,9 +302,18 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -230,8 +323,14 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0 && version >= 12:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("ClusterId", tagOff)
+				}
 				s.ClusterId = r.CompactNullableString()
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, s.ClusterId)
+				}
 				if r.err != nil {
 					r.PushPath("ClusterId")
 					return
@@ -239,8 +338,18 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 				continue
 			case tag == 1 && version >= 15:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("ReplicaState", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				s.ReplicaState.readFrom(r, version)
 				r.unlimit(full, end, 1)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("ReplicaState")
 					return
@@ -250,7 +359,16 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -400,7 +518,13 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 	flexible := version >= 12
 	_ = flexible
 	if version >= 15 {
+		if r.tr != nil {
+			r.tr.Begin("ReplicaId", r.off)
+		}
 		s.ReplicaId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaId)
+		}
 		if r.err != nil {
 			r.PushPath("ReplicaId")
 			return
@@ -409,7 +533,13 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 		s.ReplicaId = -1
 	}
 	if version >= 15 {
+		if r.tr != nil {
+			r.tr.Begin("ReplicaEpoch", r.off)
+		}
 		s.ReplicaEpoch = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("ReplicaEpoch")
 			return
@@ -419,9 +549,18 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -431,7 +570,16 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -483,10 +631,16 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 12
 	_ = flexible
 	if version <= 12 {
+		if r.tr != nil {
+			r.tr.Begin("Topic", r.off)
+		}
 		if flexible {
 			s.Topic = r.CompactString()
 		} else {
 			s.Topic = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
 			r.PushPath("Topic")
@@ -496,7 +650,13 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 		s.Topic = ""
 	}
 	if version >= 13 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -505,12 +665,20 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 		s.TopicId = UUID{}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -519,25 +687,44 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]FetchRequestFetchPartition, n)
-				for i := range a {
+				a := prealloc[FetchRequestFetchPartition](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, FetchRequestFetchPartition{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -547,7 +734,16 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -622,14 +818,26 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 	flexible := version >= 12
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partition", r.off)
+		}
 		s.Partition = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
+		}
 		if r.err != nil {
 			r.PushPath("Partition")
 			return
 		}
 	}
 	if version >= 9 {
+		if r.tr != nil {
+			r.tr.Begin("CurrentLeaderEpoch", r.off)
+		}
 		s.CurrentLeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CurrentLeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("CurrentLeaderEpoch")
 			return
@@ -638,14 +846,26 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 		s.CurrentLeaderEpoch = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("FetchOffset", r.off)
+		}
 		s.FetchOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.FetchOffset)
+		}
 		if r.err != nil {
 			r.PushPath("FetchOffset")
 			return
 		}
 	}
 	if version >= 12 {
+		if r.tr != nil {
+			r.tr.Begin("LastFetchedEpoch", r.off)
+		}
 		s.LastFetchedEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LastFetchedEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LastFetchedEpoch")
 			return
@@ -654,7 +874,13 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 		s.LastFetchedEpoch = -1
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("LogStartOffset", r.off)
+		}
 		s.LogStartOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LogStartOffset)
+		}
 		if r.err != nil {
 			r.PushPath("LogStartOffset")
 			return
@@ -663,7 +889,13 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 		s.LogStartOffset = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionMaxBytes", r.off)
+		}
 		s.PartitionMaxBytes = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionMaxBytes)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionMaxBytes")
 			return
@@ -673,9 +905,18 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 	s.HighWatermark = 9223372036854775807
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -685,8 +926,14 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0 && version >= 17:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("ReplicaDirectoryId", tagOff)
+				}
 				s.ReplicaDirectoryId = r.UUID()
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, s.ReplicaDirectoryId)
+				}
 				if r.err != nil {
 					r.PushPath("ReplicaDirectoryId")
 					return
@@ -694,8 +941,14 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 				continue
 			case tag == 1 && version >= 18:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("HighWatermark", tagOff)
+				}
 				s.HighWatermark = r.Int64()
 				r.unlimit(full, end, 1)
+				if r.tr != nil {
+					r.tr.End(r.off, s.HighWatermark)
+				}
 				if r.err != nil {
 					r.PushPath("HighWatermark")
 					return
@@ -705,7 +958,16 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -798,10 +1060,16 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 12
 	_ = flexible
 	if version >= 7 && version <= 12 {
+		if r.tr != nil {
+			r.tr.Begin("Topic", r.off)
+		}
 		if flexible {
 			s.Topic = r.CompactString()
 		} else {
 			s.Topic = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
 			r.PushPath("Topic")
@@ -811,7 +1079,13 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 		s.Topic = ""
 	}
 	if version >= 13 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -820,12 +1094,20 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 		s.TopicId = UUID{}
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -834,27 +1116,47 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Partitions = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -864,7 +1166,16 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1077,7 +1388,13 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 12
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -1086,7 +1403,13 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 		s.ThrottleTimeMs = 0
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -1095,7 +1418,13 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 		s.ErrorCode = 0
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("SessionId", r.off)
+		}
 		s.SessionId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SessionId)
+		}
 		if r.err != nil {
 			r.PushPath("SessionId")
 			return
@@ -1104,12 +1433,20 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 		s.SessionId = 0
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Responses", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -1118,26 +1455,45 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Responses")
 					return
 				}
-				a := make([]FetchResponseFetchableTopicResponse, n)
-				for i := range a {
+				a := prealloc[FetchResponseFetchableTopicResponse](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, FetchResponseFetchableTopicResponse{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
-						s.Responses = a[:i+1]
+						s.Responses = a
 						return
 					}
 				}
 				s.Responses = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1147,9 +1503,21 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0 && version >= 16:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("NodeEndpoints", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				{
+					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
+					if r.tr != nil {
+						r.tr.Begin("(length)", lenOff)
+						r.tr.End(r.off, n)
+					}
 					{
 						n = r.NotNull(n)
 						r.checkCount(n, 11)
@@ -1157,13 +1525,20 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 							r.PushPath("NodeEndpoints")
 							return
 						}
-						a := make([]FetchResponseNodeEndpoint, n)
-						for i := range a {
+						a := prealloc[FetchResponseNodeEndpoint](n)
+						for i := 0; i < n; i++ {
+							if r.tr != nil {
+								r.tr.BeginIndex(i, r.off)
+							}
+							a = append(a, FetchResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
+							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("NodeEndpoints")
-								s.NodeEndpoints = a[:i+1]
+								s.NodeEndpoints = a
 								return
 							}
 						}
@@ -1171,6 +1546,9 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("NodeEndpoints")
 					return
@@ -1180,7 +1558,16 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1272,10 +1659,16 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 	flexible := version >= 12
 	_ = flexible
 	if version <= 12 {
+		if r.tr != nil {
+			r.tr.Begin("Topic", r.off)
+		}
 		if flexible {
 			s.Topic = r.CompactString()
 		} else {
 			s.Topic = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
 			r.PushPath("Topic")
@@ -1285,7 +1678,13 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 		s.Topic = ""
 	}
 	if version >= 13 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -1294,12 +1693,20 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 		s.TopicId = UUID{}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -1308,25 +1715,44 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]FetchResponsePartitionData, n)
-				for i := range a {
+				a := prealloc[FetchResponsePartitionData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, FetchResponsePartitionData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1336,7 +1762,16 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1417,28 +1852,52 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 	flexible := version >= 12
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("HighWatermark", r.off)
+		}
 		s.HighWatermark = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.HighWatermark)
+		}
 		if r.err != nil {
 			r.PushPath("HighWatermark")
 			return
 		}
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("LastStableOffset", r.off)
+		}
 		s.LastStableOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LastStableOffset)
+		}
 		if r.err != nil {
 			r.PushPath("LastStableOffset")
 			return
@@ -1447,7 +1906,13 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 		s.LastStableOffset = -1
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("LogStartOffset", r.off)
+		}
 		s.LogStartOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LogStartOffset)
+		}
 		if r.err != nil {
 			r.PushPath("LogStartOffset")
 			return
@@ -1462,12 +1927,20 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 	s.SnapshotId = FetchResponseSnapshotId{}
 	s.SnapshotId.SetDefaults()
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("AbortedTransactions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			if n < 0 {
 				s.AbortedTransactions = nil
@@ -1478,24 +1951,40 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 					r.PushPath("AbortedTransactions")
 					return
 				}
-				a := make([]FetchResponseAbortedTransaction, n)
-				for i := range a {
+				a := prealloc[FetchResponseAbortedTransaction](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, FetchResponseAbortedTransaction{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("AbortedTransactions")
-						s.AbortedTransactions = a[:i+1]
+						s.AbortedTransactions = a
 						return
 					}
 				}
 				s.AbortedTransactions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.AbortedTransactions = nil
 	}
 	if version >= 11 {
+		if r.tr != nil {
+			r.tr.Begin("PreferredReadReplica", r.off)
+		}
 		s.PreferredReadReplica = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PreferredReadReplica)
+		}
 		if r.err != nil {
 			r.PushPath("PreferredReadReplica")
 			return
@@ -1504,10 +1993,16 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 		s.PreferredReadReplica = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Records", r.off)
+		}
 		if flexible {
 			s.Records.Raw = r.CompactNullableBytes()
 		} else {
 			s.Records.Raw = r.NullableBytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, &s.Records)
 		}
 		if r.err != nil {
 			r.PushPath("Records")
@@ -1516,9 +2011,18 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1528,8 +2032,18 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0 && version >= 12:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("DivergingEpoch", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				s.DivergingEpoch.readFrom(r, version)
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("DivergingEpoch")
 					return
@@ -1537,8 +2051,18 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				continue
 			case tag == 1 && version >= 12:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("CurrentLeader", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				s.CurrentLeader.readFrom(r, version)
 				r.unlimit(full, end, 1)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("CurrentLeader")
 					return
@@ -1546,8 +2070,18 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				continue
 			case tag == 2 && version >= 12:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("SnapshotId", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				s.SnapshotId.readFrom(r, version)
 				r.unlimit(full, end, 2)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("SnapshotId")
 					return
@@ -1557,7 +2091,16 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1691,7 +2234,13 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 	flexible := version >= 12
 	_ = flexible
 	if version >= 12 {
+		if r.tr != nil {
+			r.tr.Begin("Epoch", r.off)
+		}
 		s.Epoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
+		}
 		if r.err != nil {
 			r.PushPath("Epoch")
 			return
@@ -1700,7 +2249,13 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 		s.Epoch = -1
 	}
 	if version >= 12 {
+		if r.tr != nil {
+			r.tr.Begin("EndOffset", r.off)
+		}
 		s.EndOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.EndOffset)
+		}
 		if r.err != nil {
 			r.PushPath("EndOffset")
 			return
@@ -1710,9 +2265,18 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1722,7 +2286,16 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1773,7 +2346,13 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 	flexible := version >= 12
 	_ = flexible
 	if version >= 12 {
+		if r.tr != nil {
+			r.tr.Begin("LeaderId", r.off)
+		}
 		s.LeaderId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderId")
 			return
@@ -1782,7 +2361,13 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 		s.LeaderId = -1
 	}
 	if version >= 12 {
+		if r.tr != nil {
+			r.tr.Begin("LeaderEpoch", r.off)
+		}
 		s.LeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderEpoch")
 			return
@@ -1792,9 +2377,18 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1804,7 +2398,16 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1855,14 +2458,26 @@ func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
 	flexible := version >= 12
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("EndOffset", r.off)
+		}
 		s.EndOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.EndOffset)
+		}
 		if r.err != nil {
 			r.PushPath("EndOffset")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Epoch", r.off)
+		}
 		s.Epoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
+		}
 		if r.err != nil {
 			r.PushPath("Epoch")
 			return
@@ -1870,9 +2485,18 @@ func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1882,7 +2506,16 @@ func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1933,7 +2566,13 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 	flexible := version >= 12
 	_ = flexible
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("ProducerId", r.off)
+		}
 		s.ProducerId = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
+		}
 		if r.err != nil {
 			r.PushPath("ProducerId")
 			return
@@ -1942,7 +2581,13 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 		s.ProducerId = 0
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("FirstOffset", r.off)
+		}
 		s.FirstOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.FirstOffset)
+		}
 		if r.err != nil {
 			r.PushPath("FirstOffset")
 			return
@@ -1952,9 +2597,18 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1964,7 +2618,16 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -2011,7 +2674,13 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	flexible := version >= 12
 	_ = flexible
 	if version >= 16 {
+		if r.tr != nil {
+			r.tr.Begin("NodeId", r.off)
+		}
 		s.NodeId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
+		}
 		if r.err != nil {
 			r.PushPath("NodeId")
 			return
@@ -2020,7 +2689,13 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		s.NodeId = 0
 	}
 	if version >= 16 {
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
@@ -2029,7 +2704,13 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		s.Host = ""
 	}
 	if version >= 16 {
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -2038,7 +2719,13 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		s.Port = 0
 	}
 	if version >= 16 {
+		if r.tr != nil {
+			r.tr.Begin("Rack", r.off)
+		}
 		s.Rack = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
+		}
 		if r.err != nil {
 			r.PushPath("Rack")
 			return
@@ -2048,9 +2735,18 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -2060,7 +2756,16 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

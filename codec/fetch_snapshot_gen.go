@@ -53,23 +53,43 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 	_ = flexible
 	s.ClusterId = nil
 	{
+		if r.tr != nil {
+			r.tr.Begin("ReplicaId", r.off)
+		}
 		s.ReplicaId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaId)
+		}
 		if r.err != nil {
 			r.PushPath("ReplicaId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MaxBytes", r.off)
+		}
 		s.MaxBytes = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxBytes)
+		}
 		if r.err != nil {
 			r.PushPath("MaxBytes")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -77,25 +97,44 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]FetchSnapshotRequestTopicSnapshot, n)
-				for i := range a {
+				a := prealloc[FetchSnapshotRequestTopicSnapshot](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, FetchSnapshotRequestTopicSnapshot{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -105,8 +144,14 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("ClusterId", tagOff)
+				}
 				s.ClusterId = r.CompactNullableString()
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, s.ClusterId)
+				}
 				if r.err != nil {
 					r.PushPath("ClusterId")
 					return
@@ -116,7 +161,16 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -187,16 +241,30 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 30)
@@ -204,25 +272,44 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]FetchSnapshotRequestPartitionSnapshot, n)
-				for i := range a {
+				a := prealloc[FetchSnapshotRequestPartitionSnapshot](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, FetchSnapshotRequestPartitionSnapshot{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -232,7 +319,16 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -290,28 +386,52 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partition", r.off)
+		}
 		s.Partition = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
+		}
 		if r.err != nil {
 			r.PushPath("Partition")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("CurrentLeaderEpoch", r.off)
+		}
 		s.CurrentLeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CurrentLeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("CurrentLeaderEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SnapshotId", r.off)
+		}
 		s.SnapshotId.readFrom(r, version)
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 		if r.err != nil {
 			r.PushPath("SnapshotId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Position", r.off)
+		}
 		s.Position = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Position)
+		}
 		if r.err != nil {
 			r.PushPath("Position")
 			return
@@ -320,9 +440,18 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 	s.ReplicaDirectoryId = UUID{}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -332,8 +461,14 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 			switch {
 			case tag == 0 && version >= 1:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("ReplicaDirectoryId", tagOff)
+				}
 				s.ReplicaDirectoryId = r.UUID()
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, s.ReplicaDirectoryId)
+				}
 				if r.err != nil {
 					r.PushPath("ReplicaDirectoryId")
 					return
@@ -343,7 +478,16 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -412,14 +556,26 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("EndOffset", r.off)
+		}
 		s.EndOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.EndOffset)
+		}
 		if r.err != nil {
 			r.PushPath("EndOffset")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Epoch", r.off)
+		}
 		s.Epoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
+		}
 		if r.err != nil {
 			r.PushPath("Epoch")
 			return
@@ -427,9 +583,18 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -439,7 +604,16 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -583,23 +757,43 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -607,26 +801,45 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]FetchSnapshotResponseTopicSnapshot, n)
-				for i := range a {
+				a := prealloc[FetchSnapshotResponseTopicSnapshot](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, FetchSnapshotResponseTopicSnapshot{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -636,9 +849,21 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0 && version >= 1:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("NodeEndpoints", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				{
+					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
+					if r.tr != nil {
+						r.tr.Begin("(length)", lenOff)
+						r.tr.End(r.off, n)
+					}
 					{
 						n = r.NotNull(n)
 						r.checkCount(n, 8)
@@ -646,13 +871,20 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 							r.PushPath("NodeEndpoints")
 							return
 						}
-						a := make([]FetchSnapshotResponseNodeEndpoint, n)
-						for i := range a {
+						a := prealloc[FetchSnapshotResponseNodeEndpoint](n)
+						for i := 0; i < n; i++ {
+							if r.tr != nil {
+								r.tr.BeginIndex(i, r.off)
+							}
+							a = append(a, FetchSnapshotResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
+							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("NodeEndpoints")
-								s.NodeEndpoints = a[:i+1]
+								s.NodeEndpoints = a
 								return
 							}
 						}
@@ -660,6 +892,9 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("NodeEndpoints")
 					return
@@ -669,7 +904,16 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -749,16 +993,30 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 37)
@@ -766,25 +1024,44 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]FetchSnapshotResponsePartitionSnapshot, n)
-				for i := range a {
+				a := prealloc[FetchSnapshotResponsePartitionSnapshot](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, FetchSnapshotResponsePartitionSnapshot{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -794,7 +1071,16 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -855,21 +1141,39 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Index", r.off)
+		}
 		s.Index = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Index)
+		}
 		if r.err != nil {
 			r.PushPath("Index")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SnapshotId", r.off)
+		}
 		s.SnapshotId.readFrom(r, version)
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 		if r.err != nil {
 			r.PushPath("SnapshotId")
 			return
@@ -878,21 +1182,39 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 	s.CurrentLeader = FetchSnapshotResponseLeaderIdAndEpoch{}
 	s.CurrentLeader.SetDefaults()
 	{
+		if r.tr != nil {
+			r.tr.Begin("Size", r.off)
+		}
 		s.Size = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Size)
+		}
 		if r.err != nil {
 			r.PushPath("Size")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Position", r.off)
+		}
 		s.Position = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Position)
+		}
 		if r.err != nil {
 			r.PushPath("Position")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("UnalignedRecords", r.off)
+		}
 		s.UnalignedRecords.Raw = r.CompactBytes()
+		if r.tr != nil {
+			r.tr.End(r.off, &s.UnalignedRecords)
+		}
 		if r.err != nil {
 			r.PushPath("UnalignedRecords")
 			return
@@ -900,9 +1222,18 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -912,8 +1243,18 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			switch {
 			case tag == 0:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("CurrentLeader", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				s.CurrentLeader.readFrom(r, version)
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("CurrentLeader")
 					return
@@ -923,7 +1264,16 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1006,14 +1356,26 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("EndOffset", r.off)
+		}
 		s.EndOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.EndOffset)
+		}
 		if r.err != nil {
 			r.PushPath("EndOffset")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Epoch", r.off)
+		}
 		s.Epoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
+		}
 		if r.err != nil {
 			r.PushPath("Epoch")
 			return
@@ -1021,9 +1383,18 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1033,7 +1404,16 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1078,14 +1458,26 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderId", r.off)
+		}
 		s.LeaderId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderEpoch", r.off)
+		}
 		s.LeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderEpoch")
 			return
@@ -1093,9 +1485,18 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1105,7 +1506,16 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1157,7 +1567,13 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("NodeId", r.off)
+		}
 		s.NodeId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
+		}
 		if r.err != nil {
 			r.PushPath("NodeId")
 			return
@@ -1166,7 +1582,13 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		s.NodeId = 0
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
@@ -1175,7 +1597,13 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		s.Host = ""
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Uint16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -1185,9 +1613,18 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1197,7 +1634,16 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

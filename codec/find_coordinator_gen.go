@@ -23,10 +23,16 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 3
 	_ = flexible
 	if version <= 3 {
+		if r.tr != nil {
+			r.tr.Begin("Key", r.off)
+		}
 		if flexible {
 			s.Key = r.CompactString()
 		} else {
 			s.Key = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Key)
 		}
 		if r.err != nil {
 			r.PushPath("Key")
@@ -36,7 +42,13 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 		s.Key = ""
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("KeyType", r.off)
+		}
 		s.KeyType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.KeyType)
+		}
 		if r.err != nil {
 			r.PushPath("KeyType")
 			return
@@ -45,9 +57,17 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 		s.KeyType = 0
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("CoordinatorKeys", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -55,27 +75,47 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("CoordinatorKeys")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("CoordinatorKeys")
-						s.CoordinatorKeys = a[:i+1]
+						s.CoordinatorKeys = a
 						return
 					}
 				}
 				s.CoordinatorKeys = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.CoordinatorKeys = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -85,7 +125,16 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -203,7 +252,13 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 3
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -212,7 +267,13 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 		s.ThrottleTimeMs = 0
 	}
 	if version <= 3 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -221,10 +282,16 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 		s.ErrorCode = 0
 	}
 	if version >= 1 && version <= 3 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -234,7 +301,13 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 		s.ErrorMessage = ptrString("")
 	}
 	if version <= 3 {
+		if r.tr != nil {
+			r.tr.Begin("NodeId", r.off)
+		}
 		s.NodeId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
+		}
 		if r.err != nil {
 			r.PushPath("NodeId")
 			return
@@ -243,10 +316,16 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 		s.NodeId = 0
 	}
 	if version <= 3 {
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		if flexible {
 			s.Host = r.CompactString()
 		} else {
 			s.Host = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
 			r.PushPath("Host")
@@ -256,7 +335,13 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 		s.Host = ""
 	}
 	if version <= 3 {
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -265,9 +350,17 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 		s.Port = 0
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("Coordinators", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 14)
@@ -275,27 +368,46 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Coordinators")
 					return
 				}
-				a := make([]FindCoordinatorResponseCoordinator, n)
-				for i := range a {
+				a := prealloc[FindCoordinatorResponseCoordinator](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, FindCoordinatorResponseCoordinator{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Coordinators")
-						s.Coordinators = a[:i+1]
+						s.Coordinators = a
 						return
 					}
 				}
 				s.Coordinators = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Coordinators = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -305,7 +417,16 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -406,7 +527,13 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 	flexible := version >= 3
 	_ = flexible
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("Key", r.off)
+		}
 		s.Key = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Key)
+		}
 		if r.err != nil {
 			r.PushPath("Key")
 			return
@@ -415,7 +542,13 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 		s.Key = ""
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("NodeId", r.off)
+		}
 		s.NodeId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
+		}
 		if r.err != nil {
 			r.PushPath("NodeId")
 			return
@@ -424,7 +557,13 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 		s.NodeId = 0
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
@@ -433,7 +572,13 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 		s.Host = ""
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -442,7 +587,13 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 		s.Port = 0
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -451,7 +602,13 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 		s.ErrorCode = 0
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
@@ -461,9 +618,18 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -473,7 +639,16 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -19,7 +19,13 @@ func (s *GetTelemetrySubscriptionsRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClientInstanceId", r.off)
+		}
 		s.ClientInstanceId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClientInstanceId)
+		}
 		if r.err != nil {
 			r.PushPath("ClientInstanceId")
 			return
@@ -27,9 +33,18 @@ func (s *GetTelemetrySubscriptionsRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -39,7 +54,16 @@ func (s *GetTelemetrySubscriptionsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -124,37 +148,69 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClientInstanceId", r.off)
+		}
 		s.ClientInstanceId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClientInstanceId)
+		}
 		if r.err != nil {
 			r.PushPath("ClientInstanceId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubscriptionId", r.off)
+		}
 		s.SubscriptionId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SubscriptionId)
+		}
 		if r.err != nil {
 			r.PushPath("SubscriptionId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("AcceptedCompressionTypes", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -162,45 +218,82 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("AcceptedCompressionTypes")
 					return
 				}
-				a := make([]int8, n)
-				for i := range a {
-					a[i] = r.Int8()
+				a := prealloc[int8](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int8
+					e = r.Int8()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("AcceptedCompressionTypes")
-						s.AcceptedCompressionTypes = a[:i+1]
+						s.AcceptedCompressionTypes = a
 						return
 					}
 				}
 				s.AcceptedCompressionTypes = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PushIntervalMs", r.off)
+		}
 		s.PushIntervalMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PushIntervalMs)
+		}
 		if r.err != nil {
 			r.PushPath("PushIntervalMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TelemetryMaxBytes", r.off)
+		}
 		s.TelemetryMaxBytes = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TelemetryMaxBytes)
+		}
 		if r.err != nil {
 			r.PushPath("TelemetryMaxBytes")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("DeltaTemporality", r.off)
+		}
 		s.DeltaTemporality = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.DeltaTemporality)
+		}
 		if r.err != nil {
 			r.PushPath("DeltaTemporality")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RequestedMetrics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -208,25 +301,45 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("RequestedMetrics")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("RequestedMetrics")
-						s.RequestedMetrics = a[:i+1]
+						s.RequestedMetrics = a
 						return
 					}
 				}
 				s.RequestedMetrics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -236,7 +349,16 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -25,28 +25,52 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("RequestApiKey", r.off)
+		}
 		s.RequestApiKey = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RequestApiKey)
+		}
 		if r.err != nil {
 			r.PushPath("RequestApiKey")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RequestApiVersion", r.off)
+		}
 		s.RequestApiVersion = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RequestApiVersion)
+		}
 		if r.err != nil {
 			r.PushPath("RequestApiVersion")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("CorrelationId", r.off)
+		}
 		s.CorrelationId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CorrelationId)
+		}
 		if r.err != nil {
 			r.PushPath("CorrelationId")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ClientId", r.off)
+		}
 		s.ClientId = r.NullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClientId)
+		}
 		if r.err != nil {
 			r.PushPath("ClientId")
 			return
@@ -56,9 +80,18 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -68,7 +101,16 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -142,7 +184,13 @@ func (s *ResponseHeader) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("CorrelationId", r.off)
+		}
 		s.CorrelationId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CorrelationId)
+		}
 		if r.err != nil {
 			r.PushPath("CorrelationId")
 			return
@@ -150,9 +198,18 @@ func (s *ResponseHeader) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -162,7 +219,16 @@ func (s *ResponseHeader) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

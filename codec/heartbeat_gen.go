@@ -25,10 +25,16 @@ func (s *HeartbeatRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 4
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		if flexible {
 			s.GroupId = r.CompactString()
 		} else {
 			s.GroupId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupId")
@@ -36,17 +42,29 @@ func (s *HeartbeatRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("GenerationId", r.off)
+		}
 		s.GenerationId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GenerationId)
+		}
 		if r.err != nil {
 			r.PushPath("GenerationId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		if flexible {
 			s.MemberId = r.CompactString()
 		} else {
 			s.MemberId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
 			r.PushPath("MemberId")
@@ -54,10 +72,16 @@ func (s *HeartbeatRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("GroupInstanceId", r.off)
+		}
 		if flexible {
 			s.GroupInstanceId = r.CompactNullableString()
 		} else {
 			s.GroupInstanceId = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupInstanceId")
@@ -68,9 +92,18 @@ func (s *HeartbeatRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -80,7 +113,16 @@ func (s *HeartbeatRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -182,7 +224,13 @@ func (s *HeartbeatResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 4
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -191,7 +239,13 @@ func (s *HeartbeatResponse) readFrom(r *Reader, version int16) {
 		s.ThrottleTimeMs = 0
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -199,9 +253,18 @@ func (s *HeartbeatResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -211,7 +274,16 @@ func (s *HeartbeatResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

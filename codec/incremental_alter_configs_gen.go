@@ -39,12 +39,20 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Resources", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -53,22 +61,38 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Resources")
 					return
 				}
-				a := make([]IncrementalAlterConfigsRequestAlterConfigsResource, n)
-				for i := range a {
+				a := prealloc[IncrementalAlterConfigsRequestAlterConfigsResource](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, IncrementalAlterConfigsRequestAlterConfigsResource{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Resources")
-						s.Resources = a[:i+1]
+						s.Resources = a
 						return
 					}
 				}
 				s.Resources = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ValidateOnly", r.off)
+		}
 		s.ValidateOnly = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ValidateOnly)
+		}
 		if r.err != nil {
 			r.PushPath("ValidateOnly")
 			return
@@ -76,9 +100,18 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -88,7 +121,16 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -147,17 +189,29 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceType", r.off)
+		}
 		s.ResourceType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
+		}
 		if r.err != nil {
 			r.PushPath("ResourceType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceName", r.off)
+		}
 		if flexible {
 			s.ResourceName = r.CompactString()
 		} else {
 			s.ResourceName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
 			r.PushPath("ResourceName")
@@ -165,12 +219,20 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Configs", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -179,25 +241,44 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 					r.PushPath("Configs")
 					return
 				}
-				a := make([]IncrementalAlterConfigsRequestAlterableConfig, n)
-				for i := range a {
+				a := prealloc[IncrementalAlterConfigsRequestAlterableConfig](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, IncrementalAlterConfigsRequestAlterableConfig{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Configs")
-						s.Configs = a[:i+1]
+						s.Configs = a
 						return
 					}
 				}
 				s.Configs = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -207,7 +288,16 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -277,10 +367,16 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -288,17 +384,29 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ConfigOperation", r.off)
+		}
 		s.ConfigOperation = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ConfigOperation)
+		}
 		if r.err != nil {
 			r.PushPath("ConfigOperation")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Value", r.off)
+		}
 		if flexible {
 			s.Value = r.CompactNullableString()
 		} else {
 			s.Value = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
 			r.PushPath("Value")
@@ -307,9 +415,18 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -319,7 +436,16 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -436,19 +562,33 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Responses", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -457,25 +597,44 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Responses")
 					return
 				}
-				a := make([]IncrementalAlterConfigsResponseAlterConfigsResourceResponse, n)
-				for i := range a {
+				a := prealloc[IncrementalAlterConfigsResponseAlterConfigsResourceResponse](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, IncrementalAlterConfigsResponseAlterConfigsResourceResponse{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
-						s.Responses = a[:i+1]
+						s.Responses = a
 						return
 					}
 				}
 				s.Responses = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -485,7 +644,16 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -545,17 +713,29 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -563,17 +743,29 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceType", r.off)
+		}
 		s.ResourceType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
+		}
 		if r.err != nil {
 			r.PushPath("ResourceType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ResourceName", r.off)
+		}
 		if flexible {
 			s.ResourceName = r.CompactString()
 		} else {
 			s.ResourceName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
 			r.PushPath("ResourceName")
@@ -582,9 +774,18 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -594,7 +795,16 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

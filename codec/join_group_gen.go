@@ -41,10 +41,16 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		if flexible {
 			s.GroupId = r.CompactString()
 		} else {
 			s.GroupId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupId")
@@ -52,14 +58,26 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SessionTimeoutMs", r.off)
+		}
 		s.SessionTimeoutMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SessionTimeoutMs)
+		}
 		if r.err != nil {
 			r.PushPath("SessionTimeoutMs")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("RebalanceTimeoutMs", r.off)
+		}
 		s.RebalanceTimeoutMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RebalanceTimeoutMs)
+		}
 		if r.err != nil {
 			r.PushPath("RebalanceTimeoutMs")
 			return
@@ -68,10 +86,16 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		s.RebalanceTimeoutMs = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		if flexible {
 			s.MemberId = r.CompactString()
 		} else {
 			s.MemberId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
 			r.PushPath("MemberId")
@@ -79,10 +103,16 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("GroupInstanceId", r.off)
+		}
 		if flexible {
 			s.GroupInstanceId = r.CompactNullableString()
 		} else {
 			s.GroupInstanceId = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupInstanceId")
@@ -92,10 +122,16 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		s.GroupInstanceId = nil
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProtocolType", r.off)
+		}
 		if flexible {
 			s.ProtocolType = r.CompactString()
 		} else {
 			s.ProtocolType = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolType)
 		}
 		if r.err != nil {
 			r.PushPath("ProtocolType")
@@ -103,12 +139,20 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Protocols", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -117,22 +161,38 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Protocols")
 					return
 				}
-				a := make([]JoinGroupRequestProtocol, n)
-				for i := range a {
+				a := prealloc[JoinGroupRequestProtocol](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, JoinGroupRequestProtocol{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Protocols")
-						s.Protocols = a[:i+1]
+						s.Protocols = a
 						return
 					}
 				}
 				s.Protocols = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("Reason", r.off)
+		}
 		s.Reason = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Reason)
+		}
 		if r.err != nil {
 			r.PushPath("Reason")
 			return
@@ -142,9 +202,18 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -154,7 +223,16 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -270,10 +348,16 @@ func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -281,10 +365,16 @@ func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Metadata", r.off)
+		}
 		if flexible {
 			s.Metadata = r.CompactBytes()
 		} else {
 			s.Metadata = r.Bytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Metadata)
 		}
 		if r.err != nil {
 			r.PushPath("Metadata")
@@ -293,9 +383,18 @@ func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -305,7 +404,16 @@ func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -412,7 +520,13 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -421,21 +535,39 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 		s.ThrottleTimeMs = 0
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("GenerationId", r.off)
+		}
 		s.GenerationId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GenerationId)
+		}
 		if r.err != nil {
 			r.PushPath("GenerationId")
 			return
 		}
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("ProtocolType", r.off)
+		}
 		s.ProtocolType = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolType)
+		}
 		if r.err != nil {
 			r.PushPath("ProtocolType")
 			return
@@ -444,6 +576,9 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 		s.ProtocolType = nil
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProtocolName", r.off)
+		}
 		if version >= 7 {
 			if flexible {
 				s.ProtocolName = r.CompactNullableString()
@@ -459,16 +594,25 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			}
 			s.ProtocolName = &v
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolName)
+		}
 		if r.err != nil {
 			r.PushPath("ProtocolName")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Leader", r.off)
+		}
 		if flexible {
 			s.Leader = r.CompactString()
 		} else {
 			s.Leader = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Leader)
 		}
 		if r.err != nil {
 			r.PushPath("Leader")
@@ -476,7 +620,13 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 9 {
+		if r.tr != nil {
+			r.tr.Begin("SkipAssignment", r.off)
+		}
 		s.SkipAssignment = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SkipAssignment)
+		}
 		if r.err != nil {
 			r.PushPath("SkipAssignment")
 			return
@@ -485,10 +635,16 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 		s.SkipAssignment = false
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		if flexible {
 			s.MemberId = r.CompactString()
 		} else {
 			s.MemberId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
 			r.PushPath("MemberId")
@@ -496,12 +652,20 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Members", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -510,25 +674,44 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Members")
 					return
 				}
-				a := make([]JoinGroupResponseMember, n)
-				for i := range a {
+				a := prealloc[JoinGroupResponseMember](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, JoinGroupResponseMember{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Members")
-						s.Members = a[:i+1]
+						s.Members = a
 						return
 					}
 				}
 				s.Members = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -538,7 +721,16 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -670,10 +862,16 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		if flexible {
 			s.MemberId = r.CompactString()
 		} else {
 			s.MemberId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
 			r.PushPath("MemberId")
@@ -681,10 +879,16 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("GroupInstanceId", r.off)
+		}
 		if flexible {
 			s.GroupInstanceId = r.CompactNullableString()
 		} else {
 			s.GroupInstanceId = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupInstanceId")
@@ -694,10 +898,16 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 		s.GroupInstanceId = nil
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Metadata", r.off)
+		}
 		if flexible {
 			s.Metadata = r.CompactBytes()
 		} else {
 			s.Metadata = r.Bytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Metadata)
 		}
 		if r.err != nil {
 			r.PushPath("Metadata")
@@ -706,9 +916,18 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -718,7 +937,16 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

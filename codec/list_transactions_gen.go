@@ -25,9 +25,17 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("StateFilters", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -35,24 +43,43 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("StateFilters")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StateFilters")
-						s.StateFilters = a[:i+1]
+						s.StateFilters = a
 						return
 					}
 				}
 				s.StateFilters = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProducerIdFilters", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
@@ -60,22 +87,39 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("ProducerIdFilters")
 					return
 				}
-				a := make([]int64, n)
-				for i := range a {
-					a[i] = r.Int64()
+				a := prealloc[int64](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int64
+					e = r.Int64()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ProducerIdFilters")
-						s.ProducerIdFilters = a[:i+1]
+						s.ProducerIdFilters = a
 						return
 					}
 				}
 				s.ProducerIdFilters = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("DurationFilter", r.off)
+		}
 		s.DurationFilter = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.DurationFilter)
+		}
 		if r.err != nil {
 			r.PushPath("DurationFilter")
 			return
@@ -84,7 +128,13 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 		s.DurationFilter = -1
 	}
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("TransactionalIdPattern", r.off)
+		}
 		s.TransactionalIdPattern = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalIdPattern)
+		}
 		if r.err != nil {
 			r.PushPath("TransactionalIdPattern")
 			return
@@ -94,9 +144,18 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -106,7 +165,16 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -227,23 +295,43 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("UnknownStateFilters", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -251,24 +339,43 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("UnknownStateFilters")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("UnknownStateFilters")
-						s.UnknownStateFilters = a[:i+1]
+						s.UnknownStateFilters = a
 						return
 					}
 				}
 				s.UnknownStateFilters = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TransactionStates", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 11)
@@ -276,25 +383,44 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("TransactionStates")
 					return
 				}
-				a := make([]ListTransactionsResponseTransactionState, n)
-				for i := range a {
+				a := prealloc[ListTransactionsResponseTransactionState](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ListTransactionsResponseTransactionState{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TransactionStates")
-						s.TransactionStates = a[:i+1]
+						s.TransactionStates = a
 						return
 					}
 				}
 				s.TransactionStates = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -304,7 +430,16 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -382,21 +517,39 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TransactionalId", r.off)
+		}
 		s.TransactionalId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalId)
+		}
 		if r.err != nil {
 			r.PushPath("TransactionalId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProducerId", r.off)
+		}
 		s.ProducerId = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
+		}
 		if r.err != nil {
 			r.PushPath("ProducerId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TransactionState", r.off)
+		}
 		s.TransactionState = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TransactionState)
+		}
 		if r.err != nil {
 			r.PushPath("TransactionState")
 			return
@@ -404,9 +557,18 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -416,7 +578,16 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -33,12 +33,20 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			if n < 0 && version >= 1 {
 				s.Topics = nil
@@ -49,22 +57,38 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]MetadataRequestTopic, n)
-				for i := range a {
+				a := prealloc[MetadataRequestTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, MetadataRequestTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("AllowAutoTopicCreation", r.off)
+		}
 		s.AllowAutoTopicCreation = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AllowAutoTopicCreation)
+		}
 		if r.err != nil {
 			r.PushPath("AllowAutoTopicCreation")
 			return
@@ -73,7 +97,13 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 		s.AllowAutoTopicCreation = true
 	}
 	if version >= 8 && version <= 10 {
+		if r.tr != nil {
+			r.tr.Begin("IncludeClusterAuthorizedOperations", r.off)
+		}
 		s.IncludeClusterAuthorizedOperations = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IncludeClusterAuthorizedOperations)
+		}
 		if r.err != nil {
 			r.PushPath("IncludeClusterAuthorizedOperations")
 			return
@@ -82,7 +112,13 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 		s.IncludeClusterAuthorizedOperations = false
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("IncludeTopicAuthorizedOperations", r.off)
+		}
 		s.IncludeTopicAuthorizedOperations = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IncludeTopicAuthorizedOperations)
+		}
 		if r.err != nil {
 			r.PushPath("IncludeTopicAuthorizedOperations")
 			return
@@ -92,9 +128,18 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -104,7 +149,16 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -178,7 +232,13 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -187,6 +247,9 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 		s.TopicId = UUID{}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if version >= 10 {
 			if flexible {
 				s.Name = r.CompactNullableString()
@@ -202,6 +265,9 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 			}
 			s.Name = &v
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
@@ -209,9 +275,18 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -221,7 +296,16 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -369,7 +453,13 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -378,12 +468,20 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 		s.ThrottleTimeMs = 0
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Brokers", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -392,25 +490,41 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Brokers")
 					return
 				}
-				a := make([]MetadataResponseBroker, n)
-				for i := range a {
+				a := prealloc[MetadataResponseBroker](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, MetadataResponseBroker{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Brokers")
-						s.Brokers = a[:i+1]
+						s.Brokers = a
 						return
 					}
 				}
 				s.Brokers = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("ClusterId", r.off)
+		}
 		if flexible {
 			s.ClusterId = r.CompactNullableString()
 		} else {
 			s.ClusterId = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
 		}
 		if r.err != nil {
 			r.PushPath("ClusterId")
@@ -420,7 +534,13 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 		s.ClusterId = nil
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ControllerId", r.off)
+		}
 		s.ControllerId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ControllerId)
+		}
 		if r.err != nil {
 			r.PushPath("ControllerId")
 			return
@@ -429,12 +549,20 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 		s.ControllerId = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -443,22 +571,38 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]MetadataResponseTopic, n)
-				for i := range a {
+				a := prealloc[MetadataResponseTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, MetadataResponseTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 8 && version <= 10 {
+		if r.tr != nil {
+			r.tr.Begin("ClusterAuthorizedOperations", r.off)
+		}
 		s.ClusterAuthorizedOperations = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClusterAuthorizedOperations)
+		}
 		if r.err != nil {
 			r.PushPath("ClusterAuthorizedOperations")
 			return
@@ -467,7 +611,13 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 		s.ClusterAuthorizedOperations = -2147483648
 	}
 	if version >= 13 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -477,9 +627,18 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -489,7 +648,16 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -601,17 +769,29 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("NodeId", r.off)
+		}
 		s.NodeId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
+		}
 		if r.err != nil {
 			r.PushPath("NodeId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		if flexible {
 			s.Host = r.CompactString()
 		} else {
 			s.Host = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
 			r.PushPath("Host")
@@ -619,17 +799,29 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Rack", r.off)
+		}
 		if flexible {
 			s.Rack = r.CompactNullableString()
 		} else {
 			s.Rack = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
 		}
 		if r.err != nil {
 			r.PushPath("Rack")
@@ -640,9 +832,18 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -652,7 +853,16 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -723,13 +933,22 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if version >= 12 {
 			if flexible {
 				s.Name = r.CompactNullableString()
@@ -745,13 +964,22 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			}
 			s.Name = &v
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
 		}
 	}
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -760,7 +988,13 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 		s.TopicId = UUID{}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("IsInternal", r.off)
+		}
 		s.IsInternal = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IsInternal)
+		}
 		if r.err != nil {
 			r.PushPath("IsInternal")
 			return
@@ -769,12 +1003,20 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 		s.IsInternal = false
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -783,22 +1025,38 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]MetadataResponsePartition, n)
-				for i := range a {
+				a := prealloc[MetadataResponsePartition](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, MetadataResponsePartition{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("TopicAuthorizedOperations", r.off)
+		}
 		s.TopicAuthorizedOperations = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicAuthorizedOperations)
+		}
 		if r.err != nil {
 			r.PushPath("TopicAuthorizedOperations")
 			return
@@ -808,9 +1066,18 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -820,7 +1087,16 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -927,28 +1203,52 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderId", r.off)
+		}
 		s.LeaderId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderId")
 			return
 		}
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("LeaderEpoch", r.off)
+		}
 		s.LeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderEpoch")
 			return
@@ -957,12 +1257,20 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 		s.LeaderEpoch = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ReplicaNodes", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -971,27 +1279,46 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					r.PushPath("ReplicaNodes")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ReplicaNodes")
-						s.ReplicaNodes = a[:i+1]
+						s.ReplicaNodes = a
 						return
 					}
 				}
 				s.ReplicaNodes = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("IsrNodes", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -1000,27 +1327,46 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					r.PushPath("IsrNodes")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("IsrNodes")
-						s.IsrNodes = a[:i+1]
+						s.IsrNodes = a
 						return
 					}
 				}
 				s.IsrNodes = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("OfflineReplicas", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -1029,27 +1375,47 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					r.PushPath("OfflineReplicas")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("OfflineReplicas")
-						s.OfflineReplicas = a[:i+1]
+						s.OfflineReplicas = a
 						return
 					}
 				}
 				s.OfflineReplicas = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.OfflineReplicas = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1059,7 +1425,16 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

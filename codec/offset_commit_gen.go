@@ -49,10 +49,16 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 8
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		if flexible {
 			s.GroupId = r.CompactString()
 		} else {
 			s.GroupId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupId")
@@ -60,7 +66,13 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("GenerationIdOrMemberEpoch", r.off)
+		}
 		s.GenerationIdOrMemberEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GenerationIdOrMemberEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("GenerationIdOrMemberEpoch")
 			return
@@ -69,10 +81,16 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 		s.GenerationIdOrMemberEpoch = -1
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		if flexible {
 			s.MemberId = r.CompactString()
 		} else {
 			s.MemberId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
 			r.PushPath("MemberId")
@@ -82,10 +100,16 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 		s.MemberId = ""
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("GroupInstanceId", r.off)
+		}
 		if flexible {
 			s.GroupInstanceId = r.CompactNullableString()
 		} else {
 			s.GroupInstanceId = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupInstanceId")
@@ -95,7 +119,13 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 		s.GroupInstanceId = nil
 	}
 	if version >= 2 && version <= 4 {
+		if r.tr != nil {
+			r.tr.Begin("RetentionTimeMs", r.off)
+		}
 		s.RetentionTimeMs = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RetentionTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("RetentionTimeMs")
 			return
@@ -104,12 +134,20 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 		s.RetentionTimeMs = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -118,25 +156,44 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]OffsetCommitRequestTopic, n)
-				for i := range a {
+				a := prealloc[OffsetCommitRequestTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetCommitRequestTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -146,7 +203,16 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -245,10 +311,16 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 8
 	_ = flexible
 	if version <= 9 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -258,7 +330,13 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 		s.Name = ""
 	}
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -267,12 +345,20 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 		s.TopicId = UUID{}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -281,25 +367,44 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]OffsetCommitRequestPartition, n)
-				for i := range a {
+				a := prealloc[OffsetCommitRequestPartition](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetCommitRequestPartition{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -309,7 +414,16 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -381,21 +495,39 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 	flexible := version >= 8
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("CommittedOffset", r.off)
+		}
 		s.CommittedOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CommittedOffset)
+		}
 		if r.err != nil {
 			r.PushPath("CommittedOffset")
 			return
 		}
 	}
 	if version >= 6 {
+		if r.tr != nil {
+			r.tr.Begin("CommittedLeaderEpoch", r.off)
+		}
 		s.CommittedLeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CommittedLeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("CommittedLeaderEpoch")
 			return
@@ -404,7 +536,13 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 		s.CommittedLeaderEpoch = -1
 	}
 	if version >= 1 && version <= 1 {
+		if r.tr != nil {
+			r.tr.Begin("CommitTimestamp", r.off)
+		}
 		s.CommitTimestamp = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CommitTimestamp)
+		}
 		if r.err != nil {
 			r.PushPath("CommitTimestamp")
 			return
@@ -413,10 +551,16 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 		s.CommitTimestamp = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("CommittedMetadata", r.off)
+		}
 		if flexible {
 			s.CommittedMetadata = r.CompactNullableString()
 		} else {
 			s.CommittedMetadata = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.CommittedMetadata)
 		}
 		if r.err != nil {
 			r.PushPath("CommittedMetadata")
@@ -425,9 +569,18 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -437,7 +590,16 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -578,7 +740,13 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 8
 	_ = flexible
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -587,12 +755,20 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 		s.ThrottleTimeMs = 0
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -601,25 +777,44 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]OffsetCommitResponseTopic, n)
-				for i := range a {
+				a := prealloc[OffsetCommitResponseTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetCommitResponseTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -629,7 +824,16 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -688,10 +892,16 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 8
 	_ = flexible
 	if version <= 9 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -701,7 +911,13 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 		s.Name = ""
 	}
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -710,12 +926,20 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 		s.TopicId = UUID{}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -724,25 +948,44 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]OffsetCommitResponsePartition, n)
-				for i := range a {
+				a := prealloc[OffsetCommitResponsePartition](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetCommitResponsePartition{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -752,7 +995,16 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -821,14 +1073,26 @@ func (s *OffsetCommitResponsePartition) readFrom(r *Reader, version int16) {
 	flexible := version >= 8
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -836,9 +1100,18 @@ func (s *OffsetCommitResponsePartition) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -848,7 +1121,16 @@ func (s *OffsetCommitResponsePartition) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

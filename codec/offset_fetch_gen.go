@@ -52,10 +52,16 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	if version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		if flexible {
 			s.GroupId = r.CompactString()
 		} else {
 			s.GroupId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupId")
@@ -65,12 +71,20 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 		s.GroupId = ""
 	}
 	if version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			if n < 0 && version >= 2 {
 				s.Topics = nil
@@ -81,26 +95,44 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]OffsetFetchRequestTopic, n)
-				for i := range a {
+				a := prealloc[OffsetFetchRequestTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetFetchRequestTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Topics = nil
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("Groups", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -108,24 +140,40 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Groups")
 					return
 				}
-				a := make([]OffsetFetchRequestGroup, n)
-				for i := range a {
+				a := prealloc[OffsetFetchRequestGroup](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetFetchRequestGroup{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
-						s.Groups = a[:i+1]
+						s.Groups = a
 						return
 					}
 				}
 				s.Groups = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Groups = nil
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("RequireStable", r.off)
+		}
 		s.RequireStable = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RequireStable)
+		}
 		if r.err != nil {
 			r.PushPath("RequireStable")
 			return
@@ -135,9 +183,18 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -147,7 +204,16 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -234,10 +300,16 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	if version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -247,12 +319,20 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 		s.Name = ""
 	}
 	if version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndexes", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -261,27 +341,47 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 					r.PushPath("PartitionIndexes")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionIndexes")
-						s.PartitionIndexes = a[:i+1]
+						s.PartitionIndexes = a
 						return
 					}
 				}
 				s.PartitionIndexes = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.PartitionIndexes = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -291,7 +391,16 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -355,7 +464,13 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		s.GroupId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
+		}
 		if r.err != nil {
 			r.PushPath("GroupId")
 			return
@@ -364,7 +479,13 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 		s.GroupId = ""
 	}
 	if version >= 9 {
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		s.MemberId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
+		}
 		if r.err != nil {
 			r.PushPath("MemberId")
 			return
@@ -373,7 +494,13 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 		s.MemberId = nil
 	}
 	if version >= 9 {
+		if r.tr != nil {
+			r.tr.Begin("MemberEpoch", r.off)
+		}
 		s.MemberEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("MemberEpoch")
 			return
@@ -382,9 +509,17 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 		s.MemberEpoch = -1
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.Topics = nil
 			} else {
@@ -394,27 +529,46 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]OffsetFetchRequestTopics, n)
-				for i := range a {
+				a := prealloc[OffsetFetchRequestTopics](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetFetchRequestTopics{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Topics = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -424,7 +578,16 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -495,7 +658,13 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	if version >= 8 && version <= 9 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
@@ -504,7 +673,13 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 		s.Name = ""
 	}
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -513,9 +688,17 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 		s.TopicId = UUID{}
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndexes", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
@@ -523,27 +706,47 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 					r.PushPath("PartitionIndexes")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionIndexes")
-						s.PartitionIndexes = a[:i+1]
+						s.PartitionIndexes = a
 						return
 					}
 				}
 				s.PartitionIndexes = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.PartitionIndexes = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -553,7 +756,16 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -744,7 +956,13 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -753,12 +971,20 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 		s.ThrottleTimeMs = 0
 	}
 	if version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -767,24 +993,40 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]OffsetFetchResponseTopic, n)
-				for i := range a {
+				a := prealloc[OffsetFetchResponseTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetFetchResponseTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Topics = nil
 	}
 	if version >= 2 && version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -793,9 +1035,17 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 		s.ErrorCode = 0
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("Groups", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
@@ -803,27 +1053,46 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Groups")
 					return
 				}
-				a := make([]OffsetFetchResponseGroup, n)
-				for i := range a {
+				a := prealloc[OffsetFetchResponseGroup](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetFetchResponseGroup{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
-						s.Groups = a[:i+1]
+						s.Groups = a
 						return
 					}
 				}
 				s.Groups = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Groups = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -833,7 +1102,16 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -914,10 +1192,16 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	if version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -927,12 +1211,20 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 		s.Name = ""
 	}
 	if version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -941,27 +1233,46 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]OffsetFetchResponsePartition, n)
-				for i := range a {
+				a := prealloc[OffsetFetchResponsePartition](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetFetchResponsePartition{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Partitions = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -971,7 +1282,16 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1036,7 +1356,13 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	if version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
@@ -1045,7 +1371,13 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 		s.PartitionIndex = 0
 	}
 	if version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("CommittedOffset", r.off)
+		}
 		s.CommittedOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CommittedOffset)
+		}
 		if r.err != nil {
 			r.PushPath("CommittedOffset")
 			return
@@ -1054,7 +1386,13 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 		s.CommittedOffset = 0
 	}
 	if version >= 5 && version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("CommittedLeaderEpoch", r.off)
+		}
 		s.CommittedLeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CommittedLeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("CommittedLeaderEpoch")
 			return
@@ -1063,10 +1401,16 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 		s.CommittedLeaderEpoch = -1
 	}
 	if version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("Metadata", r.off)
+		}
 		if flexible {
 			s.Metadata = r.CompactNullableString()
 		} else {
 			s.Metadata = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Metadata)
 		}
 		if r.err != nil {
 			r.PushPath("Metadata")
@@ -1076,7 +1420,13 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 		s.Metadata = ptrString("")
 	}
 	if version <= 7 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -1086,9 +1436,18 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1098,7 +1457,16 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1169,7 +1537,13 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		s.GroupId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
+		}
 		if r.err != nil {
 			r.PushPath("GroupId")
 			return
@@ -1178,9 +1552,17 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 		s.GroupId = ""
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -1188,24 +1570,40 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]OffsetFetchResponseTopics, n)
-				for i := range a {
+				a := prealloc[OffsetFetchResponseTopics](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetFetchResponseTopics{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Topics = nil
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -1215,9 +1613,18 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1227,7 +1634,16 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1289,7 +1705,13 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	if version >= 8 && version <= 9 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
@@ -1298,7 +1720,13 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 		s.Name = ""
 	}
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -1307,9 +1735,17 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 		s.TopicId = UUID{}
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
@@ -1317,27 +1753,46 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]OffsetFetchResponsePartitions, n)
-				for i := range a {
+				a := prealloc[OffsetFetchResponsePartitions](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, OffsetFetchResponsePartitions{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Partitions = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1347,7 +1802,16 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1411,7 +1875,13 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
@@ -1420,7 +1890,13 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 		s.PartitionIndex = 0
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("CommittedOffset", r.off)
+		}
 		s.CommittedOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CommittedOffset)
+		}
 		if r.err != nil {
 			r.PushPath("CommittedOffset")
 			return
@@ -1429,7 +1905,13 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 		s.CommittedOffset = 0
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("CommittedLeaderEpoch", r.off)
+		}
 		s.CommittedLeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CommittedLeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("CommittedLeaderEpoch")
 			return
@@ -1438,7 +1920,13 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 		s.CommittedLeaderEpoch = -1
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("Metadata", r.off)
+		}
 		s.Metadata = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Metadata)
+		}
 		if r.err != nil {
 			r.PushPath("Metadata")
 			return
@@ -1447,7 +1935,13 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 		s.Metadata = ptrString("")
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -1457,9 +1951,18 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1469,7 +1972,16 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -42,10 +42,16 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("TransactionalId", r.off)
+		}
 		if flexible {
 			s.TransactionalId = r.CompactNullableString()
 		} else {
 			s.TransactionalId = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalId)
 		}
 		if r.err != nil {
 			r.PushPath("TransactionalId")
@@ -55,26 +61,46 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 		s.TransactionalId = nil
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Acks", r.off)
+		}
 		s.Acks = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Acks)
+		}
 		if r.err != nil {
 			r.PushPath("Acks")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TimeoutMs", r.off)
+		}
 		s.TimeoutMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TimeoutMs)
+		}
 		if r.err != nil {
 			r.PushPath("TimeoutMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicData", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -83,25 +109,44 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("TopicData")
 					return
 				}
-				a := make([]ProduceRequestTopicProduceData, n)
-				for i := range a {
+				a := prealloc[ProduceRequestTopicProduceData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ProduceRequestTopicProduceData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicData")
-						s.TopicData = a[:i+1]
+						s.TopicData = a
 						return
 					}
 				}
 				s.TopicData = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -111,7 +156,16 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -188,10 +242,16 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
 	if version <= 12 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -201,7 +261,13 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 		s.Name = ""
 	}
 	if version >= 13 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -210,12 +276,20 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 		s.TopicId = UUID{}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionData", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -224,25 +298,44 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 					r.PushPath("PartitionData")
 					return
 				}
-				a := make([]ProduceRequestPartitionProduceData, n)
-				for i := range a {
+				a := prealloc[ProduceRequestPartitionProduceData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ProduceRequestPartitionProduceData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionData")
-						s.PartitionData = a[:i+1]
+						s.PartitionData = a
 						return
 					}
 				}
 				s.PartitionData = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -252,7 +345,16 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -321,17 +423,29 @@ func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) 
 	flexible := version >= 9
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Index", r.off)
+		}
 		s.Index = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Index)
+		}
 		if r.err != nil {
 			r.PushPath("Index")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Records", r.off)
+		}
 		if flexible {
 			s.Records.Raw = r.CompactNullableBytes()
 		} else {
 			s.Records.Raw = r.NullableBytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, &s.Records)
 		}
 		if r.err != nil {
 			r.PushPath("Records")
@@ -340,9 +454,18 @@ func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) 
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -352,7 +475,16 @@ func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -503,12 +635,20 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Responses", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -517,22 +657,38 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Responses")
 					return
 				}
-				a := make([]ProduceResponseTopicProduceResponse, n)
-				for i := range a {
+				a := prealloc[ProduceResponseTopicProduceResponse](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ProduceResponseTopicProduceResponse{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
-						s.Responses = a[:i+1]
+						s.Responses = a
 						return
 					}
 				}
 				s.Responses = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -543,9 +699,18 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -555,9 +720,21 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0 && version >= 10:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("NodeEndpoints", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				{
+					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
+					if r.tr != nil {
+						r.tr.Begin("(length)", lenOff)
+						r.tr.End(r.off, n)
+					}
 					{
 						n = r.NotNull(n)
 						r.checkCount(n, 11)
@@ -565,13 +742,20 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 							r.PushPath("NodeEndpoints")
 							return
 						}
-						a := make([]ProduceResponseNodeEndpoint, n)
-						for i := range a {
+						a := prealloc[ProduceResponseNodeEndpoint](n)
+						for i := 0; i < n; i++ {
+							if r.tr != nil {
+								r.tr.BeginIndex(i, r.off)
+							}
+							a = append(a, ProduceResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
+							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("NodeEndpoints")
-								s.NodeEndpoints = a[:i+1]
+								s.NodeEndpoints = a
 								return
 							}
 						}
@@ -579,6 +763,9 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("NodeEndpoints")
 					return
@@ -588,7 +775,16 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -666,10 +862,16 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 	flexible := version >= 9
 	_ = flexible
 	if version <= 12 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -679,7 +881,13 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 		s.Name = ""
 	}
 	if version >= 13 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -688,12 +896,20 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 		s.TopicId = UUID{}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionResponses", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -702,25 +918,44 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 					r.PushPath("PartitionResponses")
 					return
 				}
-				a := make([]ProduceResponsePartitionProduceResponse, n)
-				for i := range a {
+				a := prealloc[ProduceResponsePartitionProduceResponse](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ProduceResponsePartitionProduceResponse{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionResponses")
-						s.PartitionResponses = a[:i+1]
+						s.PartitionResponses = a
 						return
 					}
 				}
 				s.PartitionResponses = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -730,7 +965,16 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -806,28 +1050,52 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 	flexible := version >= 9
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Index", r.off)
+		}
 		s.Index = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Index)
+		}
 		if r.err != nil {
 			r.PushPath("Index")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("BaseOffset", r.off)
+		}
 		s.BaseOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BaseOffset)
+		}
 		if r.err != nil {
 			r.PushPath("BaseOffset")
 			return
 		}
 	}
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("LogAppendTimeMs", r.off)
+		}
 		s.LogAppendTimeMs = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LogAppendTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("LogAppendTimeMs")
 			return
@@ -836,7 +1104,13 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 		s.LogAppendTimeMs = -1
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("LogStartOffset", r.off)
+		}
 		s.LogStartOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LogStartOffset)
+		}
 		if r.err != nil {
 			r.PushPath("LogStartOffset")
 			return
@@ -845,12 +1119,20 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 		s.LogStartOffset = -1
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("RecordErrors", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -859,27 +1141,43 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 					r.PushPath("RecordErrors")
 					return
 				}
-				a := make([]ProduceResponseBatchIndexAndErrorMessage, n)
-				for i := range a {
+				a := prealloc[ProduceResponseBatchIndexAndErrorMessage](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ProduceResponseBatchIndexAndErrorMessage{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("RecordErrors")
-						s.RecordErrors = a[:i+1]
+						s.RecordErrors = a
 						return
 					}
 				}
 				s.RecordErrors = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.RecordErrors = nil
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -892,9 +1190,18 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 	s.CurrentLeader.SetDefaults()
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -904,8 +1211,18 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			switch {
 			case tag == 0 && version >= 10:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("CurrentLeader", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				s.CurrentLeader.readFrom(r, version)
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("CurrentLeader")
 					return
@@ -915,7 +1232,16 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1022,7 +1348,13 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 	flexible := version >= 9
 	_ = flexible
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("BatchIndex", r.off)
+		}
 		s.BatchIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BatchIndex)
+		}
 		if r.err != nil {
 			r.PushPath("BatchIndex")
 			return
@@ -1031,10 +1363,16 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 		s.BatchIndex = 0
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("BatchIndexErrorMessage", r.off)
+		}
 		if flexible {
 			s.BatchIndexErrorMessage = r.CompactNullableString()
 		} else {
 			s.BatchIndexErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.BatchIndexErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("BatchIndexErrorMessage")
@@ -1045,9 +1383,18 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1057,7 +1404,16 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1106,7 +1462,13 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("LeaderId", r.off)
+		}
 		s.LeaderId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderId")
 			return
@@ -1115,7 +1477,13 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 		s.LeaderId = -1
 	}
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("LeaderEpoch", r.off)
+		}
 		s.LeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderEpoch")
 			return
@@ -1125,9 +1493,18 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1137,7 +1514,16 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1190,7 +1576,13 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	flexible := version >= 9
 	_ = flexible
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("NodeId", r.off)
+		}
 		s.NodeId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
+		}
 		if r.err != nil {
 			r.PushPath("NodeId")
 			return
@@ -1199,7 +1591,13 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		s.NodeId = 0
 	}
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
@@ -1208,7 +1606,13 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		s.Host = ""
 	}
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -1217,7 +1621,13 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		s.Port = 0
 	}
 	if version >= 10 {
+		if r.tr != nil {
+			r.tr.Begin("Rack", r.off)
+		}
 		s.Rack = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
+		}
 		if r.err != nil {
 			r.PushPath("Rack")
 			return
@@ -1227,9 +1637,18 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1239,7 +1658,16 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -27,35 +27,65 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClientInstanceId", r.off)
+		}
 		s.ClientInstanceId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClientInstanceId)
+		}
 		if r.err != nil {
 			r.PushPath("ClientInstanceId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubscriptionId", r.off)
+		}
 		s.SubscriptionId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SubscriptionId)
+		}
 		if r.err != nil {
 			r.PushPath("SubscriptionId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Terminating", r.off)
+		}
 		s.Terminating = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Terminating)
+		}
 		if r.err != nil {
 			r.PushPath("Terminating")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("CompressionType", r.off)
+		}
 		s.CompressionType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CompressionType)
+		}
 		if r.err != nil {
 			r.PushPath("CompressionType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Metrics", r.off)
+		}
 		s.Metrics = r.CompactBytes()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Metrics)
+		}
 		if r.err != nil {
 			r.PushPath("Metrics")
 			return
@@ -63,9 +93,18 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -75,7 +114,16 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -172,14 +220,26 @@ func (s *PushTelemetryResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -187,9 +247,18 @@ func (s *PushTelemetryResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -199,7 +268,16 @@ func (s *PushTelemetryResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -58,14 +58,33 @@ type Reader struct {
 	// Warnings collects problems that did not stop decoding, such as a null
 	// string in a field Kafka declares non-nullable.
 	Warnings []string
+
+	tr Tracer // nil unless a caller wants every field's byte range
 }
+
+// Tracer receives the byte range of every field a generated decoder reads,
+// innermost fields nested inside their struct and array: Begin when a
+// field starts, End when it is read. For annotated hexdumps. Offsets are
+// into the Reader's buffer. value is the decoded value of a primitive field
+// (int8..int64, uint16, uint32, float64, bool, string, *string, []byte,
+// UUID, TaggedField), a *Records for a record set, nil for a struct or an
+// array. After a decoding error, the fields begun last are not ended.
+type Tracer interface {
+	Begin(name string, off int)
+	BeginIndex(i, off int)
+	End(off int, value any)
+}
+
+// SetTracer makes r report field ranges to t (nil stops it).
+func (r *Reader) SetTracer(t Tracer) { r.tr = t }
 
 // NewReader returns a Reader over b.
 func NewReader(b []byte) *Reader { return &Reader{buf: b} }
 
-// Reset points r at b and clears its error and warnings.
+// Reset points r at b and clears its error and warnings; the Warnings
+// slice is reused, so a caller keeping it across a Reset must copy it.
 func (r *Reader) Reset(b []byte) {
-	*r = Reader{buf: b, Warnings: r.Warnings[:0]}
+	*r = Reader{buf: b, Warnings: r.Warnings[:0], tr: r.tr}
 }
 
 // Err returns the first error met, with the field path, or nil.

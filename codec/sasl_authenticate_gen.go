@@ -19,10 +19,16 @@ func (s *SaslAuthenticateRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("AuthBytes", r.off)
+		}
 		if flexible {
 			s.AuthBytes = r.CompactBytes()
 		} else {
 			s.AuthBytes = r.Bytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.AuthBytes)
 		}
 		if r.err != nil {
 			r.PushPath("AuthBytes")
@@ -31,9 +37,18 @@ func (s *SaslAuthenticateRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -43,7 +58,16 @@ func (s *SaslAuthenticateRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -122,17 +146,29 @@ func (s *SaslAuthenticateResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		if flexible {
 			s.ErrorMessage = r.CompactNullableString()
 		} else {
 			s.ErrorMessage = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
@@ -140,10 +176,16 @@ func (s *SaslAuthenticateResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("AuthBytes", r.off)
+		}
 		if flexible {
 			s.AuthBytes = r.CompactBytes()
 		} else {
 			s.AuthBytes = r.Bytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.AuthBytes)
 		}
 		if r.err != nil {
 			r.PushPath("AuthBytes")
@@ -151,7 +193,13 @@ func (s *SaslAuthenticateResponse) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("SessionLifetimeMs", r.off)
+		}
 		s.SessionLifetimeMs = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SessionLifetimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("SessionLifetimeMs")
 			return
@@ -161,9 +209,18 @@ func (s *SaslAuthenticateResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -173,7 +230,16 @@ func (s *SaslAuthenticateResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

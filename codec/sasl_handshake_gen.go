@@ -14,7 +14,13 @@ func (s *SaslHandshakeRequest) SetDefaults() {
 
 func (s *SaslHandshakeRequest) readFrom(r *Reader, version int16) {
 	{
+		if r.tr != nil {
+			r.tr.Begin("Mechanism", r.off)
+		}
 		s.Mechanism = r.String()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Mechanism)
+		}
 		if r.err != nil {
 			r.PushPath("Mechanism")
 			return
@@ -75,35 +81,60 @@ func (s *SaslHandshakeResponse) SetDefaults() {
 
 func (s *SaslHandshakeResponse) readFrom(r *Reader, version int16) {
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Mechanisms", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				r.checkCount(n, 2)
 				if r.err != nil {
 					r.PushPath("Mechanisms")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.String()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.String()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Mechanisms")
-						s.Mechanisms = a[:i+1]
+						s.Mechanisms = a
 						return
 					}
 				}
 				s.Mechanisms = a
 			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -75,49 +75,91 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		s.GroupId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
+		}
 		if r.err != nil {
 			r.PushPath("GroupId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		s.MemberId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
+		}
 		if r.err != nil {
 			r.PushPath("MemberId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ShareSessionEpoch", r.off)
+		}
 		s.ShareSessionEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ShareSessionEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("ShareSessionEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MaxWaitMs", r.off)
+		}
 		s.MaxWaitMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxWaitMs)
+		}
 		if r.err != nil {
 			r.PushPath("MaxWaitMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MinBytes", r.off)
+		}
 		s.MinBytes = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MinBytes)
+		}
 		if r.err != nil {
 			r.PushPath("MinBytes")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MaxBytes", r.off)
+		}
 		s.MaxBytes = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxBytes)
+		}
 		if r.err != nil {
 			r.PushPath("MaxBytes")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("MaxRecords", r.off)
+		}
 		s.MaxRecords = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxRecords)
+		}
 		if r.err != nil {
 			r.PushPath("MaxRecords")
 			return
@@ -126,7 +168,13 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 		s.MaxRecords = 0
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("BatchSize", r.off)
+		}
 		s.BatchSize = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BatchSize)
+		}
 		if r.err != nil {
 			r.PushPath("BatchSize")
 			return
@@ -135,7 +183,13 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 		s.BatchSize = 0
 	}
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("ShareAcquireMode", r.off)
+		}
 		s.ShareAcquireMode = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ShareAcquireMode)
+		}
 		if r.err != nil {
 			r.PushPath("ShareAcquireMode")
 			return
@@ -144,7 +198,13 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 		s.ShareAcquireMode = 0
 	}
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("IsRenewAck", r.off)
+		}
 		s.IsRenewAck = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IsRenewAck)
+		}
 		if r.err != nil {
 			r.PushPath("IsRenewAck")
 			return
@@ -153,9 +213,17 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 		s.IsRenewAck = false
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
@@ -163,24 +231,42 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]ShareFetchRequestFetchTopic, n)
-				for i := range a {
+				a := prealloc[ShareFetchRequestFetchTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ShareFetchRequestFetchTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ForgottenTopicsData", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
@@ -188,25 +274,44 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("ForgottenTopicsData")
 					return
 				}
-				a := make([]ShareFetchRequestForgottenTopic, n)
-				for i := range a {
+				a := prealloc[ShareFetchRequestForgottenTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ShareFetchRequestForgottenTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ForgottenTopicsData")
-						s.ForgottenTopicsData = a[:i+1]
+						s.ForgottenTopicsData = a
 						return
 					}
 				}
 				s.ForgottenTopicsData = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -216,7 +321,16 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -349,16 +463,30 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
@@ -366,25 +494,44 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]ShareFetchRequestFetchPartition, n)
-				for i := range a {
+				a := prealloc[ShareFetchRequestFetchPartition](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ShareFetchRequestFetchPartition{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -394,7 +541,16 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -449,14 +605,26 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	if version <= 0 {
+		if r.tr != nil {
+			r.tr.Begin("PartitionMaxBytes", r.off)
+		}
 		s.PartitionMaxBytes = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionMaxBytes)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionMaxBytes")
 			return
@@ -465,9 +633,17 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 		s.PartitionMaxBytes = 0
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("AcknowledgementBatches", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
@@ -475,25 +651,44 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 					r.PushPath("AcknowledgementBatches")
 					return
 				}
-				a := make([]ShareFetchRequestAcknowledgementBatch, n)
-				for i := range a {
+				a := prealloc[ShareFetchRequestAcknowledgementBatch](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ShareFetchRequestAcknowledgementBatch{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("AcknowledgementBatches")
-						s.AcknowledgementBatches = a[:i+1]
+						s.AcknowledgementBatches = a
 						return
 					}
 				}
 				s.AcknowledgementBatches = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -503,7 +698,16 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -565,23 +769,43 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("FirstOffset", r.off)
+		}
 		s.FirstOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.FirstOffset)
+		}
 		if r.err != nil {
 			r.PushPath("FirstOffset")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LastOffset", r.off)
+		}
 		s.LastOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LastOffset)
+		}
 		if r.err != nil {
 			r.PushPath("LastOffset")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("AcknowledgeTypes", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -589,25 +813,45 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 					r.PushPath("AcknowledgeTypes")
 					return
 				}
-				a := make([]int8, n)
-				for i := range a {
-					a[i] = r.Int8()
+				a := prealloc[int8](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int8
+					e = r.Int8()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("AcknowledgeTypes")
-						s.AcknowledgeTypes = a[:i+1]
+						s.AcknowledgeTypes = a
 						return
 					}
 				}
 				s.AcknowledgeTypes = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -617,7 +861,16 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -678,16 +931,30 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
@@ -695,25 +962,45 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -723,7 +1010,16 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -892,28 +1188,52 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("AcquisitionLockTimeoutMs", r.off)
+		}
 		s.AcquisitionLockTimeoutMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AcquisitionLockTimeoutMs)
+		}
 		if r.err != nil {
 			r.PushPath("AcquisitionLockTimeoutMs")
 			return
@@ -922,9 +1242,17 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 		s.AcquisitionLockTimeoutMs = 0
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Responses", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
@@ -932,24 +1260,42 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Responses")
 					return
 				}
-				a := make([]ShareFetchResponseShareFetchableTopicResponse, n)
-				for i := range a {
+				a := prealloc[ShareFetchResponseShareFetchableTopicResponse](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ShareFetchResponseShareFetchableTopicResponse{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
-						s.Responses = a[:i+1]
+						s.Responses = a
 						return
 					}
 				}
 				s.Responses = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("NodeEndpoints", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 11)
@@ -957,25 +1303,44 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("NodeEndpoints")
 					return
 				}
-				a := make([]ShareFetchResponseNodeEndpoint, n)
-				for i := range a {
+				a := prealloc[ShareFetchResponseNodeEndpoint](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ShareFetchResponseNodeEndpoint{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("NodeEndpoints")
-						s.NodeEndpoints = a[:i+1]
+						s.NodeEndpoints = a
 						return
 					}
 				}
 				s.NodeEndpoints = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -985,7 +1350,16 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1076,16 +1450,30 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 22)
@@ -1093,25 +1481,44 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]ShareFetchResponsePartitionData, n)
-				for i := range a {
+				a := prealloc[ShareFetchResponsePartitionData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ShareFetchResponsePartitionData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1121,7 +1528,16 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1182,58 +1598,108 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("AcknowledgeErrorCode", r.off)
+		}
 		s.AcknowledgeErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AcknowledgeErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("AcknowledgeErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("AcknowledgeErrorMessage", r.off)
+		}
 		s.AcknowledgeErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AcknowledgeErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("AcknowledgeErrorMessage")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("CurrentLeader", r.off)
+		}
 		s.CurrentLeader.readFrom(r, version)
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 		if r.err != nil {
 			r.PushPath("CurrentLeader")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Records", r.off)
+		}
 		s.Records.Raw = r.CompactNullableBytes()
+		if r.tr != nil {
+			r.tr.End(r.off, &s.Records)
+		}
 		if r.err != nil {
 			r.PushPath("Records")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("AcquiredRecords", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 19)
@@ -1241,25 +1707,44 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 					r.PushPath("AcquiredRecords")
 					return
 				}
-				a := make([]ShareFetchResponseAcquiredRecords, n)
-				for i := range a {
+				a := prealloc[ShareFetchResponseAcquiredRecords](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ShareFetchResponseAcquiredRecords{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("AcquiredRecords")
-						s.AcquiredRecords = a[:i+1]
+						s.AcquiredRecords = a
 						return
 					}
 				}
 				s.AcquiredRecords = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1269,7 +1754,16 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1365,14 +1859,26 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) 
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderId", r.off)
+		}
 		s.LeaderId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderEpoch", r.off)
+		}
 		s.LeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderEpoch")
 			return
@@ -1380,9 +1886,18 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) 
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1392,7 +1907,16 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1438,21 +1962,39 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("FirstOffset", r.off)
+		}
 		s.FirstOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.FirstOffset)
+		}
 		if r.err != nil {
 			r.PushPath("FirstOffset")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LastOffset", r.off)
+		}
 		s.LastOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LastOffset)
+		}
 		if r.err != nil {
 			r.PushPath("LastOffset")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("DeliveryCount", r.off)
+		}
 		s.DeliveryCount = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.DeliveryCount)
+		}
 		if r.err != nil {
 			r.PushPath("DeliveryCount")
 			return
@@ -1460,9 +2002,18 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1472,7 +2023,16 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1526,28 +2086,52 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("NodeId", r.off)
+		}
 		s.NodeId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
+		}
 		if r.err != nil {
 			r.PushPath("NodeId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Rack", r.off)
+		}
 		s.Rack = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
+		}
 		if r.err != nil {
 			r.PushPath("Rack")
 			return
@@ -1555,9 +2139,18 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1567,7 +2160,16 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -27,37 +27,69 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		s.GroupId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
+		}
 		if r.err != nil {
 			r.PushPath("GroupId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		s.MemberId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
+		}
 		if r.err != nil {
 			r.PushPath("MemberId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberEpoch", r.off)
+		}
 		s.MemberEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("MemberEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RackId", r.off)
+		}
 		s.RackId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
+		}
 		if r.err != nil {
 			r.PushPath("RackId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubscribedTopicNames", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.SubscribedTopicNames = nil
 			} else {
@@ -67,25 +99,45 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("SubscribedTopicNames")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("SubscribedTopicNames")
-						s.SubscribedTopicNames = a[:i+1]
+						s.SubscribedTopicNames = a
 						return
 					}
 				}
 				s.SubscribedTopicNames = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -95,7 +147,16 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -228,53 +289,95 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		s.MemberId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
+		}
 		if r.err != nil {
 			r.PushPath("MemberId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberEpoch", r.off)
+		}
 		s.MemberEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("MemberEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("HeartbeatIntervalMs", r.off)
+		}
 		s.HeartbeatIntervalMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.HeartbeatIntervalMs)
+		}
 		if r.err != nil {
 			r.PushPath("HeartbeatIntervalMs")
 			return
 		}
 	}
 	{
-		if r.nullMarker() {
+		if r.tr != nil {
+			r.tr.Begin("Assignment", r.off)
+		}
+		if r.tracedNullMarker() {
 			s.Assignment = nil
 		} else {
 			s.Assignment = new(ShareGroupHeartbeatResponseAssignment)
 			s.Assignment.readFrom(r, version)
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
 			r.PushPath("Assignment")
@@ -283,9 +386,18 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -295,7 +407,16 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -384,16 +505,30 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
@@ -401,25 +536,45 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -429,7 +584,16 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -482,9 +646,17 @@ func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int1
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicPartitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
@@ -492,25 +664,44 @@ func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int1
 					r.PushPath("TopicPartitions")
 					return
 				}
-				a := make([]ShareGroupHeartbeatResponseTopicPartitions, n)
-				for i := range a {
+				a := prealloc[ShareGroupHeartbeatResponseTopicPartitions](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, ShareGroupHeartbeatResponseTopicPartitions{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicPartitions")
-						s.TopicPartitions = a[:i+1]
+						s.TopicPartitions = a
 						return
 					}
 				}
 				s.TopicPartitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -520,7 +711,16 @@ func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -66,14 +66,26 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ControllerId", r.off)
+		}
 		s.ControllerId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ControllerId)
+		}
 		if r.err != nil {
 			r.PushPath("ControllerId")
 			return
 		}
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("isKRaftController", r.off)
+		}
 		s.isKRaftController = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.isKRaftController)
+		}
 		if r.err != nil {
 			r.PushPath("isKRaftController")
 			return
@@ -82,14 +94,26 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 		s.isKRaftController = false
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ControllerEpoch", r.off)
+		}
 		s.ControllerEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ControllerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("ControllerEpoch")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("BrokerEpoch", r.off)
+		}
 		s.BrokerEpoch = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("BrokerEpoch")
 			return
@@ -98,7 +122,13 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 		s.BrokerEpoch = -1
 	}
 	if version <= 2 {
+		if r.tr != nil {
+			r.tr.Begin("DeletePartitions", r.off)
+		}
 		s.DeletePartitions = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.DeletePartitions)
+		}
 		if r.err != nil {
 			r.PushPath("DeletePartitions")
 			return
@@ -107,9 +137,17 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 		s.DeletePartitions = false
 	}
 	if version <= 0 {
+		if r.tr != nil {
+			r.tr.Begin("UngroupedPartitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
@@ -117,29 +155,47 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("UngroupedPartitions")
 					return
 				}
-				a := make([]StopReplicaRequestStopReplicaPartitionV0, n)
-				for i := range a {
+				a := prealloc[StopReplicaRequestStopReplicaPartitionV0](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StopReplicaRequestStopReplicaPartitionV0{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("UngroupedPartitions")
-						s.UngroupedPartitions = a[:i+1]
+						s.UngroupedPartitions = a
 						return
 					}
 				}
 				s.UngroupedPartitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.UngroupedPartitions = nil
 	}
 	if version >= 1 && version <= 2 {
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -148,26 +204,44 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]StopReplicaRequestStopReplicaTopicV1, n)
-				for i := range a {
+				a := prealloc[StopReplicaRequestStopReplicaTopicV1](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StopReplicaRequestStopReplicaTopicV1{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Topics = nil
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("TopicStates", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -175,27 +249,46 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("TopicStates")
 					return
 				}
-				a := make([]StopReplicaRequestStopReplicaTopicState, n)
-				for i := range a {
+				a := prealloc[StopReplicaRequestStopReplicaTopicState](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StopReplicaRequestStopReplicaTopicState{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicStates")
-						s.TopicStates = a[:i+1]
+						s.TopicStates = a
 						return
 					}
 				}
 				s.TopicStates = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.TopicStates = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -205,7 +298,16 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -323,7 +425,13 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version i
 	flexible := version >= 2
 	_ = flexible
 	if version <= 0 {
+		if r.tr != nil {
+			r.tr.Begin("TopicName", r.off)
+		}
 		s.TopicName = r.String()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
+		}
 		if r.err != nil {
 			r.PushPath("TopicName")
 			return
@@ -332,7 +440,13 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version i
 		s.TopicName = ""
 	}
 	if version <= 0 {
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
@@ -342,9 +456,18 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version i
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -354,7 +477,16 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version i
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -399,10 +531,16 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 	flexible := version >= 2
 	_ = flexible
 	if version >= 1 && version <= 2 {
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -412,12 +550,20 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 		s.Name = ""
 	}
 	if version >= 1 && version <= 2 {
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndexes", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -426,27 +572,47 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 					r.PushPath("PartitionIndexes")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionIndexes")
-						s.PartitionIndexes = a[:i+1]
+						s.PartitionIndexes = a
 						return
 					}
 				}
 				s.PartitionIndexes = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.PartitionIndexes = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -456,7 +622,16 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -518,7 +693,13 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 	flexible := version >= 2
 	_ = flexible
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("TopicName", r.off)
+		}
 		s.TopicName = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
+		}
 		if r.err != nil {
 			r.PushPath("TopicName")
 			return
@@ -527,9 +708,17 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 		s.TopicName = ""
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("PartitionStates", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 10)
@@ -537,27 +726,46 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 					r.PushPath("PartitionStates")
 					return
 				}
-				a := make([]StopReplicaRequestStopReplicaPartitionState, n)
-				for i := range a {
+				a := prealloc[StopReplicaRequestStopReplicaPartitionState](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StopReplicaRequestStopReplicaPartitionState{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionStates")
-						s.PartitionStates = a[:i+1]
+						s.PartitionStates = a
 						return
 					}
 				}
 				s.PartitionStates = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.PartitionStates = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -567,7 +775,16 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -622,7 +839,13 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 	flexible := version >= 2
 	_ = flexible
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
@@ -631,7 +854,13 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 		s.PartitionIndex = 0
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("LeaderEpoch", r.off)
+		}
 		s.LeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderEpoch")
 			return
@@ -640,7 +869,13 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 		s.LeaderEpoch = -1
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("DeletePartition", r.off)
+		}
 		s.DeletePartition = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.DeletePartition)
+		}
 		if r.err != nil {
 			r.PushPath("DeletePartition")
 			return
@@ -650,9 +885,18 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -662,7 +906,16 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -812,19 +1065,33 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionErrors", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -833,25 +1100,44 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("PartitionErrors")
 					return
 				}
-				a := make([]StopReplicaResponseStopReplicaPartitionError, n)
-				for i := range a {
+				a := prealloc[StopReplicaResponseStopReplicaPartitionError](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StopReplicaResponseStopReplicaPartitionError{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionErrors")
-						s.PartitionErrors = a[:i+1]
+						s.PartitionErrors = a
 						return
 					}
 				}
 				s.PartitionErrors = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -861,7 +1147,16 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -920,10 +1215,16 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 	flexible := version >= 2
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicName", r.off)
+		}
 		if flexible {
 			s.TopicName = r.CompactString()
 		} else {
 			s.TopicName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
 			r.PushPath("TopicName")
@@ -931,14 +1232,26 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -946,9 +1259,18 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -958,7 +1280,16 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -23,9 +23,17 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupIds", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -33,29 +41,52 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("GroupIds")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("GroupIds")
-						s.GroupIds = a[:i+1]
+						s.GroupIds = a
 						return
 					}
 				}
 				s.GroupIds = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("IncludeAuthorizedOperations", r.off)
+		}
 		s.IncludeAuthorizedOperations = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IncludeAuthorizedOperations)
+		}
 		if r.err != nil {
 			r.PushPath("IncludeAuthorizedOperations")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("IncludeTopologyDescription", r.off)
+		}
 		s.IncludeTopologyDescription = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IncludeTopologyDescription)
+		}
 		if r.err != nil {
 			r.PushPath("IncludeTopologyDescription")
 			return
@@ -65,9 +96,18 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -77,7 +117,16 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -317,16 +366,30 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Groups", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
@@ -334,25 +397,44 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Groups")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseDescribedGroup, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseDescribedGroup](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseDescribedGroup{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
-						s.Groups = a[:i+1]
+						s.Groups = a
 						return
 					}
 				}
 				s.Groups = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -362,7 +444,16 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -416,14 +507,26 @@ func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Uint16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -431,9 +534,18 @@ func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -443,7 +555,16 @@ func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -489,21 +610,39 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubtopologyId", r.off)
+		}
 		s.SubtopologyId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
+		}
 		if r.err != nil {
 			r.PushPath("SubtopologyId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partition", r.off)
+		}
 		s.Partition = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
+		}
 		if r.err != nil {
 			r.PushPath("Partition")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Offset", r.off)
+		}
 		s.Offset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Offset)
+		}
 		if r.err != nil {
 			r.PushPath("Offset")
 			return
@@ -511,9 +650,18 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -523,7 +671,16 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -576,9 +733,17 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ActiveTasks", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -586,24 +751,42 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					r.PushPath("ActiveTasks")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseTaskIds, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseTaskIds](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ActiveTasks")
-						s.ActiveTasks = a[:i+1]
+						s.ActiveTasks = a
 						return
 					}
 				}
 				s.ActiveTasks = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("StandbyTasks", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -611,24 +794,42 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					r.PushPath("StandbyTasks")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseTaskIds, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseTaskIds](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StandbyTasks")
-						s.StandbyTasks = a[:i+1]
+						s.StandbyTasks = a
 						return
 					}
 				}
 				s.StandbyTasks = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("WarmupTasks", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -636,25 +837,44 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					r.PushPath("WarmupTasks")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseTaskIds, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseTaskIds](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("WarmupTasks")
-						s.WarmupTasks = a[:i+1]
+						s.WarmupTasks = a
 						return
 					}
 				}
 				s.WarmupTasks = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -664,7 +884,16 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -743,16 +972,30 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubtopologyId", r.off)
+		}
 		s.SubtopologyId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
+		}
 		if r.err != nil {
 			r.PushPath("SubtopologyId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
@@ -760,25 +1003,45 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -788,7 +1051,16 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -842,14 +1114,26 @@ func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Key", r.off)
+		}
 		s.Key = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Key)
+		}
 		if r.err != nil {
 			r.PushPath("Key")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Value", r.off)
+		}
 		s.Value = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Value)
+		}
 		if r.err != nil {
 			r.PushPath("Value")
 			return
@@ -857,9 +1141,18 @@ func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -869,7 +1162,16 @@ func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -916,30 +1218,56 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		s.Partitions = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Partitions)
+		}
 		if r.err != nil {
 			r.PushPath("Partitions")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ReplicationFactor", r.off)
+		}
 		s.ReplicationFactor = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ReplicationFactor)
+		}
 		if r.err != nil {
 			r.PushPath("ReplicationFactor")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicConfigs", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -947,25 +1275,44 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 					r.PushPath("TopicConfigs")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseKeyValue, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseKeyValue](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseKeyValue{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicConfigs")
-						s.TopicConfigs = a[:i+1]
+						s.TopicConfigs = a
 						return
 					}
 				}
 				s.TopicConfigs = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -975,7 +1322,16 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1043,16 +1399,30 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubtopologyId", r.off)
+		}
 		s.SubtopologyId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
+		}
 		if r.err != nil {
 			r.PushPath("SubtopologyId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Nodes", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 7)
@@ -1060,25 +1430,44 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 					r.PushPath("Nodes")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseTopologyDescriptionNode, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseTopologyDescriptionNode](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseTopologyDescriptionNode{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Nodes")
-						s.Nodes = a[:i+1]
+						s.Nodes = a
 						return
 					}
 				}
 				s.Nodes = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1088,7 +1477,16 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1146,23 +1544,43 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("NodeType", r.off)
+		}
 		s.NodeType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NodeType)
+		}
 		if r.err != nil {
 			r.PushPath("NodeType")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SourceTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -1170,31 +1588,56 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					r.PushPath("SourceTopics")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("SourceTopics")
-						s.SourceTopics = a[:i+1]
+						s.SourceTopics = a
 						return
 					}
 				}
 				s.SourceTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SinkTopic", r.off)
+		}
 		s.SinkTopic = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SinkTopic)
+		}
 		if r.err != nil {
 			r.PushPath("SinkTopic")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Stores", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -1202,24 +1645,43 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					r.PushPath("Stores")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Stores")
-						s.Stores = a[:i+1]
+						s.Stores = a
 						return
 					}
 				}
 				s.Stores = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Successors", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -1227,25 +1689,45 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					r.PushPath("Successors")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Successors")
-						s.Successors = a[:i+1]
+						s.Successors = a
 						return
 					}
 				}
 				s.Successors = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1255,7 +1737,16 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1357,14 +1848,26 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r 
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Source", r.off)
+		}
 		s.Source.readFrom(r, version)
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 		if r.err != nil {
 			r.PushPath("Source")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Processor", r.off)
+		}
 		s.Processor.readFrom(r, version)
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 		if r.err != nil {
 			r.PushPath("Processor")
 			return
@@ -1372,9 +1875,18 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r 
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1384,7 +1896,16 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1439,53 +1960,95 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		s.GroupId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
+		}
 		if r.err != nil {
 			r.PushPath("GroupId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupState", r.off)
+		}
 		s.GroupState = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupState)
+		}
 		if r.err != nil {
 			r.PushPath("GroupState")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupEpoch", r.off)
+		}
 		s.GroupEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("GroupEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("AssignmentEpoch", r.off)
+		}
 		s.AssignmentEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AssignmentEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("AssignmentEpoch")
 			return
 		}
 	}
 	{
-		if r.nullMarker() {
+		if r.tr != nil {
+			r.tr.Begin("Topology", r.off)
+		}
+		if r.tracedNullMarker() {
 			s.Topology = nil
 		} else {
 			s.Topology = new(StreamsGroupDescribeResponseTopology)
 			s.Topology.readFrom(r, version)
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
 			r.PushPath("Topology")
@@ -1493,9 +2056,17 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Members", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 28)
@@ -1503,33 +2074,55 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 					r.PushPath("Members")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseMember, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseMember](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseMember{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Members")
-						s.Members = a[:i+1]
+						s.Members = a
 						return
 					}
 				}
 				s.Members = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("AuthorizedOperations", r.off)
+		}
 		s.AuthorizedOperations = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AuthorizedOperations)
+		}
 		if r.err != nil {
 			r.PushPath("AuthorizedOperations")
 			return
 		}
 	}
 	if version >= 1 {
-		if r.nullMarker() {
+		if r.tr != nil {
+			r.tr.Begin("TopologyDescription", r.off)
+		}
+		if r.tracedNullMarker() {
 			s.TopologyDescription = nil
 		} else {
 			s.TopologyDescription = new(StreamsGroupDescribeResponseTopologyDescription)
 			s.TopologyDescription.readFrom(r, version)
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
 			r.PushPath("TopologyDescription")
@@ -1539,7 +2132,13 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 		s.TopologyDescription = nil
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("TopologyDescriptionStatus", r.off)
+		}
 		s.TopologyDescriptionStatus = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopologyDescriptionStatus)
+		}
 		if r.err != nil {
 			r.PushPath("TopologyDescriptionStatus")
 			return
@@ -1548,7 +2147,13 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 		s.TopologyDescriptionStatus = 0
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("AssignorName", r.off)
+		}
 		s.AssignorName = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AssignorName)
+		}
 		if r.err != nil {
 			r.PushPath("AssignorName")
 			return
@@ -1558,9 +2163,18 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1570,7 +2184,16 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1712,16 +2335,30 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Epoch", r.off)
+		}
 		s.Epoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
+		}
 		if r.err != nil {
 			r.PushPath("Epoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Subtopologies", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.Subtopologies = nil
 			} else {
@@ -1731,25 +2368,44 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 					r.PushPath("Subtopologies")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseSubtopology, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseSubtopology](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseSubtopology{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Subtopologies")
-						s.Subtopologies = a[:i+1]
+						s.Subtopologies = a
 						return
 					}
 				}
 				s.Subtopologies = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1759,7 +2415,16 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1818,16 +2483,30 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubtopologyId", r.off)
+		}
 		s.SubtopologyId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
+		}
 		if r.err != nil {
 			r.PushPath("SubtopologyId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SourceTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -1835,24 +2514,43 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					r.PushPath("SourceTopics")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("SourceTopics")
-						s.SourceTopics = a[:i+1]
+						s.SourceTopics = a
 						return
 					}
 				}
 				s.SourceTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RepartitionSinkTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -1860,24 +2558,43 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					r.PushPath("RepartitionSinkTopics")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("RepartitionSinkTopics")
-						s.RepartitionSinkTopics = a[:i+1]
+						s.RepartitionSinkTopics = a
 						return
 					}
 				}
 				s.RepartitionSinkTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("StateChangelogTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
@@ -1885,24 +2602,42 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					r.PushPath("StateChangelogTopics")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseTopicInfo, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseTopicInfo](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseTopicInfo{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StateChangelogTopics")
-						s.StateChangelogTopics = a[:i+1]
+						s.StateChangelogTopics = a
 						return
 					}
 				}
 				s.StateChangelogTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RepartitionSourceTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
@@ -1910,25 +2645,44 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					r.PushPath("RepartitionSourceTopics")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseTopicInfo, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseTopicInfo](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseTopicInfo{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("RepartitionSourceTopics")
-						s.RepartitionSourceTopics = a[:i+1]
+						s.RepartitionSourceTopics = a
 						return
 					}
 				}
 				s.RepartitionSourceTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1938,7 +2692,16 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -2055,67 +2818,121 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		s.MemberId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
+		}
 		if r.err != nil {
 			r.PushPath("MemberId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberEpoch", r.off)
+		}
 		s.MemberEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("MemberEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("InstanceId", r.off)
+		}
 		s.InstanceId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.InstanceId)
+		}
 		if r.err != nil {
 			r.PushPath("InstanceId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RackId", r.off)
+		}
 		s.RackId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
+		}
 		if r.err != nil {
 			r.PushPath("RackId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClientId", r.off)
+		}
 		s.ClientId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClientId)
+		}
 		if r.err != nil {
 			r.PushPath("ClientId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClientHost", r.off)
+		}
 		s.ClientHost = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClientHost)
+		}
 		if r.err != nil {
 			r.PushPath("ClientHost")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopologyEpoch", r.off)
+		}
 		s.TopologyEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopologyEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("TopologyEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProcessId", r.off)
+		}
 		s.ProcessId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProcessId)
+		}
 		if r.err != nil {
 			r.PushPath("ProcessId")
 			return
 		}
 	}
 	{
-		if r.nullMarker() {
+		if r.tr != nil {
+			r.tr.Begin("UserEndpoint", r.off)
+		}
+		if r.tracedNullMarker() {
 			s.UserEndpoint = nil
 		} else {
 			s.UserEndpoint = new(StreamsGroupDescribeResponseEndpoint)
 			s.UserEndpoint.readFrom(r, version)
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
 			r.PushPath("UserEndpoint")
@@ -2123,9 +2940,17 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClientTags", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -2133,24 +2958,42 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					r.PushPath("ClientTags")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseKeyValue, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseKeyValue](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseKeyValue{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ClientTags")
-						s.ClientTags = a[:i+1]
+						s.ClientTags = a
 						return
 					}
 				}
 				s.ClientTags = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TaskOffsets", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 14)
@@ -2158,24 +3001,42 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					r.PushPath("TaskOffsets")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseTaskOffset, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseTaskOffset](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseTaskOffset{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TaskOffsets")
-						s.TaskOffsets = a[:i+1]
+						s.TaskOffsets = a
 						return
 					}
 				}
 				s.TaskOffsets = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TaskEndOffsets", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 14)
@@ -2183,36 +3044,64 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					r.PushPath("TaskEndOffsets")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseTaskOffset, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseTaskOffset](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseTaskOffset{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TaskEndOffsets")
-						s.TaskEndOffsets = a[:i+1]
+						s.TaskEndOffsets = a
 						return
 					}
 				}
 				s.TaskEndOffsets = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Assignment", r.off)
+		}
 		s.Assignment.readFrom(r, version)
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 		if r.err != nil {
 			r.PushPath("Assignment")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TargetAssignment", r.off)
+		}
 		s.TargetAssignment.readFrom(r, version)
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 		if r.err != nil {
 			r.PushPath("TargetAssignment")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("IsClassic", r.off)
+		}
 		s.IsClassic = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.IsClassic)
+		}
 		if r.err != nil {
 			r.PushPath("IsClassic")
 			return
@@ -2220,9 +3109,18 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -2232,7 +3130,16 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -2404,9 +3311,17 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 	flexible := true
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Subtopologies", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -2414,26 +3329,44 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 					r.PushPath("Subtopologies")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseTopologyDescriptionSubtopology, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseTopologyDescriptionSubtopology](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseTopologyDescriptionSubtopology{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Subtopologies")
-						s.Subtopologies = a[:i+1]
+						s.Subtopologies = a
 						return
 					}
 				}
 				s.Subtopologies = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Subtopologies = nil
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("GlobalStores", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 15)
@@ -2441,27 +3374,46 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 					r.PushPath("GlobalStores")
 					return
 				}
-				a := make([]StreamsGroupDescribeResponseTopologyDescriptionGlobalStore, n)
-				for i := range a {
+				a := prealloc[StreamsGroupDescribeResponseTopologyDescriptionGlobalStore](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupDescribeResponseTopologyDescriptionGlobalStore{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("GlobalStores")
-						s.GlobalStores = a[:i+1]
+						s.GlobalStores = a
 						return
 					}
 				}
 				s.GlobalStores = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.GlobalStores = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -2471,7 +3423,16 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

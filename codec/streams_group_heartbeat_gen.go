@@ -124,60 +124,108 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		s.GroupId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
+		}
 		if r.err != nil {
 			r.PushPath("GroupId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		s.MemberId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
+		}
 		if r.err != nil {
 			r.PushPath("MemberId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberEpoch", r.off)
+		}
 		s.MemberEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("MemberEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("EndpointInformationEpoch", r.off)
+		}
 		s.EndpointInformationEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.EndpointInformationEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("EndpointInformationEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("InstanceId", r.off)
+		}
 		s.InstanceId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.InstanceId)
+		}
 		if r.err != nil {
 			r.PushPath("InstanceId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RackId", r.off)
+		}
 		s.RackId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
+		}
 		if r.err != nil {
 			r.PushPath("RackId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RebalanceTimeoutMs", r.off)
+		}
 		s.RebalanceTimeoutMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.RebalanceTimeoutMs)
+		}
 		if r.err != nil {
 			r.PushPath("RebalanceTimeoutMs")
 			return
 		}
 	}
 	{
-		if r.nullMarker() {
+		if r.tr != nil {
+			r.tr.Begin("Topology", r.off)
+		}
+		if r.tracedNullMarker() {
 			s.Topology = nil
 		} else {
 			s.Topology = new(StreamsGroupHeartbeatRequestTopology)
 			s.Topology.readFrom(r, version)
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
 			r.PushPath("Topology")
@@ -185,9 +233,17 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ActiveTasks", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.ActiveTasks = nil
 			} else {
@@ -197,24 +253,42 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("ActiveTasks")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatRequestTaskIds, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatRequestTaskIds](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ActiveTasks")
-						s.ActiveTasks = a[:i+1]
+						s.ActiveTasks = a
 						return
 					}
 				}
 				s.ActiveTasks = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("StandbyTasks", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.StandbyTasks = nil
 			} else {
@@ -224,24 +298,42 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("StandbyTasks")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatRequestTaskIds, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatRequestTaskIds](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StandbyTasks")
-						s.StandbyTasks = a[:i+1]
+						s.StandbyTasks = a
 						return
 					}
 				}
 				s.StandbyTasks = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("WarmupTasks", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.WarmupTasks = nil
 			} else {
@@ -251,33 +343,55 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("WarmupTasks")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatRequestTaskIds, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatRequestTaskIds](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("WarmupTasks")
-						s.WarmupTasks = a[:i+1]
+						s.WarmupTasks = a
 						return
 					}
 				}
 				s.WarmupTasks = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProcessId", r.off)
+		}
 		s.ProcessId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProcessId)
+		}
 		if r.err != nil {
 			r.PushPath("ProcessId")
 			return
 		}
 	}
 	{
-		if r.nullMarker() {
+		if r.tr != nil {
+			r.tr.Begin("UserEndpoint", r.off)
+		}
+		if r.tracedNullMarker() {
 			s.UserEndpoint = nil
 		} else {
 			s.UserEndpoint = new(StreamsGroupHeartbeatRequestEndpoint)
 			s.UserEndpoint.readFrom(r, version)
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
 			r.PushPath("UserEndpoint")
@@ -285,9 +399,17 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClientTags", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.ClientTags = nil
 			} else {
@@ -297,24 +419,42 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("ClientTags")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatRequestKeyValue, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatRequestKeyValue](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatRequestKeyValue{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ClientTags")
-						s.ClientTags = a[:i+1]
+						s.ClientTags = a
 						return
 					}
 				}
 				s.ClientTags = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TaskOffsets", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.TaskOffsets = nil
 			} else {
@@ -324,24 +464,42 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("TaskOffsets")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatRequestTaskOffset, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatRequestTaskOffset](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatRequestTaskOffset{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TaskOffsets")
-						s.TaskOffsets = a[:i+1]
+						s.TaskOffsets = a
 						return
 					}
 				}
 				s.TaskOffsets = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TaskEndOffsets", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.TaskEndOffsets = nil
 			} else {
@@ -351,22 +509,38 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("TaskEndOffsets")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatRequestTaskOffset, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatRequestTaskOffset](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatRequestTaskOffset{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TaskEndOffsets")
-						s.TaskEndOffsets = a[:i+1]
+						s.TaskEndOffsets = a
 						return
 					}
 				}
 				s.TaskEndOffsets = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ShutdownApplication", r.off)
+		}
 		s.ShutdownApplication = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ShutdownApplication)
+		}
 		if r.err != nil {
 			r.PushPath("ShutdownApplication")
 			return
@@ -374,9 +548,18 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -386,7 +569,16 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -620,14 +812,26 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) readFrom(r *Reader, version int16
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Key", r.off)
+		}
 		s.Key = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Key)
+		}
 		if r.err != nil {
 			r.PushPath("Key")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Value", r.off)
+		}
 		s.Value = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Value)
+		}
 		if r.err != nil {
 			r.PushPath("Value")
 			return
@@ -635,9 +839,18 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) readFrom(r *Reader, version int16
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -647,7 +860,16 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) readFrom(r *Reader, version int16
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -694,30 +916,56 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		s.Name = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
+		}
 		if r.err != nil {
 			r.PushPath("Name")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		s.Partitions = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Partitions)
+		}
 		if r.err != nil {
 			r.PushPath("Partitions")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ReplicationFactor", r.off)
+		}
 		s.ReplicationFactor = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ReplicationFactor)
+		}
 		if r.err != nil {
 			r.PushPath("ReplicationFactor")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicConfigs", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -725,25 +973,44 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 					r.PushPath("TopicConfigs")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatRequestKeyValue, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatRequestKeyValue](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatRequestKeyValue{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicConfigs")
-						s.TopicConfigs = a[:i+1]
+						s.TopicConfigs = a
 						return
 					}
 				}
 				s.TopicConfigs = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -753,7 +1020,16 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -821,14 +1097,26 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) readFrom(r *Reader, version int16
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Uint16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -836,9 +1124,18 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) readFrom(r *Reader, version int16
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -848,7 +1145,16 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) readFrom(r *Reader, version int16
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -894,21 +1200,39 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubtopologyId", r.off)
+		}
 		s.SubtopologyId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
+		}
 		if r.err != nil {
 			r.PushPath("SubtopologyId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partition", r.off)
+		}
 		s.Partition = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
+		}
 		if r.err != nil {
 			r.PushPath("Partition")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Offset", r.off)
+		}
 		s.Offset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Offset)
+		}
 		if r.err != nil {
 			r.PushPath("Offset")
 			return
@@ -916,9 +1240,18 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -928,7 +1261,16 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -980,16 +1322,30 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubtopologyId", r.off)
+		}
 		s.SubtopologyId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
+		}
 		if r.err != nil {
 			r.PushPath("SubtopologyId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
@@ -997,25 +1353,45 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1025,7 +1401,16 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1079,16 +1464,30 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Epoch", r.off)
+		}
 		s.Epoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
+		}
 		if r.err != nil {
 			r.PushPath("Epoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Subtopologies", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
@@ -1096,25 +1495,44 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 					r.PushPath("Subtopologies")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatRequestSubtopology, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatRequestSubtopology](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatRequestSubtopology{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Subtopologies")
-						s.Subtopologies = a[:i+1]
+						s.Subtopologies = a
 						return
 					}
 				}
 				s.Subtopologies = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1124,7 +1542,16 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1183,16 +1610,30 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubtopologyId", r.off)
+		}
 		s.SubtopologyId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
+		}
 		if r.err != nil {
 			r.PushPath("SubtopologyId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SourceTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -1200,24 +1641,43 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					r.PushPath("SourceTopics")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("SourceTopics")
-						s.SourceTopics = a[:i+1]
+						s.SourceTopics = a
 						return
 					}
 				}
 				s.SourceTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SourceTopicRegex", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -1225,24 +1685,43 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					r.PushPath("SourceTopicRegex")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("SourceTopicRegex")
-						s.SourceTopicRegex = a[:i+1]
+						s.SourceTopicRegex = a
 						return
 					}
 				}
 				s.SourceTopicRegex = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("StateChangelogTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
@@ -1250,24 +1729,42 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					r.PushPath("StateChangelogTopics")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatRequestTopicInfo, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatRequestTopicInfo](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatRequestTopicInfo{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StateChangelogTopics")
-						s.StateChangelogTopics = a[:i+1]
+						s.StateChangelogTopics = a
 						return
 					}
 				}
 				s.StateChangelogTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RepartitionSinkTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
@@ -1275,24 +1772,43 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					r.PushPath("RepartitionSinkTopics")
 					return
 				}
-				a := make([]string, n)
-				for i := range a {
-					a[i] = r.CompactString()
+				a := prealloc[string](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e string
+					e = r.CompactString()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("RepartitionSinkTopics")
-						s.RepartitionSinkTopics = a[:i+1]
+						s.RepartitionSinkTopics = a
 						return
 					}
 				}
 				s.RepartitionSinkTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RepartitionSourceTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
@@ -1300,24 +1816,42 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					r.PushPath("RepartitionSourceTopics")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatRequestTopicInfo, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatRequestTopicInfo](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatRequestTopicInfo{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("RepartitionSourceTopics")
-						s.RepartitionSourceTopics = a[:i+1]
+						s.RepartitionSourceTopics = a
 						return
 					}
 				}
 				s.RepartitionSourceTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("CopartitionGroups", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
@@ -1325,25 +1859,44 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					r.PushPath("CopartitionGroups")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatRequestCopartitionGroup, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatRequestCopartitionGroup](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatRequestCopartitionGroup{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("CopartitionGroups")
-						s.CopartitionGroups = a[:i+1]
+						s.CopartitionGroups = a
 						return
 					}
 				}
 				s.CopartitionGroups = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1353,7 +1906,16 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1488,9 +2050,17 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("SourceTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 2)
@@ -1498,24 +2068,43 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					r.PushPath("SourceTopics")
 					return
 				}
-				a := make([]int16, n)
-				for i := range a {
-					a[i] = r.Int16()
+				a := prealloc[int16](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int16
+					e = r.Int16()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("SourceTopics")
-						s.SourceTopics = a[:i+1]
+						s.SourceTopics = a
 						return
 					}
 				}
 				s.SourceTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("SourceTopicRegex", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 2)
@@ -1523,24 +2112,43 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					r.PushPath("SourceTopicRegex")
 					return
 				}
-				a := make([]int16, n)
-				for i := range a {
-					a[i] = r.Int16()
+				a := prealloc[int16](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int16
+					e = r.Int16()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("SourceTopicRegex")
-						s.SourceTopicRegex = a[:i+1]
+						s.SourceTopicRegex = a
 						return
 					}
 				}
 				s.SourceTopicRegex = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("RepartitionSourceTopics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 2)
@@ -1548,25 +2156,45 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					r.PushPath("RepartitionSourceTopics")
 					return
 				}
-				a := make([]int16, n)
-				for i := range a {
-					a[i] = r.Int16()
+				a := prealloc[int16](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int16
+					e = r.Int16()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("RepartitionSourceTopics")
-						s.RepartitionSourceTopics = a[:i+1]
+						s.RepartitionSourceTopics = a
 						return
 					}
 				}
 				s.RepartitionSourceTopics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1576,7 +2204,16 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1785,49 +2422,91 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		s.MemberId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
+		}
 		if r.err != nil {
 			r.PushPath("MemberId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberEpoch", r.off)
+		}
 		s.MemberEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("MemberEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("HeartbeatIntervalMs", r.off)
+		}
 		s.HeartbeatIntervalMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.HeartbeatIntervalMs)
+		}
 		if r.err != nil {
 			r.PushPath("HeartbeatIntervalMs")
 			return
 		}
 	}
 	if version <= 0 {
+		if r.tr != nil {
+			r.tr.Begin("AcceptableRecoveryLagLegacy", r.off)
+		}
 		s.AcceptableRecoveryLagLegacy = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AcceptableRecoveryLagLegacy)
+		}
 		if r.err != nil {
 			r.PushPath("AcceptableRecoveryLagLegacy")
 			return
@@ -1836,14 +2515,26 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 		s.AcceptableRecoveryLagLegacy = 0
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TaskOffsetIntervalMs", r.off)
+		}
 		s.TaskOffsetIntervalMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TaskOffsetIntervalMs)
+		}
 		if r.err != nil {
 			r.PushPath("TaskOffsetIntervalMs")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("AcceptableRecoveryLag", r.off)
+		}
 		s.AcceptableRecoveryLag = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AcceptableRecoveryLag)
+		}
 		if r.err != nil {
 			r.PushPath("AcceptableRecoveryLag")
 			return
@@ -1852,9 +2543,17 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 		s.AcceptableRecoveryLag = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Status", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.Status = nil
 			} else {
@@ -1864,24 +2563,42 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Status")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatResponseStatus, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatResponseStatus](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatResponseStatus{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Status")
-						s.Status = a[:i+1]
+						s.Status = a
 						return
 					}
 				}
 				s.Status = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ActiveTasks", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.ActiveTasks = nil
 			} else {
@@ -1891,24 +2608,42 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("ActiveTasks")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatResponseTaskIds, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatResponseTaskIds](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ActiveTasks")
-						s.ActiveTasks = a[:i+1]
+						s.ActiveTasks = a
 						return
 					}
 				}
 				s.ActiveTasks = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("StandbyTasks", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.StandbyTasks = nil
 			} else {
@@ -1918,24 +2653,42 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("StandbyTasks")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatResponseTaskIds, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatResponseTaskIds](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StandbyTasks")
-						s.StandbyTasks = a[:i+1]
+						s.StandbyTasks = a
 						return
 					}
 				}
 				s.StandbyTasks = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("WarmupTasks", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.WarmupTasks = nil
 			} else {
@@ -1945,22 +2698,38 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("WarmupTasks")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatResponseTaskIds, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatResponseTaskIds](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("WarmupTasks")
-						s.WarmupTasks = a[:i+1]
+						s.WarmupTasks = a
 						return
 					}
 				}
 				s.WarmupTasks = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("TopologyDescriptionRequired", r.off)
+		}
 		s.TopologyDescriptionRequired = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopologyDescriptionRequired)
+		}
 		if r.err != nil {
 			r.PushPath("TopologyDescriptionRequired")
 			return
@@ -1969,16 +2738,30 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 		s.TopologyDescriptionRequired = false
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("EndpointInformationEpoch", r.off)
+		}
 		s.EndpointInformationEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.EndpointInformationEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("EndpointInformationEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionsByUserEndpoint", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			if n < 0 {
 				s.PartitionsByUserEndpoint = nil
 			} else {
@@ -1988,25 +2771,44 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("PartitionsByUserEndpoint")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatResponseEndpointToPartitions, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatResponseEndpointToPartitions](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatResponseEndpointToPartitions{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionsByUserEndpoint")
-						s.PartitionsByUserEndpoint = a[:i+1]
+						s.PartitionsByUserEndpoint = a
 						return
 					}
 				}
 				s.PartitionsByUserEndpoint = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -2016,7 +2818,16 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -2214,14 +3025,26 @@ func (s *StreamsGroupHeartbeatResponseStatus) readFrom(r *Reader, version int16)
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("StatusCode", r.off)
+		}
 		s.StatusCode = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.StatusCode)
+		}
 		if r.err != nil {
 			r.PushPath("StatusCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("StatusDetail", r.off)
+		}
 		s.StatusDetail = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.StatusDetail)
+		}
 		if r.err != nil {
 			r.PushPath("StatusDetail")
 			return
@@ -2229,9 +3052,18 @@ func (s *StreamsGroupHeartbeatResponseStatus) readFrom(r *Reader, version int16)
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -2241,7 +3073,16 @@ func (s *StreamsGroupHeartbeatResponseStatus) readFrom(r *Reader, version int16)
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -2286,16 +3127,30 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topic", r.off)
+		}
 		s.Topic = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
+		}
 		if r.err != nil {
 			r.PushPath("Topic")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
@@ -2303,25 +3158,45 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -2331,7 +3206,16 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -2385,16 +3269,30 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("SubtopologyId", r.off)
+		}
 		s.SubtopologyId = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
+		}
 		if r.err != nil {
 			r.PushPath("SubtopologyId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
@@ -2402,25 +3300,45 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -2430,7 +3348,16 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -2484,14 +3411,26 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) readFrom(r *Reader, version int1
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Uint16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -2499,9 +3438,18 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) readFrom(r *Reader, version int1
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -2511,7 +3459,16 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -2558,16 +3515,30 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("UserEndpoint", r.off)
+		}
 		s.UserEndpoint.readFrom(r, version)
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 		if r.err != nil {
 			r.PushPath("UserEndpoint")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ActivePartitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -2575,24 +3546,42 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 					r.PushPath("ActivePartitions")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatResponseTopicPartition, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatResponseTopicPartition](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatResponseTopicPartition{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ActivePartitions")
-						s.ActivePartitions = a[:i+1]
+						s.ActivePartitions = a
 						return
 					}
 				}
 				s.ActivePartitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("StandbyPartitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -2600,25 +3589,44 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 					r.PushPath("StandbyPartitions")
 					return
 				}
-				a := make([]StreamsGroupHeartbeatResponseTopicPartition, n)
-				for i := range a {
+				a := prealloc[StreamsGroupHeartbeatResponseTopicPartition](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, StreamsGroupHeartbeatResponseTopicPartition{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StandbyPartitions")
-						s.StandbyPartitions = a[:i+1]
+						s.StandbyPartitions = a
 						return
 					}
 				}
 				s.StandbyPartitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -2628,7 +3636,16 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -39,10 +39,16 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 4
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("GroupId", r.off)
+		}
 		if flexible {
 			s.GroupId = r.CompactString()
 		} else {
 			s.GroupId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupId")
@@ -50,17 +56,29 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("GenerationId", r.off)
+		}
 		s.GenerationId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.GenerationId)
+		}
 		if r.err != nil {
 			r.PushPath("GenerationId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		if flexible {
 			s.MemberId = r.CompactString()
 		} else {
 			s.MemberId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
 			r.PushPath("MemberId")
@@ -68,10 +86,16 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		}
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("GroupInstanceId", r.off)
+		}
 		if flexible {
 			s.GroupInstanceId = r.CompactNullableString()
 		} else {
 			s.GroupInstanceId = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 		if r.err != nil {
 			r.PushPath("GroupInstanceId")
@@ -81,7 +105,13 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		s.GroupInstanceId = nil
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("ProtocolType", r.off)
+		}
 		s.ProtocolType = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolType)
+		}
 		if r.err != nil {
 			r.PushPath("ProtocolType")
 			return
@@ -90,7 +120,13 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		s.ProtocolType = nil
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("ProtocolName", r.off)
+		}
 		s.ProtocolName = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolName)
+		}
 		if r.err != nil {
 			r.PushPath("ProtocolName")
 			return
@@ -99,12 +135,20 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		s.ProtocolName = nil
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Assignments", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -113,25 +157,44 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Assignments")
 					return
 				}
-				a := make([]SyncGroupRequestAssignment, n)
-				for i := range a {
+				a := prealloc[SyncGroupRequestAssignment](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, SyncGroupRequestAssignment{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Assignments")
-						s.Assignments = a[:i+1]
+						s.Assignments = a
 						return
 					}
 				}
 				s.Assignments = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -141,7 +204,16 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -246,10 +318,16 @@ func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
 	flexible := version >= 4
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("MemberId", r.off)
+		}
 		if flexible {
 			s.MemberId = r.CompactString()
 		} else {
 			s.MemberId = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
 			r.PushPath("MemberId")
@@ -257,10 +335,16 @@ func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Assignment", r.off)
+		}
 		if flexible {
 			s.Assignment = r.CompactBytes()
 		} else {
 			s.Assignment = r.Bytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Assignment)
 		}
 		if r.err != nil {
 			r.PushPath("Assignment")
@@ -269,9 +353,18 @@ func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -281,7 +374,16 @@ func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -371,7 +473,13 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 4
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
@@ -380,14 +488,26 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 		s.ThrottleTimeMs = 0
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("ProtocolType", r.off)
+		}
 		s.ProtocolType = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolType)
+		}
 		if r.err != nil {
 			r.PushPath("ProtocolType")
 			return
@@ -396,7 +516,13 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 		s.ProtocolType = nil
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("ProtocolName", r.off)
+		}
 		s.ProtocolName = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolName)
+		}
 		if r.err != nil {
 			r.PushPath("ProtocolName")
 			return
@@ -405,10 +531,16 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 		s.ProtocolName = nil
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Assignment", r.off)
+		}
 		if flexible {
 			s.Assignment = r.CompactBytes()
 		} else {
 			s.Assignment = r.Bytes()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Assignment)
 		}
 		if r.err != nil {
 			r.PushPath("Assignment")
@@ -417,9 +549,18 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -429,7 +570,16 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

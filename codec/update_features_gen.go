@@ -33,16 +33,30 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("timeoutMs", r.off)
+		}
 		s.timeoutMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.timeoutMs)
+		}
 		if r.err != nil {
 			r.PushPath("timeoutMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("FeatureUpdates", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
@@ -50,22 +64,38 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("FeatureUpdates")
 					return
 				}
-				a := make([]UpdateFeaturesRequestFeatureUpdateKey, n)
-				for i := range a {
+				a := prealloc[UpdateFeaturesRequestFeatureUpdateKey](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, UpdateFeaturesRequestFeatureUpdateKey{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("FeatureUpdates")
-						s.FeatureUpdates = a[:i+1]
+						s.FeatureUpdates = a
 						return
 					}
 				}
 				s.FeatureUpdates = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("ValidateOnly", r.off)
+		}
 		s.ValidateOnly = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ValidateOnly)
+		}
 		if r.err != nil {
 			r.PushPath("ValidateOnly")
 			return
@@ -75,9 +105,18 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -87,7 +126,16 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -150,21 +198,39 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Feature", r.off)
+		}
 		s.Feature = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Feature)
+		}
 		if r.err != nil {
 			r.PushPath("Feature")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("MaxVersionLevel", r.off)
+		}
 		s.MaxVersionLevel = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.MaxVersionLevel)
+		}
 		if r.err != nil {
 			r.PushPath("MaxVersionLevel")
 			return
 		}
 	}
 	if version <= 0 {
+		if r.tr != nil {
+			r.tr.Begin("AllowDowngrade", r.off)
+		}
 		s.AllowDowngrade = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.AllowDowngrade)
+		}
 		if r.err != nil {
 			r.PushPath("AllowDowngrade")
 			return
@@ -173,7 +239,13 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 		s.AllowDowngrade = false
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("UpgradeType", r.off)
+		}
 		s.UpgradeType = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.UpgradeType)
+		}
 		if r.err != nil {
 			r.PushPath("UpgradeType")
 			return
@@ -183,9 +255,18 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -195,7 +276,16 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -298,30 +388,56 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ThrottleTimeMs", r.off)
+		}
 		s.ThrottleTimeMs = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
+		}
 		if r.err != nil {
 			r.PushPath("ThrottleTimeMs")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
 		}
 	}
 	if version <= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Results", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
@@ -329,27 +445,46 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Results")
 					return
 				}
-				a := make([]UpdateFeaturesResponseUpdatableFeatureResult, n)
-				for i := range a {
+				a := prealloc[UpdateFeaturesResponseUpdatableFeatureResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, UpdateFeaturesResponseUpdatableFeatureResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
-						s.Results = a[:i+1]
+						s.Results = a
 						return
 					}
 				}
 				s.Results = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Results = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -359,7 +494,16 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -428,21 +572,39 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Feature", r.off)
+		}
 		s.Feature = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Feature)
+		}
 		if r.err != nil {
 			r.PushPath("Feature")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorMessage", r.off)
+		}
 		s.ErrorMessage = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorMessage")
 			return
@@ -450,9 +612,18 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -462,7 +633,16 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

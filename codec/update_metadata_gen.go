@@ -78,14 +78,26 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ControllerId", r.off)
+		}
 		s.ControllerId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ControllerId)
+		}
 		if r.err != nil {
 			r.PushPath("ControllerId")
 			return
 		}
 	}
 	if version >= 8 {
+		if r.tr != nil {
+			r.tr.Begin("isKRaftController", r.off)
+		}
 		s.isKRaftController = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.isKRaftController)
+		}
 		if r.err != nil {
 			r.PushPath("isKRaftController")
 			return
@@ -95,14 +107,26 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 	}
 	s.Type = 0
 	{
+		if r.tr != nil {
+			r.tr.Begin("ControllerEpoch", r.off)
+		}
 		s.ControllerEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ControllerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("ControllerEpoch")
 			return
 		}
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("BrokerEpoch", r.off)
+		}
 		s.BrokerEpoch = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("BrokerEpoch")
 			return
@@ -111,9 +135,17 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 		s.BrokerEpoch = -1
 	}
 	if version <= 4 {
+		if r.tr != nil {
+			r.tr.Begin("UngroupedPartitionStates", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 30)
@@ -121,29 +153,47 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("UngroupedPartitionStates")
 					return
 				}
-				a := make([]UpdateMetadataRequestUpdateMetadataPartitionState, n)
-				for i := range a {
+				a := prealloc[UpdateMetadataRequestUpdateMetadataPartitionState](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, UpdateMetadataRequestUpdateMetadataPartitionState{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("UngroupedPartitionStates")
-						s.UngroupedPartitionStates = a[:i+1]
+						s.UngroupedPartitionStates = a
 						return
 					}
 				}
 				s.UngroupedPartitionStates = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.UngroupedPartitionStates = nil
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("TopicStates", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -152,29 +202,47 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("TopicStates")
 					return
 				}
-				a := make([]UpdateMetadataRequestUpdateMetadataTopicState, n)
-				for i := range a {
+				a := prealloc[UpdateMetadataRequestUpdateMetadataTopicState](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, UpdateMetadataRequestUpdateMetadataTopicState{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicStates")
-						s.TopicStates = a[:i+1]
+						s.TopicStates = a
 						return
 					}
 				}
 				s.TopicStates = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.TopicStates = nil
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LiveBrokers", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -183,25 +251,44 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("LiveBrokers")
 					return
 				}
-				a := make([]UpdateMetadataRequestUpdateMetadataBroker, n)
-				for i := range a {
+				a := prealloc[UpdateMetadataRequestUpdateMetadataBroker](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, UpdateMetadataRequestUpdateMetadataBroker{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("LiveBrokers")
-						s.LiveBrokers = a[:i+1]
+						s.LiveBrokers = a
 						return
 					}
 				}
 				s.LiveBrokers = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -211,8 +298,14 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0 && version >= 8:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("Type", tagOff)
+				}
 				s.Type = r.Int8()
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, s.Type)
+				}
 				if r.err != nil {
 					r.PushPath("Type")
 					return
@@ -222,7 +315,16 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -354,7 +456,13 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 	flexible := version >= 6
 	_ = flexible
 	if version <= 4 {
+		if r.tr != nil {
+			r.tr.Begin("TopicName", r.off)
+		}
 		s.TopicName = r.String()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
+		}
 		if r.err != nil {
 			r.PushPath("TopicName")
 			return
@@ -363,40 +471,72 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 		s.TopicName = ""
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ControllerEpoch", r.off)
+		}
 		s.ControllerEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ControllerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("ControllerEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Leader", r.off)
+		}
 		s.Leader = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Leader)
+		}
 		if r.err != nil {
 			r.PushPath("Leader")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderEpoch", r.off)
+		}
 		s.LeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Isr", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -405,34 +545,59 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					r.PushPath("Isr")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Isr")
-						s.Isr = a[:i+1]
+						s.Isr = a
 						return
 					}
 				}
 				s.Isr = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ZkVersion", r.off)
+		}
 		s.ZkVersion = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ZkVersion)
+		}
 		if r.err != nil {
 			r.PushPath("ZkVersion")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Replicas", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -441,27 +606,46 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					r.PushPath("Replicas")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Replicas")
-						s.Replicas = a[:i+1]
+						s.Replicas = a
 						return
 					}
 				}
 				s.Replicas = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	if version >= 4 {
+		if r.tr != nil {
+			r.tr.Begin("OfflineReplicas", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -470,27 +654,47 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					r.PushPath("OfflineReplicas")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("OfflineReplicas")
-						s.OfflineReplicas = a[:i+1]
+						s.OfflineReplicas = a
 						return
 					}
 				}
 				s.OfflineReplicas = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.OfflineReplicas = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -500,7 +704,16 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -634,10 +847,16 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 	flexible := version >= 6
 	_ = flexible
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("TopicName", r.off)
+		}
 		if flexible {
 			s.TopicName = r.CompactString()
 		} else {
 			s.TopicName = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
 			r.PushPath("TopicName")
@@ -647,7 +866,13 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 		s.TopicName = ""
 	}
 	if version >= 7 {
+		if r.tr != nil {
+			r.tr.Begin("TopicId", r.off)
+		}
 		s.TopicId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
+		}
 		if r.err != nil {
 			r.PushPath("TopicId")
 			return
@@ -656,12 +881,20 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 		s.TopicId = UUID{}
 	}
 	if version >= 5 {
+		if r.tr != nil {
+			r.tr.Begin("PartitionStates", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -670,27 +903,46 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 					r.PushPath("PartitionStates")
 					return
 				}
-				a := make([]UpdateMetadataRequestUpdateMetadataPartitionState, n)
-				for i := range a {
+				a := prealloc[UpdateMetadataRequestUpdateMetadataPartitionState](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, UpdateMetadataRequestUpdateMetadataPartitionState{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionStates")
-						s.PartitionStates = a[:i+1]
+						s.PartitionStates = a
 						return
 					}
 				}
 				s.PartitionStates = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.PartitionStates = nil
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -700,7 +952,16 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -772,14 +1033,26 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 	flexible := version >= 6
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Id", r.off)
+		}
 		s.Id = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Id)
+		}
 		if r.err != nil {
 			r.PushPath("Id")
 			return
 		}
 	}
 	if version <= 0 {
+		if r.tr != nil {
+			r.tr.Begin("V0Host", r.off)
+		}
 		s.V0Host = r.String()
+		if r.tr != nil {
+			r.tr.End(r.off, s.V0Host)
+		}
 		if r.err != nil {
 			r.PushPath("V0Host")
 			return
@@ -788,7 +1061,13 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 		s.V0Host = ""
 	}
 	if version <= 0 {
+		if r.tr != nil {
+			r.tr.Begin("V0Port", r.off)
+		}
 		s.V0Port = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.V0Port)
+		}
 		if r.err != nil {
 			r.PushPath("V0Port")
 			return
@@ -797,12 +1076,20 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 		s.V0Port = 0
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Endpoints", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -811,27 +1098,43 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 					r.PushPath("Endpoints")
 					return
 				}
-				a := make([]UpdateMetadataRequestUpdateMetadataEndpoint, n)
-				for i := range a {
+				a := prealloc[UpdateMetadataRequestUpdateMetadataEndpoint](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, UpdateMetadataRequestUpdateMetadataEndpoint{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Endpoints")
-						s.Endpoints = a[:i+1]
+						s.Endpoints = a
 						return
 					}
 				}
 				s.Endpoints = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	} else {
 		s.Endpoints = nil
 	}
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("Rack", r.off)
+		}
 		if flexible {
 			s.Rack = r.CompactNullableString()
 		} else {
 			s.Rack = r.NullableString()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
 		}
 		if r.err != nil {
 			r.PushPath("Rack")
@@ -842,9 +1145,18 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -854,7 +1166,16 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -939,7 +1260,13 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 	flexible := version >= 6
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -948,10 +1275,16 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 		s.Port = 0
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		if flexible {
 			s.Host = r.CompactString()
 		} else {
 			s.Host = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
 			r.PushPath("Host")
@@ -961,10 +1294,16 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 		s.Host = ""
 	}
 	if version >= 3 {
+		if r.tr != nil {
+			r.tr.Begin("Listener", r.off)
+		}
 		if flexible {
 			s.Listener = r.CompactString()
 		} else {
 			s.Listener = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Listener)
 		}
 		if r.err != nil {
 			r.PushPath("Listener")
@@ -974,7 +1313,13 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 		s.Listener = ""
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("SecurityProtocol", r.off)
+		}
 		s.SecurityProtocol = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.SecurityProtocol)
+		}
 		if r.err != nil {
 			r.PushPath("SecurityProtocol")
 			return
@@ -984,9 +1329,18 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -996,7 +1350,16 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -1127,7 +1490,13 @@ func (s *UpdateMetadataResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 6
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -1135,9 +1504,18 @@ func (s *UpdateMetadataResponse) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -1147,7 +1525,16 @@ func (s *UpdateMetadataResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -45,14 +45,26 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ClusterId", r.off)
+		}
 		s.ClusterId = r.CompactNullableString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
+		}
 		if r.err != nil {
 			r.PushPath("ClusterId")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("VoterId", r.off)
+		}
 		s.VoterId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.VoterId)
+		}
 		if r.err != nil {
 			r.PushPath("VoterId")
 			return
@@ -61,9 +73,17 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 		s.VoterId = -1
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -71,25 +91,44 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]VoteRequestTopicData, n)
-				for i := range a {
+				a := prealloc[VoteRequestTopicData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, VoteRequestTopicData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -99,7 +138,16 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -160,16 +208,30 @@ func (s *VoteRequestTopicData) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicName", r.off)
+		}
 		s.TopicName = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
+		}
 		if r.err != nil {
 			r.PushPath("TopicName")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 25)
@@ -177,25 +239,44 @@ func (s *VoteRequestTopicData) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]VoteRequestPartitionData, n)
-				for i := range a {
+				a := prealloc[VoteRequestPartitionData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, VoteRequestPartitionData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -205,7 +286,16 @@ func (s *VoteRequestTopicData) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -265,28 +355,52 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("CandidateEpoch", r.off)
+		}
 		s.CandidateEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CandidateEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("CandidateEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("CandidateId", r.off)
+		}
 		s.CandidateId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CandidateId)
+		}
 		if r.err != nil {
 			r.PushPath("CandidateId")
 			return
 		}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("CandidateDirectoryId", r.off)
+		}
 		s.CandidateDirectoryId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CandidateDirectoryId)
+		}
 		if r.err != nil {
 			r.PushPath("CandidateDirectoryId")
 			return
@@ -295,7 +409,13 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 		s.CandidateDirectoryId = UUID{}
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("VoterDirectoryId", r.off)
+		}
 		s.VoterDirectoryId = r.UUID()
+		if r.tr != nil {
+			r.tr.End(r.off, s.VoterDirectoryId)
+		}
 		if r.err != nil {
 			r.PushPath("VoterDirectoryId")
 			return
@@ -304,21 +424,39 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 		s.VoterDirectoryId = UUID{}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LastOffsetEpoch", r.off)
+		}
 		s.LastOffsetEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LastOffsetEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LastOffsetEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LastOffset", r.off)
+		}
 		s.LastOffset = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LastOffset)
+		}
 		if r.err != nil {
 			r.PushPath("LastOffset")
 			return
 		}
 	}
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("PreVote", r.off)
+		}
 		s.PreVote = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PreVote)
+		}
 		if r.err != nil {
 			r.PushPath("PreVote")
 			return
@@ -328,9 +466,18 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -340,7 +487,16 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -502,16 +658,30 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
@@ -519,26 +689,45 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]VoteResponseTopicData, n)
-				for i := range a {
+				a := prealloc[VoteResponseTopicData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, VoteResponseTopicData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -548,9 +737,21 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 			switch {
 			case tag == 0 && version >= 1:
 				full := r.limit(end)
+				if r.tr != nil {
+					r.tr.Begin("NodeEndpoints", tagOff)
+				}
+				if r.tr != nil {
+					r.tr.Begin("(tag)", tagOff)
+					r.tr.End(r.off, tag)
+				}
 				{
+					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
+					if r.tr != nil {
+						r.tr.Begin("(length)", lenOff)
+						r.tr.End(r.off, n)
+					}
 					{
 						n = r.NotNull(n)
 						r.checkCount(n, 8)
@@ -558,13 +759,20 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 							r.PushPath("NodeEndpoints")
 							return
 						}
-						a := make([]VoteResponseNodeEndpoint, n)
-						for i := range a {
+						a := prealloc[VoteResponseNodeEndpoint](n)
+						for i := 0; i < n; i++ {
+							if r.tr != nil {
+								r.tr.BeginIndex(i, r.off)
+							}
+							a = append(a, VoteResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
+							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("NodeEndpoints")
-								s.NodeEndpoints = a[:i+1]
+								s.NodeEndpoints = a
 								return
 							}
 						}
@@ -572,6 +780,9 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
+				if r.tr != nil {
+					r.tr.End(r.off, nil)
+				}
 				if r.err != nil {
 					r.PushPath("NodeEndpoints")
 					return
@@ -581,7 +792,16 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -654,16 +874,30 @@ func (s *VoteResponseTopicData) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("TopicName", r.off)
+		}
 		s.TopicName = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
+		}
 		if r.err != nil {
 			r.PushPath("TopicName")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
+			}
 			{
 				n = r.NotNull(n)
 				r.checkCount(n, 16)
@@ -671,25 +905,44 @@ func (s *VoteResponseTopicData) readFrom(r *Reader, version int16) {
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]VoteResponsePartitionData, n)
-				for i := range a {
+				a := prealloc[VoteResponsePartitionData](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, VoteResponsePartitionData{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -699,7 +952,16 @@ func (s *VoteResponseTopicData) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -756,35 +1018,65 @@ func (s *VoteResponsePartitionData) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderId", r.off)
+		}
 		s.LeaderId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("LeaderEpoch", r.off)
+		}
 		s.LeaderEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("LeaderEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("VoteGranted", r.off)
+		}
 		s.VoteGranted = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.VoteGranted)
+		}
 		if r.err != nil {
 			r.PushPath("VoteGranted")
 			return
@@ -792,9 +1084,18 @@ func (s *VoteResponsePartitionData) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -804,7 +1105,16 @@ func (s *VoteResponsePartitionData) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -871,7 +1181,13 @@ func (s *VoteResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	flexible := true
 	_ = flexible
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("NodeId", r.off)
+		}
 		s.NodeId = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
+		}
 		if r.err != nil {
 			r.PushPath("NodeId")
 			return
@@ -880,7 +1196,13 @@ func (s *VoteResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		s.NodeId = 0
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Host", r.off)
+		}
 		s.Host = r.CompactString()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Host)
+		}
 		if r.err != nil {
 			r.PushPath("Host")
 			return
@@ -889,7 +1211,13 @@ func (s *VoteResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		s.Host = ""
 	}
 	if version >= 1 {
+		if r.tr != nil {
+			r.tr.Begin("Port", r.off)
+		}
 		s.Port = r.Uint16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.Port)
+		}
 		if r.err != nil {
 			r.PushPath("Port")
 			return
@@ -899,9 +1227,18 @@ func (s *VoteResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -911,7 +1248,16 @@ func (s *VoteResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -39,12 +39,20 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Markers", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -53,25 +61,44 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 					r.PushPath("Markers")
 					return
 				}
-				a := make([]WriteTxnMarkersRequestWritableTxnMarker, n)
-				for i := range a {
+				a := prealloc[WriteTxnMarkersRequestWritableTxnMarker](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, WriteTxnMarkersRequestWritableTxnMarker{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Markers")
-						s.Markers = a[:i+1]
+						s.Markers = a
 						return
 					}
 				}
 				s.Markers = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -81,7 +108,16 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -136,33 +172,59 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProducerId", r.off)
+		}
 		s.ProducerId = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
+		}
 		if r.err != nil {
 			r.PushPath("ProducerId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProducerEpoch", r.off)
+		}
 		s.ProducerEpoch = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProducerEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("ProducerEpoch")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("TransactionResult", r.off)
+		}
 		s.TransactionResult = r.Bool()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TransactionResult)
+		}
 		if r.err != nil {
 			r.PushPath("TransactionResult")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -171,29 +233,51 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]WriteTxnMarkersRequestWritableTxnMarkerTopic, n)
-				for i := range a {
+				a := prealloc[WriteTxnMarkersRequestWritableTxnMarkerTopic](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, WriteTxnMarkersRequestWritableTxnMarkerTopic{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("CoordinatorEpoch", r.off)
+		}
 		s.CoordinatorEpoch = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.CoordinatorEpoch)
+		}
 		if r.err != nil {
 			r.PushPath("CoordinatorEpoch")
 			return
 		}
 	}
 	if version >= 2 {
+		if r.tr != nil {
+			r.tr.Begin("TransactionVersion", r.off)
+		}
 		s.TransactionVersion = r.Int8()
+		if r.tr != nil {
+			r.tr.End(r.off, s.TransactionVersion)
+		}
 		if r.err != nil {
 			r.PushPath("TransactionVersion")
 			return
@@ -203,9 +287,18 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -215,7 +308,16 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -301,10 +403,16 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -312,12 +420,20 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndexes", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -326,25 +442,45 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 					r.PushPath("PartitionIndexes")
 					return
 				}
-				a := make([]int32, n)
-				for i := range a {
-					a[i] = r.Int32()
+				a := prealloc[int32](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					var e int32
+					e = r.Int32()
+					a = append(a, e)
+					if r.tr != nil {
+						r.tr.End(r.off, e)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionIndexes")
-						s.PartitionIndexes = a[:i+1]
+						s.PartitionIndexes = a
 						return
 					}
 				}
 				s.PartitionIndexes = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -354,7 +490,16 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -488,12 +633,20 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Markers", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -502,25 +655,44 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 					r.PushPath("Markers")
 					return
 				}
-				a := make([]WriteTxnMarkersResponseWritableTxnMarkerResult, n)
-				for i := range a {
+				a := prealloc[WriteTxnMarkersResponseWritableTxnMarkerResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, WriteTxnMarkersResponseWritableTxnMarkerResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Markers")
-						s.Markers = a[:i+1]
+						s.Markers = a
 						return
 					}
 				}
 				s.Markers = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -530,7 +702,16 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -581,19 +762,33 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("ProducerId", r.off)
+		}
 		s.ProducerId = r.Int64()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
+		}
 		if r.err != nil {
 			r.PushPath("ProducerId")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Topics", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -602,25 +797,44 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 					r.PushPath("Topics")
 					return
 				}
-				a := make([]WriteTxnMarkersResponseWritableTxnMarkerTopicResult, n)
-				for i := range a {
+				a := prealloc[WriteTxnMarkersResponseWritableTxnMarkerTopicResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, WriteTxnMarkersResponseWritableTxnMarkerTopicResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
-						s.Topics = a[:i+1]
+						s.Topics = a
 						return
 					}
 				}
 				s.Topics = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -630,7 +844,16 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -688,10 +911,16 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("Name", r.off)
+		}
 		if flexible {
 			s.Name = r.CompactString()
 		} else {
 			s.Name = r.String()
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
 			r.PushPath("Name")
@@ -699,12 +928,20 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("Partitions", r.off)
+		}
 		{
+			lenOff := r.off
 			var n int
 			if flexible {
 				n = r.CompactArrayLen()
 			} else {
 				n = r.ArrayLen()
+			}
+			if r.tr != nil {
+				r.tr.Begin("(length)", lenOff)
+				r.tr.End(r.off, n)
 			}
 			{
 				n = r.NotNull(n)
@@ -713,25 +950,44 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 					r.PushPath("Partitions")
 					return
 				}
-				a := make([]WriteTxnMarkersResponseWritableTxnMarkerPartitionResult, n)
-				for i := range a {
+				a := prealloc[WriteTxnMarkersResponseWritableTxnMarkerPartitionResult](n)
+				for i := 0; i < n; i++ {
+					if r.tr != nil {
+						r.tr.BeginIndex(i, r.off)
+					}
+					a = append(a, WriteTxnMarkersResponseWritableTxnMarkerPartitionResult{})
 					a[i].readFrom(r, version)
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
+					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
-						s.Partitions = a[:i+1]
+						s.Partitions = a
 						return
 					}
 				}
 				s.Partitions = a
 			}
 		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
+		}
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -741,7 +997,16 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }
@@ -803,14 +1068,26 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Re
 	flexible := version >= 1
 	_ = flexible
 	{
+		if r.tr != nil {
+			r.tr.Begin("PartitionIndex", r.off)
+		}
 		s.PartitionIndex = r.Int32()
+		if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
+		}
 		if r.err != nil {
 			r.PushPath("PartitionIndex")
 			return
 		}
 	}
 	{
+		if r.tr != nil {
+			r.tr.Begin("ErrorCode", r.off)
+		}
 		s.ErrorCode = r.Int16()
+		if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
+		}
 		if r.err != nil {
 			r.PushPath("ErrorCode")
 			return
@@ -818,9 +1095,18 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Re
 	}
 	s.UnknownTags = nil
 	if flexible {
+		if r.tr != nil {
+			r.tr.Begin("(tagged fields)", r.off)
+		}
+		cntOff := r.off
 		n := r.tagCount()
+		if r.tr != nil {
+			r.tr.Begin("(count)", cntOff)
+			r.tr.End(r.off, n)
+		}
 		prev := int64(-1)
 		for i := 0; i < n; i++ {
+			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
@@ -830,7 +1116,16 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Re
 			if s.UnknownTags == nil {
 				s.UnknownTags = make([]TaggedField, 0, n-i)
 			}
+			if r.tr != nil {
+				r.tr.Begin("(unknown tag)", tagOff)
+			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
+			if r.tr != nil {
+				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
+			}
+		}
+		if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 }

@@ -480,7 +480,9 @@ func (g *gen) decode(gs *gstruct) {
 			continue
 		}
 		g.p("%s", open(c))
+		g.p("if r.tr != nil {\nr.tr.Begin(%q, r.off)\n}", f.Name)
 		g.decodeField(f, "s."+f.Name)
+		g.p("if r.tr != nil {\nr.tr.End(r.off, %s)\n}", g.traceValue(f, "s."+f.Name))
 		if !f.IsArray() {
 			g.p("\t\tif r.err != nil {\n\t\t\tr.PushPath(%q)\n\t\t\treturn\n\t\t}", f.Name)
 		}
@@ -496,9 +498,13 @@ func (g *gen) decode(gs *gstruct) {
 	if g.hasFlexible() {
 		g.p("\ts.UnknownTags = nil")
 		g.p("\tif flexible {")
+		g.p("if r.tr != nil {\nr.tr.Begin(\"(tagged fields)\", r.off)\n}")
+		g.p("cntOff := r.off")
 		g.p("\t\tn := r.tagCount()")
+		g.p("if r.tr != nil {\nr.tr.Begin(\"(count)\", cntOff)\nr.tr.End(r.off, n)\n}")
 		g.p("\t\tprev := int64(-1)")
 		g.p("\t\tfor i := 0; i < n; i++ {")
+		g.p("\t\t\ttagOff := r.off")
 		g.p("\t\t\ttag, end := r.tagStart(prev)")
 		g.p("\t\t\tprev = int64(tag)")
 		g.p("\t\t\tif r.err != nil {\n\t\t\t\tr.PushPath(\"(tagged fields)\")\n\t\t\t\treturn\n\t\t\t}")
@@ -517,16 +523,24 @@ func (g *gen) decode(gs *gstruct) {
 					g.p("\t\t\tcase tag == %d && %s:", f.Tag, c)
 				}
 				g.p("\t\t\t\tfull := r.limit(end)")
+				g.p("if r.tr != nil {\nr.tr.Begin(%q, tagOff)\n}", f.Name)
+				if f.IsArray() || f.IsStruct() {
+					g.p("if r.tr != nil {\nr.tr.Begin(\"(tag)\", tagOff)\nr.tr.End(r.off, tag)\n}")
+				}
 				g.decodeField(f, "s."+f.Name)
 				g.p("\t\t\t\tr.unlimit(full, end, %d)", f.Tag)
+				g.p("if r.tr != nil {\nr.tr.End(r.off, %s)\n}", g.traceValue(f, "s."+f.Name))
 				g.p("\t\t\t\tif r.err != nil {\n\t\t\t\t\tr.PushPath(%q)\n\t\t\t\t\treturn\n\t\t\t\t}", f.Name)
 				g.p("\t\t\t\tcontinue")
 			}
 			g.p("\t\t\t}")
 		}
 		g.p("\t\t\tif s.UnknownTags == nil {\ns.UnknownTags = make([]TaggedField, 0, n-i)\n}")
+		g.p("if r.tr != nil {\nr.tr.Begin(\"(unknown tag)\", tagOff)\n}")
 		g.p("\t\t\ts.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})")
+		g.p("if r.tr != nil {\nr.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])\n}")
 		g.p("\t\t}")
+		g.p("if r.tr != nil {\nr.tr.End(r.off, nil)\n}")
 		g.p("\t}")
 	}
 	g.p("}\n")
@@ -597,6 +611,7 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 	et := f.ElemType()
 	if f.IsArray() {
 		g.p("{")
+		g.p("lenOff := r.off")
 		g.p("var n int")
 		if neverFlex || flex == "false" {
 			g.p("n = r.ArrayLen()")
@@ -605,6 +620,7 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 		} else {
 			g.p("if flexible {\nn = r.CompactArrayLen()\n} else {\nn = r.ArrayLen()\n}")
 		}
+		g.p("if r.tr != nil {\nr.tr.Begin(\"(length)\", lenOff)\nr.tr.End(r.off, n)\n}")
 		if nullable == "true" {
 			g.p("if n < 0 {\n%s = nil\n} else {", target)
 		} else if nullable != "false" {
@@ -615,15 +631,24 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 		g.p("n = r.NotNull(n)")
 		g.p("r.checkCount(n, %d)", g.elemMinWire(f))
 		g.p("if r.err != nil {\nr.PushPath(%q)\nreturn\n}", f.Name)
+		// The first allocation is capped, and the slice grows as elements
+		// actually decode: a count that lies (it passed checkCount, but the
+		// elements fail) never costs n elements up front.
 		elemGo := strings.TrimPrefix(g.goType(f), "[]")
-		g.p("a := make([]%s, n)", elemGo)
-		g.p("for i := range a {")
+		g.p("a := prealloc[%s](n)", elemGo)
+		g.p("for i := 0; i < n; i++ {")
+		g.p("if r.tr != nil {\nr.tr.BeginIndex(i, r.off)\n}")
 		if schema.IsPrimitive(et) {
-			g.p("%s", g.readPrim(et, "a[i]", flex, "false", false, neverFlex))
+			g.p("var e %s", elemGo)
+			g.p("%s", g.readPrim(et, "e", flex, "false", false, neverFlex))
+			g.p("a = append(a, e)")
+			g.p("if r.tr != nil {\nr.tr.End(r.off, e)\n}")
 		} else {
+			g.p("a = append(a, %s{})", elemGo)
 			g.p("a[i].readFrom(r, version)")
+			g.p("if r.tr != nil {\nr.tr.End(r.off, nil)\n}")
 		}
-		g.p("if r.err != nil {\nr.PushIndex(i)\nr.PushPath(%q)\n%s = a[:i+1]\nreturn\n}", f.Name, target)
+		g.p("if r.err != nil {\nr.PushIndex(i)\nr.PushPath(%q)\n%s = a\nreturn\n}", f.Name, target)
 		g.p("}")
 		g.p("%s = a", target)
 		g.p("}")
@@ -637,7 +662,8 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 	gs := g.byKafka[et]
 	if strings.HasPrefix(g.goType(f), "*") {
 		if nullable != "false" {
-			g.p("if %s {\n%s = nil\n} else {", and(nullable, "r.nullMarker()"), target)
+			g.p("if %s {", and(nullable, "r.tracedNullMarker()"))
+			g.p("%s = nil\n} else {", target)
 		} else {
 			g.p("{")
 		}
@@ -645,6 +671,19 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 		return
 	}
 	g.p("%s.readFrom(r, version)", target)
+}
+
+// traceValue is the value a Tracer gets when field f has been read into v:
+// the value of a primitive, a *Records for a record set, nil for structs and
+// arrays (their parts are traced on their own).
+func (g *gen) traceValue(f *schema.Field, v string) string {
+	switch {
+	case f.IsArray() || f.IsStruct():
+		return "nil"
+	case f.Type == "records":
+		return "&" + v
+	}
+	return v
 }
 
 // ---- minimal wire sizes (bounds array counts before allocating) ----
@@ -695,8 +734,16 @@ func (g *gen) elemWireAt(f *schema.Field, v int16) int {
 		return 8
 	case "uuid":
 		return 16
-	case "string", "bytes", "records":
-		return 1 // a compact empty or null value
+	case "string":
+		if g.msg.Flexible.Contains(v) && !fieldNeverFlexible(f) {
+			return 1 // compact length
+		}
+		return 2
+	case "bytes", "records":
+		if g.msg.Flexible.Contains(v) {
+			return 1
+		}
+		return 4
 	default:
 		return g.structWireAt(g.byKafka[et], v)
 	}
