@@ -69,7 +69,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AddPartitionsToTxnRequestAddPartitionsToTxnTransaction{})
+					a = append(grow(a, n), AddPartitionsToTxnRequestAddPartitionsToTxnTransaction{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -157,7 +157,11 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("V3AndBelowTopics")
 					return
@@ -167,7 +171,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
+					a = append(grow(a, n), AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -358,7 +362,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -556,7 +560,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
+					a = append(grow(a, n), AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -822,7 +826,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AddPartitionsToTxnResponseAddPartitionsToTxnResult{})
+					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -861,7 +865,11 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("ResultsByTopicV3AndBelow")
 					return
@@ -871,7 +879,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
+					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1039,7 +1047,11 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 6)
+				if flexible {
+					r.checkCount(n, 7)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("ResultsByPartition")
 					return
@@ -1049,7 +1061,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult{})
+					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1302,7 +1314,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
+					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -113,7 +113,7 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AddRaftVoterRequestListener{})
+					a = append(grow(a, n), AddRaftVoterRequestListener{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -63,7 +63,11 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 8)
+				}
 				if r.err != nil {
 					r.PushPath("Entries")
 					return
@@ -73,7 +77,7 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterClientQuotasRequestEntryData{})
+					a = append(grow(a, n), AlterClientQuotasRequestEntryData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -212,7 +216,11 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 4)
+				}
 				if r.err != nil {
 					r.PushPath("Entity")
 					return
@@ -222,7 +230,7 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterClientQuotasRequestEntityData{})
+					a = append(grow(a, n), AlterClientQuotasRequestEntityData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -269,7 +277,7 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterClientQuotasRequestOpData{})
+					a = append(grow(a, n), AlterClientQuotasRequestOpData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -718,7 +726,11 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 5)
+				if flexible {
+					r.checkCount(n, 5)
+				} else {
+					r.checkCount(n, 8)
+				}
 				if r.err != nil {
 					r.PushPath("Entries")
 					return
@@ -728,7 +740,7 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterClientQuotasResponseEntryData{})
+					a = append(grow(a, n), AlterClientQuotasResponseEntryData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -885,7 +897,11 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 4)
+				}
 				if r.err != nil {
 					r.PushPath("Entity")
 					return
@@ -895,7 +911,7 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterClientQuotasResponseEntityData{})
+					a = append(grow(a, n), AlterClientQuotasResponseEntityData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

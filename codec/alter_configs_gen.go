@@ -55,7 +55,11 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 4)
+				if flexible {
+					r.checkCount(n, 4)
+				} else {
+					r.checkCount(n, 7)
+				}
 				if r.err != nil {
 					r.PushPath("Resources")
 					return
@@ -65,7 +69,7 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterConfigsRequestAlterConfigsResource{})
+					a = append(grow(a, n), AlterConfigsRequestAlterConfigsResource{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -235,7 +239,11 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 4)
+				}
 				if r.err != nil {
 					r.PushPath("Configs")
 					return
@@ -245,7 +253,7 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterConfigsRequestAlterableConfig{})
+					a = append(grow(a, n), AlterConfigsRequestAlterableConfig{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -568,7 +576,11 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 6)
+				if flexible {
+					r.checkCount(n, 6)
+				} else {
+					r.checkCount(n, 7)
+				}
 				if r.err != nil {
 					r.PushPath("Responses")
 					return
@@ -578,7 +590,7 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterConfigsResponseAlterConfigsResourceResponse{})
+					a = append(grow(a, n), AlterConfigsResponseAlterConfigsResourceResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -101,7 +101,7 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterPartitionRequestTopicData{})
+					a = append(grow(a, n), AlterPartitionRequestTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -267,7 +267,7 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterPartitionRequestPartitionData{})
+					a = append(grow(a, n), AlterPartitionRequestPartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -434,7 +434,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -478,7 +478,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterPartitionRequestBrokerState{})
+					a = append(grow(a, n), AlterPartitionRequestBrokerState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -883,7 +883,7 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterPartitionResponseTopicData{})
+					a = append(grow(a, n), AlterPartitionResponseTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1049,7 +1049,7 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterPartitionResponsePartitionData{})
+					a = append(grow(a, n), AlterPartitionResponsePartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1243,7 +1243,7 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

@@ -90,7 +90,7 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterPartitionReassignmentsRequestReassignableTopic{})
+					a = append(grow(a, n), AlterPartitionReassignmentsRequestReassignableTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -238,7 +238,7 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterPartitionReassignmentsRequestReassignablePartition{})
+					a = append(grow(a, n), AlterPartitionReassignmentsRequestReassignablePartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -383,7 +383,7 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -642,7 +642,7 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterPartitionReassignmentsResponseReassignableTopicResponse{})
+					a = append(grow(a, n), AlterPartitionReassignmentsResponseReassignableTopicResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -804,7 +804,7 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterPartitionReassignmentsResponseReassignablePartitionResponse{})
+					a = append(grow(a, n), AlterPartitionReassignmentsResponseReassignablePartitionResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

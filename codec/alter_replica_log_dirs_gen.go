@@ -52,7 +52,11 @@ func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Dirs")
 					return
@@ -62,7 +66,7 @@ func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterReplicaLogDirsRequestAlterReplicaLogDir{})
+					a = append(grow(a, n), AlterReplicaLogDirsRequestAlterReplicaLogDir{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -198,7 +202,11 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -208,7 +216,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterReplicaLogDirsRequestAlterReplicaLogDirTopic{})
+					a = append(grow(a, n), AlterReplicaLogDirsRequestAlterReplicaLogDirTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -367,7 +375,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -575,7 +583,11 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Results")
 					return
@@ -585,7 +597,7 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult{})
+					a = append(grow(a, n), AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -728,7 +740,11 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 6)
+				if flexible {
+					r.checkCount(n, 7)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -738,7 +754,7 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult{})
+					a = append(grow(a, n), AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

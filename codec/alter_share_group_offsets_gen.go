@@ -73,7 +73,7 @@ func (s *AlterShareGroupOffsetsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterShareGroupOffsetsRequestTopic{})
+					a = append(grow(a, n), AlterShareGroupOffsetsRequestTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -214,7 +214,7 @@ func (s *AlterShareGroupOffsetsRequestTopic) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterShareGroupOffsetsRequestPartition{})
+					a = append(grow(a, n), AlterShareGroupOffsetsRequestPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -556,7 +556,7 @@ func (s *AlterShareGroupOffsetsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterShareGroupOffsetsResponseTopic{})
+					a = append(grow(a, n), AlterShareGroupOffsetsResponseTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -725,7 +725,7 @@ func (s *AlterShareGroupOffsetsResponseTopic) readFrom(r *Reader, version int16)
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterShareGroupOffsetsResponsePartition{})
+					a = append(grow(a, n), AlterShareGroupOffsetsResponsePartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -63,7 +63,7 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterUserScramCredentialsRequestScramCredentialDeletion{})
+					a = append(grow(a, n), AlterUserScramCredentialsRequestScramCredentialDeletion{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -106,7 +106,7 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterUserScramCredentialsRequestScramCredentialUpsertion{})
+					a = append(grow(a, n), AlterUserScramCredentialsRequestScramCredentialUpsertion{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -573,7 +573,7 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AlterUserScramCredentialsResponseAlterUserScramCredentialsResult{})
+					a = append(grow(a, n), AlterUserScramCredentialsResponseAlterUserScramCredentialsResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

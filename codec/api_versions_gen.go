@@ -273,7 +273,11 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 6)
+				if flexible {
+					r.checkCount(n, 7)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("ApiKeys")
 					return
@@ -283,7 +287,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ApiVersionsResponseApiVersion{})
+					a = append(grow(a, n), ApiVersionsResponseApiVersion{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -371,7 +375,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 							if r.tr != nil {
 								r.tr.BeginIndex(i, r.off)
 							}
-							a = append(a, ApiVersionsResponseSupportedFeatureKey{})
+							a = append(grow(a, n), ApiVersionsResponseSupportedFeatureKey{})
 							a[i].readFrom(r, version)
 							if r.tr != nil {
 								r.tr.End(r.off, nil)
@@ -439,7 +443,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 							if r.tr != nil {
 								r.tr.BeginIndex(i, r.off)
 							}
-							a = append(a, ApiVersionsResponseFinalizedFeatureKey{})
+							a = append(grow(a, n), ApiVersionsResponseFinalizedFeatureKey{})
 							a[i].readFrom(r, version)
 							if r.tr != nil {
 								r.tr.End(r.off, nil)

@@ -95,7 +95,7 @@ func (s *AssignReplicasToDirsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AssignReplicasToDirsRequestDirectoryData{})
+					a = append(grow(a, n), AssignReplicasToDirsRequestDirectoryData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -243,7 +243,7 @@ func (s *AssignReplicasToDirsRequestDirectoryData) readFrom(r *Reader, version i
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AssignReplicasToDirsRequestTopicData{})
+					a = append(grow(a, n), AssignReplicasToDirsRequestTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -384,7 +384,7 @@ func (s *AssignReplicasToDirsRequestTopicData) readFrom(r *Reader, version int16
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AssignReplicasToDirsRequestPartitionData{})
+					a = append(grow(a, n), AssignReplicasToDirsRequestPartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -702,7 +702,7 @@ func (s *AssignReplicasToDirsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AssignReplicasToDirsResponseDirectoryData{})
+					a = append(grow(a, n), AssignReplicasToDirsResponseDirectoryData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -850,7 +850,7 @@ func (s *AssignReplicasToDirsResponseDirectoryData) readFrom(r *Reader, version 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AssignReplicasToDirsResponseTopicData{})
+					a = append(grow(a, n), AssignReplicasToDirsResponseTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -991,7 +991,7 @@ func (s *AssignReplicasToDirsResponseTopicData) readFrom(r *Reader, version int1
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, AssignReplicasToDirsResponsePartitionData{})
+					a = append(grow(a, n), AssignReplicasToDirsResponsePartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

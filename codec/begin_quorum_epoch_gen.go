@@ -101,7 +101,11 @@ func (s *BeginQuorumEpochRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -111,7 +115,7 @@ func (s *BeginQuorumEpochRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, BeginQuorumEpochRequestTopicData{})
+					a = append(grow(a, n), BeginQuorumEpochRequestTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -154,7 +158,7 @@ func (s *BeginQuorumEpochRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, BeginQuorumEpochRequestLeaderEndpoint{})
+					a = append(grow(a, n), BeginQuorumEpochRequestLeaderEndpoint{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -326,7 +330,11 @@ func (s *BeginQuorumEpochRequestTopicData) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 12)
+				if flexible {
+					r.checkCount(n, 29)
+				} else {
+					r.checkCount(n, 12)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -336,7 +344,7 @@ func (s *BeginQuorumEpochRequestTopicData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, BeginQuorumEpochRequestPartitionData{})
+					a = append(grow(a, n), BeginQuorumEpochRequestPartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -832,7 +840,11 @@ func (s *BeginQuorumEpochResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -842,7 +854,7 @@ func (s *BeginQuorumEpochResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, BeginQuorumEpochResponseTopicData{})
+					a = append(grow(a, n), BeginQuorumEpochResponseTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -912,7 +924,7 @@ func (s *BeginQuorumEpochResponse) readFrom(r *Reader, version int16) {
 							if r.tr != nil {
 								r.tr.BeginIndex(i, r.off)
 							}
-							a = append(a, BeginQuorumEpochResponseNodeEndpoint{})
+							a = append(grow(a, n), BeginQuorumEpochResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
 							if r.tr != nil {
 								r.tr.End(r.off, nil)
@@ -1060,7 +1072,11 @@ func (s *BeginQuorumEpochResponseTopicData) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 14)
+				if flexible {
+					r.checkCount(n, 15)
+				} else {
+					r.checkCount(n, 14)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -1070,7 +1086,7 @@ func (s *BeginQuorumEpochResponseTopicData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, BeginQuorumEpochResponsePartitionData{})
+					a = append(grow(a, n), BeginQuorumEpochResponsePartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -149,7 +149,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 							}
 							var e UUID
 							e = r.UUID()
-							a = append(a, e)
+							a = append(grow(a, n), e)
 							if r.tr != nil {
 								r.tr.End(r.off, e)
 							}
@@ -205,7 +205,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 							}
 							var e UUID
 							e = r.UUID()
-							a = append(a, e)
+							a = append(grow(a, n), e)
 							if r.tr != nil {
 								r.tr.End(r.off, e)
 							}

@@ -116,7 +116,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, BrokerRegistrationRequestListener{})
+					a = append(grow(a, n), BrokerRegistrationRequestListener{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -159,7 +159,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, BrokerRegistrationRequestFeature{})
+					a = append(grow(a, n), BrokerRegistrationRequestFeature{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -232,7 +232,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					}
 					var e UUID
 					e = r.UUID()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

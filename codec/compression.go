@@ -52,25 +52,32 @@ func (c Compression) String() string {
 	return "unknown(" + strconv.Itoa(int(c)) + ")"
 }
 
-// DefaultMaxDecompressedBytes is the cap on the output of one decompression
-// when RecordDecodeOptions.MaxDecompressedBytes is 0: 64 MiB, well above the
-// broker's default message.max.bytes (1 MiB) and fetch.max.bytes (50 MiB).
+// Valid reports whether c is one of the five codecs Kafka defines. The
+// decoders accept the other values from the wire (and note that they cannot
+// decompress them), so a decoded batch or message may carry one; the
+// encoders (RecordBatch.AppendTo, AppendMessageSet) require a valid codec
+// and panic otherwise: check Valid before re-encoding what was decoded.
+func (c Compression) Valid() bool { return c >= CompressionNone && c <= CompressionZstd }
+
+// DefaultMaxDecompressedBytes is the default record decoding budget (see
+// RecordBudget), in bytes: 64 MiB, well above the broker's default
+// message.max.bytes (1 MiB) and fetch.max.bytes (50 MiB).
 const DefaultMaxDecompressedBytes = 64 << 20
 
 // RecordDecodeOptions tunes DecodeRecordSet.
 type RecordDecodeOptions struct {
-	// MaxDecompressedBytes caps the output of one decompression (one v2
-	// batch or one legacy wrapper message), in bytes. 0 means
-	// DefaultMaxDecompressedBytes. A decompression that would exceed it
-	// stops at the cap, so a decompression bomb costs at most the cap.
+	// MaxDecompressedBytes is the size in bytes of the record decoding
+	// budget of a DecodeRecordSet call given no Budget; 0 means
+	// DefaultMaxDecompressedBytes. The budget bounds the output of every
+	// decompression (a decompression bomb costs at most the budget) and
+	// what the decoded records cost (see RecordBudget): despite its name
+	// it is charged for decoded records, headers and messages too.
 	MaxDecompressedBytes int64
-}
-
-func (o RecordDecodeOptions) maxBytes() int64 {
-	if o.MaxDecompressedBytes <= 0 {
-		return DefaultMaxDecompressedBytes
-	}
-	return o.MaxDecompressedBytes
+	// Budget, when not nil, is charged instead of a budget of the call's
+	// own, and MaxDecompressedBytes is ignored. Share one budget among
+	// the record sets of a frame so that it bounds the frame: a frame
+	// can hold thousands of records fields.
+	Budget *RecordBudget
 }
 
 // ErrDecompressedTooLarge is matched (errors.Is) by the error Decompress
@@ -78,13 +85,26 @@ func (o RecordDecodeOptions) maxBytes() int64 {
 var ErrDecompressedTooLarge = errors.New("decompressed size exceeds cap")
 
 // capError says which cap was hit; it unwraps to ErrDecompressedTooLarge.
-type capError struct{ limit int64 }
+// budget is the record decoding budget that the cap is what is left of, if
+// any; window reports a zstd frame refused up front for its window size.
+type capError struct {
+	limit, budget int64
+	window        bool
+}
 
-func (e capError) Error() string {
+func (e *capError) Error() string {
+	switch {
+	case e.window && e.budget > 0:
+		return "frame window larger than the record decoding budget of " + formatByteSize(e.budget)
+	case e.budget > 0:
+		return "decompressed size exceeds the " + formatByteSize(e.limit) + " left of the record decoding budget of " + formatByteSize(e.budget)
+	case e.window:
+		return "decompressed size exceeds " + formatByteSize(e.limit) + " cap (frame window larger than the cap)"
+	}
 	return "decompressed size exceeds " + formatByteSize(e.limit) + " cap"
 }
 
-func (e capError) Unwrap() error { return ErrDecompressedTooLarge }
+func (e *capError) Unwrap() error { return ErrDecompressedTooLarge }
 
 // formatByteSize writes n in the largest binary unit that divides it
 // exactly ("64 MiB", "1536 KiB"), else in bytes.
@@ -122,6 +142,12 @@ func Decompress(c Compression, src []byte, maxBytes int64) ([]byte, error) {
 // header checksum is wrong, as Kafka wrote them in magic-0 messages
 // (KAFKA-3160, fixed for magic 1 by KIP-57).
 func decompress(c Compression, src []byte, maxBytes int64, brokenLZ4Header bool) ([]byte, error) {
+	return decompressIn(c, src, maxBytes, 0, brokenLZ4Header)
+}
+
+// decompressIn is decompress for a cap that is what is left of a record
+// decoding budget of budget bytes (0: none), which the cap error says.
+func decompressIn(c Compression, src []byte, maxBytes, budget int64, brokenLZ4Header bool) ([]byte, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxDecompressedBytes
 	}
@@ -137,11 +163,19 @@ func decompress(c Compression, src []byte, maxBytes int64, brokenLZ4Header bool)
 	case CompressionLZ4:
 		out, err = unlz4(src, maxBytes, brokenLZ4Header)
 	case CompressionZstd:
-		out, err = unzstd(src, maxBytes)
+		// The window is working memory, not output: bound it by the
+		// whole budget, so that a frame's last batches are not refused
+		// for the window a producer chose.
+		out, err = unzstd(src, maxBytes, max(maxBytes, budget))
 	default:
 		return nil, fmt.Errorf("unsupported compression codec %d", int8(c))
 	}
 	if err != nil {
+		// The decompressors return a cap error unwrapped, so it can
+		// still learn of the budget before being formatted.
+		if ce, ok := err.(*capError); ok {
+			ce.budget = budget
+		}
 		err = fmt.Errorf("%s decompression: %w", c, err)
 	}
 	return out, err
@@ -195,7 +229,7 @@ func readCapped(r io.Reader, hint, limit int64) ([]byte, error) {
 			// Full at the cap: one more byte means the data is larger.
 			var probe [1]byte
 			if m, perr := fillFrom(r, probe[:]); m > 0 {
-				err = capError{limit}
+				err = &capError{limit: limit}
 			} else {
 				err = eofIsNil(perr)
 			}
@@ -290,7 +324,7 @@ func unsnappy(src []byte, limit int64) ([]byte, error) {
 			return nil, err
 		}
 		if n > limit {
-			return nil, capError{limit}
+			return nil, &capError{limit: limit}
 		}
 		return snappy.Decode(make([]byte, n), src)
 	}
@@ -328,7 +362,7 @@ func unsnappy(src []byte, limit int64) ([]byte, error) {
 		p = next
 	}
 	if capped {
-		return out, capError{limit}
+		return out, &capError{limit: limit}
 	}
 	return out, nil
 }
@@ -454,7 +488,9 @@ func xxh32Short(b []byte) uint32 {
 // (concurrency 1: no goroutines to leak when the pool drops one).
 var zstdDecoders sync.Pool
 
-func unzstd(src []byte, limit int64) ([]byte, error) {
+// unzstd decompresses at most limit bytes with a window of at most
+// maxWindow bytes.
+func unzstd(src []byte, limit, maxWindow int64) ([]byte, error) {
 	zd, _ := zstdDecoders.Get().(*zstd.Decoder)
 	if zd == nil {
 		var err error
@@ -471,8 +507,8 @@ func unzstd(src []byte, limit int64) ([]byte, error) {
 	}()
 	// Streaming rather than DecodeAll: it can stop at the cap and return
 	// what came before it. WithDecoderMaxMemory bounds the window (the
-	// decoder's history buffer) by the cap too.
-	if err := zd.ResetWithOptions(bytes.NewReader(src), zstd.WithDecoderMaxMemory(uint64(limit))); err != nil {
+	// decoder's history buffer).
+	if err := zd.ResetWithOptions(bytes.NewReader(src), zstd.WithDecoderMaxMemory(uint64(maxWindow))); err != nil {
 		return nil, err
 	}
 	var declared int64
@@ -483,7 +519,7 @@ func unzstd(src []byte, limit int64) ([]byte, error) {
 	out, err := readCapped(zd, plausibleHint(declared, len(src), limit), limit)
 	if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
 		// The frame's window is larger than the cap.
-		err = fmt.Errorf("%w (frame window larger than the cap)", capError{limit})
+		err = &capError{limit: maxWindow, window: true}
 	}
 	return out, err
 }

@@ -46,7 +46,7 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -280,7 +280,7 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ConsumerGroupDescribeResponseDescribedGroup{})
+					a = append(grow(a, n), ConsumerGroupDescribeResponseDescribedGroup{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -437,7 +437,7 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -570,7 +570,7 @@ func (s *ConsumerGroupDescribeResponseAssignment) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ConsumerGroupDescribeResponseTopicPartitions{})
+					a = append(grow(a, n), ConsumerGroupDescribeResponseTopicPartitions{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -789,7 +789,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ConsumerGroupDescribeResponseMember{})
+					a = append(grow(a, n), ConsumerGroupDescribeResponseMember{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1070,7 +1070,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

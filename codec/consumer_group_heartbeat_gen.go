@@ -150,7 +150,7 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -222,7 +222,7 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ConsumerGroupHeartbeatRequestTopicPartitions{})
+					a = append(grow(a, n), ConsumerGroupHeartbeatRequestTopicPartitions{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -434,7 +434,7 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -866,7 +866,7 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -992,7 +992,7 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) readFrom(r *Reader, version i
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ConsumerGroupHeartbeatResponseTopicPartitions{})
+					a = append(grow(a, n), ConsumerGroupHeartbeatResponseTopicPartitions{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

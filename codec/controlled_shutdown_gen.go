@@ -204,7 +204,7 @@ func (s *ControlledShutdownResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ControlledShutdownResponseRemainingPartition{})
+					a = append(grow(a, n), ControlledShutdownResponseRemainingPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

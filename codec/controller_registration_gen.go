@@ -108,7 +108,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ControllerRegistrationRequestListener{})
+					a = append(grow(a, n), ControllerRegistrationRequestListener{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -151,7 +151,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ControllerRegistrationRequestFeature{})
+					a = append(grow(a, n), ControllerRegistrationRequestFeature{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

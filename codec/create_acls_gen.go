@@ -49,7 +49,11 @@ func (s *CreateAclsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 8)
+				if flexible {
+					r.checkCount(n, 8)
+				} else {
+					r.checkCount(n, 9)
+				}
 				if r.err != nil {
 					r.PushPath("Creations")
 					return
@@ -59,7 +63,7 @@ func (s *CreateAclsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, CreateAclsRequestAclCreation{})
+					a = append(grow(a, n), CreateAclsRequestAclCreation{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -473,7 +477,7 @@ func (s *CreateAclsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, CreateAclsResponseAclCreationResult{})
+					a = append(grow(a, n), CreateAclsResponseAclCreationResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -80,7 +80,11 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 4)
+				}
 				if r.err != nil {
 					r.PushPath("Renewers")
 					return
@@ -90,7 +94,7 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, CreateDelegationTokenRequestCreatableRenewers{})
+					a = append(grow(a, n), CreateDelegationTokenRequestCreatableRenewers{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -56,7 +56,11 @@ func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 7)
+				if flexible {
+					r.checkCount(n, 7)
+				} else {
+					r.checkCount(n, 10)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -66,7 +70,7 @@ func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, CreatePartitionsRequestCreatePartitionsTopic{})
+					a = append(grow(a, n), CreatePartitionsRequestCreatePartitionsTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -258,7 +262,11 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 				s.Assignments = nil
 			} else {
 				n = r.NotNull(n)
-				r.checkCount(n, 2)
+				if flexible {
+					r.checkCount(n, 2)
+				} else {
+					r.checkCount(n, 4)
+				}
 				if r.err != nil {
 					r.PushPath("Assignments")
 					return
@@ -268,7 +276,7 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, CreatePartitionsRequestCreatePartitionsAssignment{})
+					a = append(grow(a, n), CreatePartitionsRequestCreatePartitionsAssignment{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -418,7 +426,7 @@ func (s *CreatePartitionsRequestCreatePartitionsAssignment) readFrom(r *Reader, 
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -599,7 +607,11 @@ func (s *CreatePartitionsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 5)
+				if flexible {
+					r.checkCount(n, 5)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Results")
 					return
@@ -609,7 +621,7 @@ func (s *CreatePartitionsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, CreatePartitionsResponseCreatePartitionsTopicResult{})
+					a = append(grow(a, n), CreatePartitionsResponseCreatePartitionsTopicResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -67,7 +67,11 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 10)
+				if flexible {
+					r.checkCount(n, 10)
+				} else {
+					r.checkCount(n, 16)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -77,7 +81,7 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, CreateTopicsRequestCreatableTopic{})
+					a = append(grow(a, n), CreateTopicsRequestCreatableTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -284,7 +288,11 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 6)
+				if flexible {
+					r.checkCount(n, 6)
+				} else {
+					r.checkCount(n, 8)
+				}
 				if r.err != nil {
 					r.PushPath("Assignments")
 					return
@@ -294,7 +302,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, CreateTopicsRequestCreatableReplicaAssignment{})
+					a = append(grow(a, n), CreateTopicsRequestCreatableReplicaAssignment{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -331,7 +339,11 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 4)
+				}
 				if r.err != nil {
 					r.PushPath("Configs")
 					return
@@ -341,7 +353,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, CreateTopicsRequestCreatableTopicConfig{})
+					a = append(grow(a, n), CreateTopicsRequestCreatableTopicConfig{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -530,7 +542,7 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -868,7 +880,11 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 4)
+				if flexible {
+					r.checkCount(n, 12)
+				} else {
+					r.checkCount(n, 4)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -878,7 +894,7 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, CreateTopicsResponseCreatableTopicResult{})
+					a = append(grow(a, n), CreateTopicsResponseCreatableTopicResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1113,7 +1129,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, CreateTopicsResponseCreatableTopicConfigs{})
+					a = append(grow(a, n), CreateTopicsResponseCreatableTopicConfigs{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -123,3 +123,17 @@ func prealloc[T any](n int) []T {
 	limit := max(1, preallocBytes/max(1, int(unsafe.Sizeof(zero))))
 	return make([]T, 0, min(n, limit))
 }
+
+// grow returns a with room for one more element of an array of n elements:
+// when a is full, a copy with twice its capacity, but never more than n.
+// Elements cost at most twice what decodes, and an honest count ends with
+// the capacity it states (append would grow large slices by 1.25 times,
+// 5 times the final size in all, and past n).
+func grow[T any](a []T, n int) []T {
+	if len(a) < cap(a) {
+		return a
+	}
+	b := make([]T, len(a), max(len(a)+1, min(n, 2*cap(a))))
+	copy(b, a)
+	return b
+}

@@ -49,7 +49,11 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 8)
+				if flexible {
+					r.checkCount(n, 8)
+				} else {
+					r.checkCount(n, 9)
+				}
 				if r.err != nil {
 					r.PushPath("Filters")
 					return
@@ -59,7 +63,7 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteAclsRequestDeleteAclsFilter{})
+					a = append(grow(a, n), DeleteAclsRequestDeleteAclsFilter{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -479,7 +483,11 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 5)
+				if flexible {
+					r.checkCount(n, 5)
+				} else {
+					r.checkCount(n, 8)
+				}
 				if r.err != nil {
 					r.PushPath("FilterResults")
 					return
@@ -489,7 +497,7 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteAclsResponseDeleteAclsFilterResult{})
+					a = append(grow(a, n), DeleteAclsResponseDeleteAclsFilterResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -646,7 +654,11 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 11)
+				if flexible {
+					r.checkCount(n, 11)
+				} else {
+					r.checkCount(n, 13)
+				}
 				if r.err != nil {
 					r.PushPath("MatchingAcls")
 					return
@@ -656,7 +668,7 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteAclsResponseDeleteAclsMatchingAcl{})
+					a = append(grow(a, n), DeleteAclsResponseDeleteAclsMatchingAcl{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -36,7 +36,11 @@ func (s *DeleteGroupsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				if flexible {
+					r.checkCount(n, 1)
+				} else {
+					r.checkCount(n, 2)
+				}
 				if r.err != nil {
 					r.PushPath("GroupsNames")
 					return
@@ -52,7 +56,7 @@ func (s *DeleteGroupsRequest) readFrom(r *Reader, version int16) {
 					} else {
 						e = r.String()
 					}
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -237,7 +241,7 @@ func (s *DeleteGroupsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteGroupsResponseDeletableGroupResult{})
+					a = append(grow(a, n), DeleteGroupsResponseDeletableGroupResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

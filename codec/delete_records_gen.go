@@ -54,7 +54,11 @@ func (s *DeleteRecordsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -64,7 +68,7 @@ func (s *DeleteRecordsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteRecordsRequestDeleteRecordsTopic{})
+					a = append(grow(a, n), DeleteRecordsRequestDeleteRecordsTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -220,7 +224,11 @@ func (s *DeleteRecordsRequestDeleteRecordsTopic) readFrom(r *Reader, version int
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 12)
+				if flexible {
+					r.checkCount(n, 13)
+				} else {
+					r.checkCount(n, 12)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -230,7 +238,7 @@ func (s *DeleteRecordsRequestDeleteRecordsTopic) readFrom(r *Reader, version int
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteRecordsRequestDeleteRecordsPartition{})
+					a = append(grow(a, n), DeleteRecordsRequestDeleteRecordsPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -541,7 +549,11 @@ func (s *DeleteRecordsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -551,7 +563,7 @@ func (s *DeleteRecordsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteRecordsResponseDeleteRecordsTopicResult{})
+					a = append(grow(a, n), DeleteRecordsResponseDeleteRecordsTopicResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -694,7 +706,11 @@ func (s *DeleteRecordsResponseDeleteRecordsTopicResult) readFrom(r *Reader, vers
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 14)
+				if flexible {
+					r.checkCount(n, 15)
+				} else {
+					r.checkCount(n, 14)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -704,7 +720,7 @@ func (s *DeleteRecordsResponseDeleteRecordsTopicResult) readFrom(r *Reader, vers
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteRecordsResponseDeleteRecordsPartitionResult{})
+					a = append(grow(a, n), DeleteRecordsResponseDeleteRecordsPartitionResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

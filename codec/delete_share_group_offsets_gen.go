@@ -64,7 +64,7 @@ func (s *DeleteShareGroupOffsetsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteShareGroupOffsetsRequestTopic{})
+					a = append(grow(a, n), DeleteShareGroupOffsetsRequestTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -369,7 +369,7 @@ func (s *DeleteShareGroupOffsetsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteShareGroupOffsetsResponseTopic{})
+					a = append(grow(a, n), DeleteShareGroupOffsetsResponseTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -72,7 +72,7 @@ func (s *DeleteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteShareGroupStateRequestDeleteStateData{})
+					a = append(grow(a, n), DeleteShareGroupStateRequestDeleteStateData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -213,7 +213,7 @@ func (s *DeleteShareGroupStateRequestDeleteStateData) readFrom(r *Reader, versio
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteShareGroupStateRequestPartitionData{})
+					a = append(grow(a, n), DeleteShareGroupStateRequestPartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -488,7 +488,7 @@ func (s *DeleteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteShareGroupStateResponseDeleteStateResult{})
+					a = append(grow(a, n), DeleteShareGroupStateResponseDeleteStateResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -622,7 +622,7 @@ func (s *DeleteShareGroupStateResponseDeleteStateResult) readFrom(r *Reader, ver
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteShareGroupStateResponsePartitionResult{})
+					a = append(grow(a, n), DeleteShareGroupStateResponsePartitionResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -54,7 +54,7 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteTopicsRequestDeleteTopicState{})
+					a = append(grow(a, n), DeleteTopicsRequestDeleteTopicState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -93,7 +93,11 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				if flexible {
+					r.checkCount(n, 1)
+				} else {
+					r.checkCount(n, 2)
+				}
 				if r.err != nil {
 					r.PushPath("TopicNames")
 					return
@@ -109,7 +113,7 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 					} else {
 						e = r.String()
 					}
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -463,7 +467,7 @@ func (s *DeleteTopicsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DeleteTopicsResponseDeletableTopicResult{})
+					a = append(grow(a, n), DeleteTopicsResponseDeletableTopicResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -374,7 +374,11 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 5)
+				if flexible {
+					r.checkCount(n, 5)
+				} else {
+					r.checkCount(n, 7)
+				}
 				if r.err != nil {
 					r.PushPath("Resources")
 					return
@@ -384,7 +388,7 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeAclsResponseDescribeAclsResource{})
+					a = append(grow(a, n), DescribeAclsResponseDescribeAclsResource{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -575,7 +579,11 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 5)
+				if flexible {
+					r.checkCount(n, 5)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Acls")
 					return
@@ -585,7 +593,7 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeAclsResponseAclDescription{})
+					a = append(grow(a, n), DescribeAclsResponseAclDescription{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -47,7 +47,11 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 4)
+				if flexible {
+					r.checkCount(n, 4)
+				} else {
+					r.checkCount(n, 5)
+				}
 				if r.err != nil {
 					r.PushPath("Components")
 					return
@@ -57,7 +61,7 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeClientQuotasRequestComponentData{})
+					a = append(grow(a, n), DescribeClientQuotasRequestComponentData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -441,7 +445,11 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 				s.Entries = nil
 			} else {
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 8)
+				}
 				if r.err != nil {
 					r.PushPath("Entries")
 					return
@@ -451,7 +459,7 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeClientQuotasResponseEntryData{})
+					a = append(grow(a, n), DescribeClientQuotasResponseEntryData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -597,7 +605,11 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 4)
+				}
 				if r.err != nil {
 					r.PushPath("Entity")
 					return
@@ -607,7 +619,7 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeClientQuotasResponseEntityData{})
+					a = append(grow(a, n), DescribeClientQuotasResponseEntityData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -654,7 +666,7 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeClientQuotasResponseValueData{})
+					a = append(grow(a, n), DescribeClientQuotasResponseValueData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -306,7 +306,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeClusterResponseDescribeClusterBroker{})
+					a = append(grow(a, n), DescribeClusterResponseDescribeClusterBroker{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

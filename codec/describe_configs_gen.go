@@ -49,7 +49,11 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 4)
+				if flexible {
+					r.checkCount(n, 4)
+				} else {
+					r.checkCount(n, 7)
+				}
 				if r.err != nil {
 					r.PushPath("Resources")
 					return
@@ -59,7 +63,7 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeConfigsRequestDescribeConfigsResource{})
+					a = append(grow(a, n), DescribeConfigsRequestDescribeConfigsResource{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -255,7 +259,11 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 				s.ConfigurationKeys = nil
 			} else {
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				if flexible {
+					r.checkCount(n, 1)
+				} else {
+					r.checkCount(n, 2)
+				}
 				if r.err != nil {
 					r.PushPath("ConfigurationKeys")
 					return
@@ -271,7 +279,7 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 					} else {
 						e = r.String()
 					}
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -492,7 +500,11 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 7)
+				if flexible {
+					r.checkCount(n, 7)
+				} else {
+					r.checkCount(n, 11)
+				}
 				if r.err != nil {
 					r.PushPath("Results")
 					return
@@ -502,7 +514,7 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeConfigsResponseDescribeConfigsResult{})
+					a = append(grow(a, n), DescribeConfigsResponseDescribeConfigsResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -691,7 +703,11 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 7)
+				if flexible {
+					r.checkCount(n, 9)
+				} else {
+					r.checkCount(n, 7)
+				}
 				if r.err != nil {
 					r.PushPath("Configs")
 					return
@@ -701,7 +717,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeConfigsResponseDescribeConfigsResourceResult{})
+					a = append(grow(a, n), DescribeConfigsResponseDescribeConfigsResourceResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -953,7 +969,11 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 4)
+				if flexible {
+					r.checkCount(n, 4)
+				} else {
+					r.checkCount(n, 5)
+				}
 				if r.err != nil {
 					r.PushPath("Synonyms")
 					return
@@ -963,7 +983,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeConfigsResponseDescribeConfigsSynonym{})
+					a = append(grow(a, n), DescribeConfigsResponseDescribeConfigsSynonym{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

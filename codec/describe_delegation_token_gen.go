@@ -46,7 +46,11 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 				s.Owners = nil
 			} else {
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 4)
+				}
 				if r.err != nil {
 					r.PushPath("Owners")
 					return
@@ -56,7 +60,7 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeDelegationTokenRequestDescribeDelegationTokenOwner{})
+					a = append(grow(a, n), DescribeDelegationTokenRequestDescribeDelegationTokenOwner{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -367,7 +371,11 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 30)
+				if flexible {
+					r.checkCount(n, 30)
+				} else {
+					r.checkCount(n, 38)
+				}
 				if r.err != nil {
 					r.PushPath("Tokens")
 					return
@@ -377,7 +385,7 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeDelegationTokenResponseDescribedDelegationToken{})
+					a = append(grow(a, n), DescribeDelegationTokenResponseDescribedDelegationToken{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -668,7 +676,11 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 4)
+				}
 				if r.err != nil {
 					r.PushPath("Renewers")
 					return
@@ -678,7 +690,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeDelegationTokenResponseDescribedDelegationTokenRenewer{})
+					a = append(grow(a, n), DescribeDelegationTokenResponseDescribedDelegationTokenRenewer{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -38,7 +38,11 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 1)
+				if flexible {
+					r.checkCount(n, 1)
+				} else {
+					r.checkCount(n, 2)
+				}
 				if r.err != nil {
 					r.PushPath("Groups")
 					return
@@ -54,7 +58,7 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 					} else {
 						e = r.String()
 					}
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -270,7 +274,11 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 12)
+				if flexible {
+					r.checkCount(n, 12)
+				} else {
+					r.checkCount(n, 14)
+				}
 				if r.err != nil {
 					r.PushPath("Groups")
 					return
@@ -280,7 +288,7 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeGroupsResponseDescribedGroup{})
+					a = append(grow(a, n), DescribeGroupsResponseDescribedGroup{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -508,7 +516,11 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 7)
+				if flexible {
+					r.checkCount(n, 7)
+				} else {
+					r.checkCount(n, 14)
+				}
 				if r.err != nil {
 					r.PushPath("Members")
 					return
@@ -518,7 +530,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeGroupsResponseDescribedGroupMember{})
+					a = append(grow(a, n), DescribeGroupsResponseDescribedGroupMember{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

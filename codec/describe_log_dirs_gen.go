@@ -46,7 +46,11 @@ func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
 				s.Topics = nil
 			} else {
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -56,7 +60,7 @@ func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeLogDirsRequestDescribableLogDirTopic{})
+					a = append(grow(a, n), DescribeLogDirsRequestDescribableLogDirTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -206,7 +210,7 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -439,7 +443,11 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 5)
+				if flexible {
+					r.checkCount(n, 5)
+				} else {
+					r.checkCount(n, 8)
+				}
 				if r.err != nil {
 					r.PushPath("Results")
 					return
@@ -449,7 +457,7 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeLogDirsResponseDescribeLogDirsResult{})
+					a = append(grow(a, n), DescribeLogDirsResponseDescribeLogDirsResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -616,7 +624,11 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -626,7 +638,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeLogDirsResponseDescribeLogDirsTopic{})
+					a = append(grow(a, n), DescribeLogDirsResponseDescribeLogDirsTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -846,7 +858,11 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 21)
+				if flexible {
+					r.checkCount(n, 22)
+				} else {
+					r.checkCount(n, 21)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -856,7 +872,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeLogDirsResponseDescribeLogDirsPartition{})
+					a = append(grow(a, n), DescribeLogDirsResponseDescribeLogDirsPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -50,7 +50,7 @@ func (s *DescribeProducersRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeProducersRequestTopicRequest{})
+					a = append(grow(a, n), DescribeProducersRequestTopicRequest{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -186,7 +186,7 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -400,7 +400,7 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeProducersResponseTopicResponse{})
+					a = append(grow(a, n), DescribeProducersResponseTopicResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -541,7 +541,7 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeProducersResponsePartitionResponse{})
+					a = append(grow(a, n), DescribeProducersResponsePartitionResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -710,7 +710,7 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeProducersResponseProducerState{})
+					a = append(grow(a, n), DescribeProducersResponseProducerState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -57,7 +57,7 @@ func (s *DescribeQuorumRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeQuorumRequestTopicData{})
+					a = append(grow(a, n), DescribeQuorumRequestTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -191,7 +191,7 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeQuorumRequestPartitionData{})
+					a = append(grow(a, n), DescribeQuorumRequestPartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -531,7 +531,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeQuorumResponseTopicData{})
+					a = append(grow(a, n), DescribeQuorumResponseTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -574,7 +574,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeQuorumResponseNode{})
+					a = append(grow(a, n), DescribeQuorumResponseNode{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -911,7 +911,7 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeQuorumResponsePartitionData{})
+					a = append(grow(a, n), DescribeQuorumResponsePartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1125,7 +1125,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeQuorumResponseReplicaState{})
+					a = append(grow(a, n), DescribeQuorumResponseReplicaState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1168,7 +1168,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeQuorumResponseReplicaState{})
+					a = append(grow(a, n), DescribeQuorumResponseReplicaState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1362,7 +1362,7 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeQuorumResponseListener{})
+					a = append(grow(a, n), DescribeQuorumResponseListener{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -58,7 +58,7 @@ func (s *DescribeShareGroupOffsetsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeShareGroupOffsetsRequestGroup{})
+					a = append(grow(a, n), DescribeShareGroupOffsetsRequestGroup{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -194,7 +194,7 @@ func (s *DescribeShareGroupOffsetsRequestGroup) readFrom(r *Reader, version int1
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeShareGroupOffsetsRequestTopic{})
+					a = append(grow(a, n), DescribeShareGroupOffsetsRequestTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -339,7 +339,7 @@ func (s *DescribeShareGroupOffsetsRequestTopic) readFrom(r *Reader, version int1
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -562,7 +562,7 @@ func (s *DescribeShareGroupOffsetsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeShareGroupOffsetsResponseGroup{})
+					a = append(grow(a, n), DescribeShareGroupOffsetsResponseGroup{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -705,7 +705,7 @@ func (s *DescribeShareGroupOffsetsResponseGroup) readFrom(r *Reader, version int
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeShareGroupOffsetsResponseTopic{})
+					a = append(grow(a, n), DescribeShareGroupOffsetsResponseTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -900,7 +900,7 @@ func (s *DescribeShareGroupOffsetsResponseTopic) readFrom(r *Reader, version int
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeShareGroupOffsetsResponsePartition{})
+					a = append(grow(a, n), DescribeShareGroupOffsetsResponsePartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -61,7 +61,7 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeTopicPartitionsRequestTopicRequest{})
+					a = append(grow(a, n), DescribeTopicPartitionsRequestTopicRequest{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -521,7 +521,7 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeTopicPartitionsResponseTopic{})
+					a = append(grow(a, n), DescribeTopicPartitionsResponseTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -739,7 +739,7 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeTopicPartitionsResponsePartition{})
+					a = append(grow(a, n), DescribeTopicPartitionsResponsePartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -969,7 +969,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1013,7 +1013,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1059,7 +1059,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1105,7 +1105,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1149,7 +1149,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

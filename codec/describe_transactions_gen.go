@@ -44,7 +44,7 @@ func (s *DescribeTransactionsRequest) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -232,7 +232,7 @@ func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeTransactionsResponseTransactionState{})
+					a = append(grow(a, n), DescribeTransactionsResponseTransactionState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -457,7 +457,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeTransactionsResponseTopicData{})
+					a = append(grow(a, n), DescribeTransactionsResponseTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -642,7 +642,7 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

@@ -51,7 +51,7 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeUserScramCredentialsRequestUserName{})
+					a = append(grow(a, n), DescribeUserScramCredentialsRequestUserName{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -351,7 +351,7 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult{})
+					a = append(grow(a, n), DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -534,7 +534,7 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, DescribeUserScramCredentialsResponseCredentialInfo{})
+					a = append(grow(a, n), DescribeUserScramCredentialsResponseCredentialInfo{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

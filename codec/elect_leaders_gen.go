@@ -65,7 +65,11 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 				s.TopicPartitions = nil
 			} else {
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("TopicPartitions")
 					return
@@ -75,7 +79,7 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ElectLeadersRequestTopicPartitions{})
+					a = append(grow(a, n), ElectLeadersRequestTopicPartitions{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -252,7 +256,7 @@ func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) 
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -472,7 +476,11 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("ReplicaElectionResults")
 					return
@@ -482,7 +490,7 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ElectLeadersResponseReplicaElectionResult{})
+					a = append(grow(a, n), ElectLeadersResponseReplicaElectionResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -642,7 +650,7 @@ func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ElectLeadersResponsePartitionResult{})
+					a = append(grow(a, n), ElectLeadersResponsePartitionResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -93,7 +93,11 @@ func (s *EndQuorumEpochRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -103,7 +107,7 @@ func (s *EndQuorumEpochRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, EndQuorumEpochRequestTopicData{})
+					a = append(grow(a, n), EndQuorumEpochRequestTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -146,7 +150,7 @@ func (s *EndQuorumEpochRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, EndQuorumEpochRequestLeaderEndpoint{})
+					a = append(grow(a, n), EndQuorumEpochRequestLeaderEndpoint{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -311,7 +315,11 @@ func (s *EndQuorumEpochRequestTopicData) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 14)
+				if flexible {
+					r.checkCount(n, 14)
+				} else {
+					r.checkCount(n, 16)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -321,7 +329,7 @@ func (s *EndQuorumEpochRequestTopicData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, EndQuorumEpochRequestPartitionData{})
+					a = append(grow(a, n), EndQuorumEpochRequestPartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -501,7 +509,7 @@ func (s *EndQuorumEpochRequestPartitionData) readFrom(r *Reader, version int16) 
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -545,7 +553,7 @@ func (s *EndQuorumEpochRequestPartitionData) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, EndQuorumEpochRequestReplicaInfo{})
+					a = append(grow(a, n), EndQuorumEpochRequestReplicaInfo{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1025,7 +1033,11 @@ func (s *EndQuorumEpochResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -1035,7 +1047,7 @@ func (s *EndQuorumEpochResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, EndQuorumEpochResponseTopicData{})
+					a = append(grow(a, n), EndQuorumEpochResponseTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1105,7 +1117,7 @@ func (s *EndQuorumEpochResponse) readFrom(r *Reader, version int16) {
 							if r.tr != nil {
 								r.tr.BeginIndex(i, r.off)
 							}
-							a = append(a, EndQuorumEpochResponseNodeEndpoint{})
+							a = append(grow(a, n), EndQuorumEpochResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
 							if r.tr != nil {
 								r.tr.End(r.off, nil)
@@ -1253,7 +1265,11 @@ func (s *EndQuorumEpochResponseTopicData) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 14)
+				if flexible {
+					r.checkCount(n, 15)
+				} else {
+					r.checkCount(n, 14)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -1263,7 +1279,7 @@ func (s *EndQuorumEpochResponseTopicData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, EndQuorumEpochResponsePartitionData{})
+					a = append(grow(a, n), EndQuorumEpochResponsePartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -203,7 +203,11 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -213,7 +217,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, FetchRequestFetchTopic{})
+					a = append(grow(a, n), FetchRequestFetchTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -250,7 +254,11 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("ForgottenTopicsData")
 					return
@@ -260,7 +268,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, FetchRequestForgottenTopic{})
+					a = append(grow(a, n), FetchRequestForgottenTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -682,7 +690,11 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 16)
+				if flexible {
+					r.checkCount(n, 33)
+				} else {
+					r.checkCount(n, 16)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -692,7 +704,7 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, FetchRequestFetchPartition{})
+					a = append(grow(a, n), FetchRequestFetchPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1123,7 +1135,7 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1450,7 +1462,11 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Responses")
 					return
@@ -1460,7 +1476,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, FetchResponseFetchableTopicResponse{})
+					a = append(grow(a, n), FetchResponseFetchableTopicResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1530,7 +1546,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 							if r.tr != nil {
 								r.tr.BeginIndex(i, r.off)
 							}
-							a = append(a, FetchResponseNodeEndpoint{})
+							a = append(grow(a, n), FetchResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
 							if r.tr != nil {
 								r.tr.End(r.off, nil)
@@ -1710,7 +1726,11 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 18)
+				if flexible {
+					r.checkCount(n, 37)
+				} else {
+					r.checkCount(n, 18)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -1720,7 +1740,7 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, FetchResponsePartitionData{})
+					a = append(grow(a, n), FetchResponsePartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1946,7 +1966,11 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				s.AbortedTransactions = nil
 			} else {
 				n = r.NotNull(n)
-				r.checkCount(n, 16)
+				if flexible {
+					r.checkCount(n, 17)
+				} else {
+					r.checkCount(n, 16)
+				}
 				if r.err != nil {
 					r.PushPath("AbortedTransactions")
 					return
@@ -1956,7 +1980,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, FetchResponseAbortedTransaction{})
+					a = append(grow(a, n), FetchResponseAbortedTransaction{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -102,7 +102,7 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, FetchSnapshotRequestTopicSnapshot{})
+					a = append(grow(a, n), FetchSnapshotRequestTopicSnapshot{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -277,7 +277,7 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, FetchSnapshotRequestPartitionSnapshot{})
+					a = append(grow(a, n), FetchSnapshotRequestPartitionSnapshot{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -806,7 +806,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, FetchSnapshotResponseTopicSnapshot{})
+					a = append(grow(a, n), FetchSnapshotResponseTopicSnapshot{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -876,7 +876,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 							if r.tr != nil {
 								r.tr.BeginIndex(i, r.off)
 							}
-							a = append(a, FetchSnapshotResponseNodeEndpoint{})
+							a = append(grow(a, n), FetchSnapshotResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
 							if r.tr != nil {
 								r.tr.End(r.off, nil)
@@ -1029,7 +1029,7 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, FetchSnapshotResponsePartitionSnapshot{})
+					a = append(grow(a, n), FetchSnapshotResponsePartitionSnapshot{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

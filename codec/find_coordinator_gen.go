@@ -82,7 +82,7 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -373,7 +373,7 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, FindCoordinatorResponseCoordinator{})
+					a = append(grow(a, n), FindCoordinatorResponseCoordinator{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

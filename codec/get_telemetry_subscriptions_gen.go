@@ -225,7 +225,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 					}
 					var e int8
 					e = r.Int8()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -308,7 +308,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

@@ -56,7 +56,11 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 4)
+				if flexible {
+					r.checkCount(n, 4)
+				} else {
+					r.checkCount(n, 7)
+				}
 				if r.err != nil {
 					r.PushPath("Resources")
 					return
@@ -66,7 +70,7 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, IncrementalAlterConfigsRequestAlterConfigsResource{})
+					a = append(grow(a, n), IncrementalAlterConfigsRequestAlterConfigsResource{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -236,7 +240,11 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 4)
+				if flexible {
+					r.checkCount(n, 4)
+				} else {
+					r.checkCount(n, 5)
+				}
 				if r.err != nil {
 					r.PushPath("Configs")
 					return
@@ -246,7 +254,7 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, IncrementalAlterConfigsRequestAlterableConfig{})
+					a = append(grow(a, n), IncrementalAlterConfigsRequestAlterableConfig{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -592,7 +600,11 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 6)
+				if flexible {
+					r.checkCount(n, 6)
+				} else {
+					r.checkCount(n, 7)
+				}
 				if r.err != nil {
 					r.PushPath("Responses")
 					return
@@ -602,7 +614,7 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, IncrementalAlterConfigsResponseAlterConfigsResourceResponse{})
+					a = append(grow(a, n), IncrementalAlterConfigsResponseAlterConfigsResourceResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

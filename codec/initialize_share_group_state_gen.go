@@ -74,7 +74,7 @@ func (s *InitializeShareGroupStateRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, InitializeShareGroupStateRequestInitializeStateData{})
+					a = append(grow(a, n), InitializeShareGroupStateRequestInitializeStateData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -215,7 +215,7 @@ func (s *InitializeShareGroupStateRequestInitializeStateData) readFrom(r *Reader
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, InitializeShareGroupStateRequestPartitionData{})
+					a = append(grow(a, n), InitializeShareGroupStateRequestPartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -532,7 +532,7 @@ func (s *InitializeShareGroupStateResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, InitializeShareGroupStateResponseInitializeStateResult{})
+					a = append(grow(a, n), InitializeShareGroupStateResponseInitializeStateResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -666,7 +666,7 @@ func (s *InitializeShareGroupStateResponseInitializeStateResult) readFrom(r *Rea
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, InitializeShareGroupStateResponsePartitionResult{})
+					a = append(grow(a, n), InitializeShareGroupStateResponsePartitionResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

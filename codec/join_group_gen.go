@@ -156,7 +156,11 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Protocols")
 					return
@@ -166,7 +170,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, JoinGroupRequestProtocol{})
+					a = append(grow(a, n), JoinGroupRequestProtocol{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -669,7 +673,11 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 4)
+				if flexible {
+					r.checkCount(n, 4)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Members")
 					return
@@ -679,7 +687,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, JoinGroupResponseMember{})
+					a = append(grow(a, n), JoinGroupResponseMember{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

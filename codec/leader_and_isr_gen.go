@@ -163,7 +163,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, LeaderAndIsrRequestLeaderAndIsrPartitionState{})
+					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrPartitionState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -202,7 +202,11 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("TopicStates")
 					return
@@ -212,7 +216,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, LeaderAndIsrRequestLeaderAndIsrTopicState{})
+					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrTopicState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -261,7 +265,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, LeaderAndIsrRequestLeaderAndIsrLiveLeader{})
+					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrLiveLeader{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -540,7 +544,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -601,7 +605,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -649,7 +653,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -699,7 +703,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1000,7 +1004,11 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 26)
+				if flexible {
+					r.checkCount(n, 26)
+				} else {
+					r.checkCount(n, 29)
+				}
 				if r.err != nil {
 					r.PushPath("PartitionStates")
 					return
@@ -1010,7 +1018,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, LeaderAndIsrRequestLeaderAndIsrPartitionState{})
+					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrPartitionState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1388,7 +1396,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, LeaderAndIsrResponseLeaderAndIsrPartitionError{})
+					a = append(grow(a, n), LeaderAndIsrResponseLeaderAndIsrPartitionError{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1433,7 +1441,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, LeaderAndIsrResponseLeaderAndIsrTopicError{})
+					a = append(grow(a, n), LeaderAndIsrResponseLeaderAndIsrTopicError{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1731,7 +1739,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, LeaderAndIsrResponseLeaderAndIsrPartitionError{})
+					a = append(grow(a, n), LeaderAndIsrResponseLeaderAndIsrPartitionError{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

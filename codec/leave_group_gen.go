@@ -81,7 +81,11 @@ func (s *LeaveGroupRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 4)
+				}
 				if r.err != nil {
 					r.PushPath("Members")
 					return
@@ -91,7 +95,7 @@ func (s *LeaveGroupRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, LeaveGroupRequestMemberIdentity{})
+					a = append(grow(a, n), LeaveGroupRequestMemberIdentity{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -445,7 +449,11 @@ func (s *LeaveGroupResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 5)
+				if flexible {
+					r.checkCount(n, 5)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Members")
 					return
@@ -455,7 +463,7 @@ func (s *LeaveGroupResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, LeaveGroupResponseMemberResponse{})
+					a = append(grow(a, n), LeaveGroupResponseMemberResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -44,7 +44,7 @@ func (s *ListClientMetricsResourcesRequest) readFrom(r *Reader, version int16) {
 					}
 					var e int8
 					e = r.Int8()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -237,7 +237,7 @@ func (s *ListClientMetricsResourcesResponse) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ListClientMetricsResourcesResponseClientMetricsResource{})
+					a = append(grow(a, n), ListClientMetricsResourcesResponseClientMetricsResource{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

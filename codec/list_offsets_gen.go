@@ -88,7 +88,11 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -98,7 +102,7 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ListOffsetsRequestListOffsetsTopic{})
+					a = append(grow(a, n), ListOffsetsRequestListOffsetsTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -270,7 +274,11 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 12)
+				if flexible {
+					r.checkCount(n, 17)
+				} else {
+					r.checkCount(n, 12)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -280,7 +288,7 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ListOffsetsRequestListOffsetsPartition{})
+					a = append(grow(a, n), ListOffsetsRequestListOffsetsPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -642,7 +650,11 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -652,7 +664,7 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ListOffsetsResponseListOffsetsTopicResponse{})
+					a = append(grow(a, n), ListOffsetsResponseListOffsetsTopicResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -795,7 +807,11 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 10)
+				if flexible {
+					r.checkCount(n, 27)
+				} else {
+					r.checkCount(n, 10)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -805,7 +821,7 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ListOffsetsResponseListOffsetsPartitionResponse{})
+					a = append(grow(a, n), ListOffsetsResponseListOffsetsPartitionResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -973,7 +989,7 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 					}
 					var e int64
 					e = r.Int64()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

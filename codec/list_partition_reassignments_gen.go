@@ -67,7 +67,7 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ListPartitionReassignmentsRequestListPartitionReassignmentsTopics{})
+					a = append(grow(a, n), ListPartitionReassignmentsRequestListPartitionReassignmentsTopics{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -212,7 +212,7 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -448,7 +448,7 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ListPartitionReassignmentsResponseOngoingTopicReassignment{})
+					a = append(grow(a, n), ListPartitionReassignmentsResponseOngoingTopicReassignment{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -603,7 +603,7 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ListPartitionReassignmentsResponseOngoingPartitionReassignment{})
+					a = append(grow(a, n), ListPartitionReassignmentsResponseOngoingPartitionReassignment{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -748,7 +748,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -792,7 +792,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -836,7 +836,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

@@ -50,7 +50,7 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -94,7 +94,7 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 					}
 					var e int64
 					e = r.Int64()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -346,7 +346,7 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -388,7 +388,7 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ListTransactionsResponseTransactionState{})
+					a = append(grow(a, n), ListTransactionsResponseTransactionState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

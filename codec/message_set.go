@@ -34,12 +34,28 @@ type LegacyMessage struct {
 	CrcValid       bool // Crc matched the bytes (decode only)
 	Magic          int8
 	Attributes     int8
-	Timestamp      int64  // magic 1 only
-	Key            []byte // nil when null
-	Value          []byte // nil when null
+	// Timestamp (magic 1 only) is the message's timestamp as Kafka
+	// reports it: as on the wire, except for the inner messages of a
+	// wrapper whose timestamp type is LogAppendTime, which take the
+	// wrapper's Timestamp (decode only; see WireTimestamp).
+	Timestamp int64
+	// WireTimestamp is the timestamp on the wire (magic 1, decode only).
+	// It differs from Timestamp only for the inner messages of a
+	// LogAppendTime wrapper: the broker sets the wrapper's timestamp when
+	// it appends and leaves the inner messages as the producer wrote them,
+	// so Kafka's LegacyRecord reports the wrapper's timestamp and
+	// timestamp type for each of them, and so do Timestamp and
+	// TimestampType. AppendMessageSet writes Timestamp.
+	WireTimestamp int64
+	Key           []byte // nil when null
+	Value         []byte // nil when null
 	// Inner holds the decoded inner messages of a compressed wrapper.
 	// Kafka forbids compressed inner messages; they are kept undecoded.
 	Inner []LegacyMessage
+
+	// wrapperTime reports that Timestamp and the timestamp type are the
+	// wrapper's (an inner message of a LogAppendTime wrapper).
+	wrapperTime bool
 }
 
 // messageTimestampTypeBit is attribute bit 3, meaningful for magic 1.
@@ -50,10 +66,11 @@ func (m *LegacyMessage) Compression() Compression {
 	return Compression(m.Attributes & compressionMask)
 }
 
-// TimestampType returns attribute bit 3; magic 0 has no timestamp and
-// reports CreateTime.
+// TimestampType returns attribute bit 3, or LogAppendTime for the inner
+// messages of a LogAppendTime wrapper (see WireTimestamp); magic 0 has no
+// timestamp and reports CreateTime.
 func (m *LegacyMessage) TimestampType() TimestampType {
-	if m.Magic >= 1 && m.Attributes&messageTimestampTypeBit != 0 {
+	if m.Magic >= 1 && (m.wrapperTime || m.Attributes&messageTimestampTypeBit != 0) {
 		return TimestampLogAppendTime
 	}
 	return TimestampCreateTime
@@ -79,9 +96,9 @@ func (l msgLoc) format(offset int64) string {
 
 // decodeMessage decodes the top-level legacy entry found at byte pos of the
 // set and, for a compressed wrapper, its inner messages.
-func (s *RecordSet) decodeMessage(entry []byte, pos int, limit int64) LegacyMessage {
+func (d *recordDecoder) decodeMessage(entry []byte, pos int) LegacyMessage {
 	loc := msgLoc{pos: pos, inner: -1}
-	m := s.decodeMessageFields(entry, loc)
+	m := d.decodeMessageFields(entry, loc)
 	c := m.Compression()
 	if c == CompressionNone {
 		return m
@@ -89,20 +106,20 @@ func (s *RecordSet) decodeMessage(entry []byte, pos int, limit int64) LegacyMess
 	where := loc.format(m.Offset)
 	if c == CompressionZstd {
 		// Kafka answers UNSUPPORTED_COMPRESSION_TYPE; decode it anyway.
-		s.note("%s: zstd in a magic %d message; Kafka allows zstd only in v2 batches", where, m.Magic)
+		d.note("%s: zstd in a magic %d message; Kafka allows zstd only in v2 batches", where, m.Magic)
 	}
 	// Magic-0 LZ4 frames carry Kafka's wrong header checksum (KAFKA-3160).
-	data, err := decompress(c, m.Value, limit, m.Magic == 0)
+	data, err := d.decompress(c, m.Value, m.Magic == 0)
 	if err != nil {
-		s.note("%s: %v; inner messages decoded from the %d bytes recovered", where, err, len(data))
+		d.noteFor(err)("%s: %v; inner messages decoded from the %d bytes recovered", where, err, len(data))
 	}
-	m.Inner = s.decodeInner(&m, data, where)
+	m.Inner = d.decodeInner(&m, data, where)
 	return m
 }
 
 // decodeMessageFields decodes one message entry without looking inside a
 // compressed value.
-func (s *RecordSet) decodeMessageFields(entry []byte, loc msgLoc) LegacyMessage {
+func (d *recordDecoder) decodeMessageFields(entry []byte, loc msgLoc) LegacyMessage {
 	be := binary.BigEndian
 	m := LegacyMessage{
 		Offset:      int64(be.Uint64(entry)),
@@ -114,58 +131,90 @@ func (s *RecordSet) decodeMessageFields(entry []byte, loc msgLoc) LegacyMessage 
 	m.AbsoluteOffset = m.Offset
 	if crc := crc32.ChecksumIEEE(entry[entryMagicAt:]); crc == m.Crc {
 		m.CrcValid = true
-	} else {
-		s.note("%s: CRC-32 mismatch: 0x%08x on the wire, 0x%08x computed", loc.format(m.Offset), m.Crc, crc)
+	} else if d.listing() {
+		d.note("%s: CRC-32 mismatch: 0x%08x on the wire, 0x%08x computed", loc.format(m.Offset), m.Crc, crc)
 	}
 	var r Reader
 	r.Reset(entry[legacyHeaderLen:])
 	if m.Magic >= 1 {
 		m.Timestamp = r.Int64()
+		m.WireTimestamp = m.Timestamp
 	}
 	m.Key = r.NullableBytes()
 	m.Value = r.NullableBytes()
 	switch {
-	case r.Failed():
-		s.note("%s: %v", loc.format(m.Offset), r.Err())
-	case r.Remaining() > 0:
-		s.note("%s: %d bytes after the value", loc.format(m.Offset), r.Remaining())
+	case r.Failed() && d.listing():
+		d.note("%s: %v", loc.format(m.Offset), r.Err())
+	case !r.Failed() && r.Remaining() > 0 && d.listing():
+		d.note("%s: %d bytes after the value", loc.format(m.Offset), r.Remaining())
 	}
 	return m
 }
 
 // decodeInner decodes the inner message set of wrapper w (located by
 // where), one level deep only: a compressed inner message is noted and
-// kept undecoded.
-func (s *RecordSet) decodeInner(w *LegacyMessage, data []byte, where string) []LegacyMessage {
+// kept undecoded. It frames the messages first, to allocate them at once,
+// and only as many as fit in the budget.
+func (d *recordDecoder) decodeInner(w *LegacyMessage, data []byte, where string) []LegacyMessage {
+	framed, end := 0, 0
+	for end < len(data) {
+		n, magic, partial, err := splitEntry(data[end:])
+		if partial || err != nil || magic == 2 {
+			break
+		}
+		framed++
+		end += n
+	}
+	fit := int(min(int64(framed), d.budget.remaining()/sizeMessage))
+	d.budget.used += int64(fit) * sizeMessage // fits
+	if fit < framed {
+		d.budget.exhausted = true
+	}
 	var inner []LegacyMessage
-	for pos := 0; pos < len(data); {
+	if fit > 0 {
+		inner = make([]LegacyMessage, 0, fit)
+	}
+	pos := 0
+	for len(inner) < fit {
 		rest := data[pos:]
-		n, magic, partial, err := splitEntry(rest)
+		n, _, _, _ := splitEntry(rest) // framed above
+		loc := msgLoc{pos: pos, inner: len(inner), wrapper: where}
+		m := d.decodeMessageFields(rest[:n], loc)
+		if m.Magic != w.Magic && d.listing() {
+			d.note("%s: magic %d inside a magic %d wrapper", loc.format(m.Offset), m.Magic, w.Magic)
+		}
+		if m.Compression() != CompressionNone && d.listing() {
+			d.note("%s: nested %v compression, which Kafka forbids; not decompressed", loc.format(m.Offset), m.Compression())
+		}
+		inner = append(inner, m)
+		pos += n
+	}
+	switch {
+	case fit < framed:
+		d.noteAlways("%s: %s: %d of %d inner messages decoded", where, d.budget.exhaustedNote(), fit, framed)
+	case end < len(data):
+		// What stopped the framing.
+		rest := data[end:]
+		_, magic, partial, err := splitEntry(rest)
 		switch {
 		case partial:
 			err = fmt.Errorf("truncated (%d bytes)", len(rest))
 		case err == nil && magic == 2:
 			err = fmt.Errorf("a v2 record batch")
 		}
-		if err != nil {
-			s.note("%s: inner message %d at byte %d: %v; %d bytes left undecoded", where, len(inner), pos, err, len(rest))
-			break
-		}
-		loc := msgLoc{pos: pos, inner: len(inner), wrapper: where}
-		m := s.decodeMessageFields(rest[:n], loc)
-		if m.Magic != w.Magic {
-			s.note("%s: magic %d inside a magic %d wrapper", loc.format(m.Offset), m.Magic, w.Magic)
-		}
-		if m.Compression() != CompressionNone {
-			s.note("%s: nested %v compression, which Kafka forbids; not decompressed", loc.format(m.Offset), m.Compression())
-		}
-		inner = append(inner, m)
-		pos += n
+		d.note("%s: inner message %d at byte %d: %v; %d bytes left undecoded", where, framed, end, err, len(rest))
 	}
 	if w.Magic >= 1 && len(inner) > 0 {
 		last := inner[len(inner)-1].Offset
+		logAppend := w.TimestampType() == TimestampLogAppendTime
 		for i := range inner {
-			inner[i].AbsoluteOffset = w.Offset - (last - inner[i].Offset)
+			in := &inner[i]
+			in.AbsoluteOffset = w.Offset - (last - in.Offset)
+			if logAppend && in.Magic >= 1 {
+				// Kafka's LegacyRecord: the wrapper's time and type.
+				in.Timestamp = w.Timestamp
+				in.wrapperTime = true
+			}
 		}
 	}
 	return inner
@@ -183,10 +232,13 @@ func (s *RecordSet) decodeInner(w *LegacyMessage, data []byte, where string) []L
 // Timestamp the largest inner timestamp and the timestamp type of the last
 // inner message. For magic 0 and LZ4 the frame gets the header checksum
 // Kafka's magic-0 readers expect (KAFKA-3160, KIP-57). An empty msgs
-// appends nothing. It panics if c is not one of the five codecs.
+// appends nothing. It panics if c is not valid (Compression.Valid).
 func AppendMessageSet(dst []byte, magic int8, c Compression, msgs []LegacyMessage) []byte {
 	if magic != 0 && magic != 1 {
 		panic(fmt.Sprintf("codec: AppendMessageSet: magic %d, want 0 or 1", magic))
+	}
+	if !c.Valid() {
+		panic(fmt.Sprintf("codec: AppendMessageSet: invalid compression codec %d", int8(c)))
 	}
 	if c == CompressionNone {
 		for i := range msgs {
@@ -269,7 +321,8 @@ func breakLZ4HeaderChecksum(frame []byte) {
 //
 //	{"Offset", "AbsoluteOffset" (inner messages only), "MessageSize",
 //	 "Crc", "CrcValid", "Magic", "Attributes", "Compression",
-//	 "TimestampType" and "Timestamp" (magic 1), "Key",
+//	 "TimestampType" and "Timestamp" (magic 1), "WireTimestamp" (inner
+//	 messages of a LogAppendTime wrapper only), "Key",
 //	 "Value" (not for a top-level compressed wrapper),
 //	 "Messages": [inner messages] (only for a top-level compressed wrapper)}
 //
@@ -300,6 +353,10 @@ func (m *LegacyMessage) writeJSON(w *JSONWriter, inner bool) {
 		w.String(m.TimestampType().String())
 		w.Key("Timestamp")
 		w.Int(m.Timestamp)
+		if m.wrapperTime {
+			w.Key("WireTimestamp")
+			w.Int(m.WireTimestamp)
+		}
 	}
 	w.Key("Key")
 	w.ByteString(m.Key)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
@@ -44,7 +45,7 @@ var goldenMessageV1 = []byte{
 }
 
 var wantMessageV1 = LegacyMessage{Offset: 8, AbsoluteOffset: 8, MessageSize: 24, Crc: 0x6a5500fb, CrcValid: true,
-	Magic: 1, Timestamp: 1700000000000, Value: []byte("v1")}
+	Magic: 1, Timestamp: 1700000000000, WireTimestamp: 1700000000000, Value: []byte("v1")}
 
 // goldenInnerV1 is the message set inside goldenGzipWrapperV1: two magic-1
 // messages with the relative offsets a producer writes.
@@ -90,10 +91,10 @@ var goldenGzipWrapperV1 = append(append([]byte{
 )
 
 var wantGzipWrapperV1 = LegacyMessage{Offset: 1, AbsoluteOffset: 1, MessageSize: 117, Crc: 0x94d95fbe, CrcValid: true,
-	Magic: 1, Attributes: 1, Timestamp: 1700000000001, Value: goldenGzipWrapperV1[34:],
+	Magic: 1, Attributes: 1, Timestamp: 1700000000001, WireTimestamp: 1700000000001, Value: goldenGzipWrapperV1[34:],
 	Inner: []LegacyMessage{
-		{Offset: 0, AbsoluteOffset: 0, MessageSize: 23, Crc: 0x42b4af02, CrcValid: true, Magic: 1, Timestamp: 1700000000000, Value: []byte("a")},
-		{Offset: 1, AbsoluteOffset: 1, MessageSize: 23, Crc: 0x347f9586, CrcValid: true, Magic: 1, Timestamp: 1700000000001, Value: []byte("b")},
+		{Offset: 0, AbsoluteOffset: 0, MessageSize: 23, Crc: 0x42b4af02, CrcValid: true, Magic: 1, Timestamp: 1700000000000, WireTimestamp: 1700000000000, Value: []byte("a")},
+		{Offset: 1, AbsoluteOffset: 1, MessageSize: 23, Crc: 0x347f9586, CrcValid: true, Magic: 1, Timestamp: 1700000000001, WireTimestamp: 1700000000001, Value: []byte("b")},
 	}}
 
 // decodeOneMessage decodes raw, which must hold exactly one clean message.
@@ -535,4 +536,63 @@ func BenchmarkDecodeMessageSet(b *testing.B) {
 			}
 		})
 	}
+}
+
+func TestMessageSetLogAppendTime(t *testing.T) {
+	// A broker appending with LogAppendTime sets the wrapper's timestamp
+	// and type and leaves the inner messages as produced: Kafka
+	// (LegacyRecord) reports the wrapper's for each inner message.
+	inner := []LegacyMessage{{Offset: 0, Timestamp: 1000, Value: []byte("a")}, {Offset: 1, Timestamp: 1001, Value: []byte("b")}}
+	raw := AppendMessageSet(nil, 1, CompressionGzip, inner)
+	const appended = 1700000009999
+	binary.BigEndian.PutUint64(raw[18:], appended) // wrapper Timestamp
+	raw[17] |= messageTimestampTypeBit             // wrapper LogAppendTime
+	binary.BigEndian.PutUint32(raw[12:], crc32.ChecksumIEEE(raw[16:]))
+	m := decodeOneMessage(t, raw)
+	if m.Timestamp != appended || m.WireTimestamp != appended || m.TimestampType() != TimestampLogAppendTime {
+		t.Fatalf("wrapper: Timestamp %d, WireTimestamp %d, %v", m.Timestamp, m.WireTimestamp, m.TimestampType())
+	}
+	for i, in := range m.Inner {
+		if in.Timestamp != appended || in.WireTimestamp != inner[i].Timestamp || in.TimestampType() != TimestampLogAppendTime || in.Attributes != 0 {
+			t.Fatalf("inner %d: Timestamp %d, WireTimestamp %d, %v, Attributes %d", i, in.Timestamp, in.WireTimestamp, in.TimestampType(), in.Attributes)
+		}
+	}
+	w := NewJSONWriter(nil)
+	DecodeRecordSet(raw, RecordDecodeOptions{}).WriteJSON(w)
+	if got := string(w.Bytes()); !strings.Contains(got, `"AbsoluteOffset":0,"MessageSize":23,"Crc":`) ||
+		!strings.Contains(got, `"TimestampType":"LogAppendTime","Timestamp":1700000009999,"WireTimestamp":1000,"Key":null,"Value":"a"`) ||
+		!strings.Contains(got, `"TimestampType":"LogAppendTime","Timestamp":1700000009999,"WireTimestamp":1001,"Key":null,"Value":"b"`) {
+		t.Fatalf("JSON %s", got)
+	}
+	// CreateTime wrappers and magic 0 keep the inner timestamps.
+	for _, magic := range []int8{0, 1} {
+		m := decodeOneMessage(t, AppendMessageSet(nil, magic, CompressionGzip, inner))
+		for i, in := range m.Inner {
+			want := inner[i].Timestamp
+			if magic == 0 {
+				want = 0
+			}
+			if in.Timestamp != want || in.WireTimestamp != want || in.TimestampType() != TimestampCreateTime {
+				t.Fatalf("magic %d inner %d: Timestamp %d, WireTimestamp %d, %v", magic, i, in.Timestamp, in.WireTimestamp, in.TimestampType())
+			}
+		}
+	}
+	// Re-encoding writes Timestamp; WireTimestamp gives back the bytes.
+	again := append([]LegacyMessage(nil), m.Inner...)
+	for i := range again {
+		again[i].Timestamp = again[i].WireTimestamp
+	}
+	wire, err := Decompress(CompressionGzip, m.Value, 0)
+	if err != nil || !bytes.Equal(AppendMessageSet(nil, 1, CompressionNone, again), wire) {
+		t.Fatalf("inner messages re-encoded from WireTimestamp differ from the wire (err %v)", err)
+	}
+}
+
+func TestAppendMessageSetInvalidCodec(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "invalid compression codec 5") {
+			t.Fatalf("recovered %v", r)
+		}
+	}()
+	AppendMessageSet(nil, 1, Compression(5), []LegacyMessage{{}})
 }

@@ -62,7 +62,7 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, MetadataRequestTopic{})
+					a = append(grow(a, n), MetadataRequestTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -485,7 +485,11 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 10)
+				if flexible {
+					r.checkCount(n, 11)
+				} else {
+					r.checkCount(n, 10)
+				}
 				if r.err != nil {
 					r.PushPath("Brokers")
 					return
@@ -495,7 +499,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, MetadataResponseBroker{})
+					a = append(grow(a, n), MetadataResponseBroker{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -566,7 +570,11 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 8)
+				if flexible {
+					r.checkCount(n, 10)
+				} else {
+					r.checkCount(n, 8)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -576,7 +584,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, MetadataResponseTopic{})
+					a = append(grow(a, n), MetadataResponseTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1030,7 +1038,7 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, MetadataResponsePartition{})
+					a = append(grow(a, n), MetadataResponsePartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1286,7 +1294,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1334,7 +1342,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1382,7 +1390,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

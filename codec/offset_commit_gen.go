@@ -151,7 +151,11 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -161,7 +165,7 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetCommitRequestTopic{})
+					a = append(grow(a, n), OffsetCommitRequestTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -362,7 +366,11 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 14)
+				if flexible {
+					r.checkCount(n, 18)
+				} else {
+					r.checkCount(n, 14)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -372,7 +380,7 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetCommitRequestPartition{})
+					a = append(grow(a, n), OffsetCommitRequestPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -772,7 +780,11 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -782,7 +794,7 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetCommitResponseTopic{})
+					a = append(grow(a, n), OffsetCommitResponseTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -943,7 +955,11 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 6)
+				if flexible {
+					r.checkCount(n, 7)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -953,7 +969,7 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetCommitResponsePartition{})
+					a = append(grow(a, n), OffsetCommitResponsePartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -63,7 +63,7 @@ func (s *OffsetDeleteRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetDeleteRequestTopic{})
+					a = append(grow(a, n), OffsetDeleteRequestTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -160,7 +160,7 @@ func (s *OffsetDeleteRequestTopic) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetDeleteRequestPartition{})
+					a = append(grow(a, n), OffsetDeleteRequestPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -368,7 +368,7 @@ func (s *OffsetDeleteResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetDeleteResponseTopic{})
+					a = append(grow(a, n), OffsetDeleteResponseTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -472,7 +472,7 @@ func (s *OffsetDeleteResponseTopic) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetDeleteResponsePartition{})
+					a = append(grow(a, n), OffsetDeleteResponsePartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

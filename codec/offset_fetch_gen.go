@@ -90,7 +90,11 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 				s.Topics = nil
 			} else {
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -100,7 +104,7 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetFetchRequestTopic{})
+					a = append(grow(a, n), OffsetFetchRequestTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -145,7 +149,7 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetFetchRequestGroup{})
+					a = append(grow(a, n), OffsetFetchRequestGroup{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -348,7 +352,7 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -534,7 +538,7 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetFetchRequestTopics{})
+					a = append(grow(a, n), OffsetFetchRequestTopics{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -713,7 +717,7 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -988,7 +992,11 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -998,7 +1006,7 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetFetchResponseTopic{})
+					a = append(grow(a, n), OffsetFetchResponseTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1058,7 +1066,7 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetFetchResponseGroup{})
+					a = append(grow(a, n), OffsetFetchResponseGroup{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1228,7 +1236,11 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 16)
+				if flexible {
+					r.checkCount(n, 20)
+				} else {
+					r.checkCount(n, 16)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -1238,7 +1250,7 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetFetchResponsePartition{})
+					a = append(grow(a, n), OffsetFetchResponsePartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1575,7 +1587,7 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetFetchResponseTopics{})
+					a = append(grow(a, n), OffsetFetchResponseTopics{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1758,7 +1770,7 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetFetchResponsePartitions{})
+					a = append(grow(a, n), OffsetFetchResponsePartitions{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -70,7 +70,11 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -80,7 +84,7 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetForLeaderEpochRequestOffsetForLeaderTopic{})
+					a = append(grow(a, n), OffsetForLeaderEpochRequestOffsetForLeaderTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -223,7 +227,11 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 8)
+				if flexible {
+					r.checkCount(n, 13)
+				} else {
+					r.checkCount(n, 8)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -233,7 +241,7 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetForLeaderEpochRequestOffsetForLeaderPartition{})
+					a = append(grow(a, n), OffsetForLeaderEpochRequestOffsetForLeaderPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -572,7 +580,11 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -582,7 +594,7 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetForLeaderEpochResponseOffsetForLeaderTopicResult{})
+					a = append(grow(a, n), OffsetForLeaderEpochResponseOffsetForLeaderTopicResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -725,7 +737,11 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 14)
+				if flexible {
+					r.checkCount(n, 19)
+				} else {
+					r.checkCount(n, 14)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -735,7 +751,7 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, OffsetForLeaderEpochResponseEpochEndOffset{})
+					a = append(grow(a, n), OffsetForLeaderEpochResponseEpochEndOffset{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -104,7 +104,11 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("TopicData")
 					return
@@ -114,7 +118,7 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ProduceRequestTopicProduceData{})
+					a = append(grow(a, n), ProduceRequestTopicProduceData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -293,7 +297,11 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 6)
+				if flexible {
+					r.checkCount(n, 6)
+				} else {
+					r.checkCount(n, 8)
+				}
 				if r.err != nil {
 					r.PushPath("PartitionData")
 					return
@@ -303,7 +311,7 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ProduceRequestPartitionProduceData{})
+					a = append(grow(a, n), ProduceRequestPartitionProduceData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -652,7 +660,11 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Responses")
 					return
@@ -662,7 +674,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ProduceResponseTopicProduceResponse{})
+					a = append(grow(a, n), ProduceResponseTopicProduceResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -747,7 +759,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 							if r.tr != nil {
 								r.tr.BeginIndex(i, r.off)
 							}
-							a = append(a, ProduceResponseNodeEndpoint{})
+							a = append(grow(a, n), ProduceResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
 							if r.tr != nil {
 								r.tr.End(r.off, nil)
@@ -913,7 +925,11 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 14)
+				if flexible {
+					r.checkCount(n, 33)
+				} else {
+					r.checkCount(n, 14)
+				}
 				if r.err != nil {
 					r.PushPath("PartitionResponses")
 					return
@@ -923,7 +939,7 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ProduceResponsePartitionProduceResponse{})
+					a = append(grow(a, n), ProduceResponsePartitionProduceResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1146,7 +1162,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ProduceResponseBatchIndexAndErrorMessage{})
+					a = append(grow(a, n), ProduceResponseBatchIndexAndErrorMessage{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

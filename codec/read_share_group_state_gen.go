@@ -73,7 +73,7 @@ func (s *ReadShareGroupStateRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ReadShareGroupStateRequestReadStateData{})
+					a = append(grow(a, n), ReadShareGroupStateRequestReadStateData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -214,7 +214,7 @@ func (s *ReadShareGroupStateRequestReadStateData) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ReadShareGroupStateRequestPartitionData{})
+					a = append(grow(a, n), ReadShareGroupStateRequestPartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -521,7 +521,7 @@ func (s *ReadShareGroupStateResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ReadShareGroupStateResponseReadStateResult{})
+					a = append(grow(a, n), ReadShareGroupStateResponseReadStateResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -655,7 +655,7 @@ func (s *ReadShareGroupStateResponseReadStateResult) readFrom(r *Reader, version
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ReadShareGroupStateResponsePartitionResult{})
+					a = append(grow(a, n), ReadShareGroupStateResponsePartitionResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -852,7 +852,7 @@ func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ReadShareGroupStateResponseStateBatch{})
+					a = append(grow(a, n), ReadShareGroupStateResponseStateBatch{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -73,7 +73,7 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ReadShareGroupStateSummaryRequestReadStateSummaryData{})
+					a = append(grow(a, n), ReadShareGroupStateSummaryRequestReadStateSummaryData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -214,7 +214,7 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ReadShareGroupStateSummaryRequestPartitionData{})
+					a = append(grow(a, n), ReadShareGroupStateSummaryRequestPartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -516,7 +516,7 @@ func (s *ReadShareGroupStateSummaryResponse) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ReadShareGroupStateSummaryResponseReadStateSummaryResult{})
+					a = append(grow(a, n), ReadShareGroupStateSummaryResponseReadStateSummaryResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -650,7 +650,7 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ReadShareGroupStateSummaryResponsePartitionResult{})
+					a = append(grow(a, n), ReadShareGroupStateSummaryResponsePartitionResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

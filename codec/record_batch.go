@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"math/bits"
@@ -161,17 +162,6 @@ const recordBatchHeaderLen = 61
 // batchCrcStart is where the CRC-32C coverage starts: the Attributes field.
 const batchCrcStart = 21
 
-// Preallocation bounds for decoded slices; see decodeRecords and
-// decodeBody.
-const (
-	maxRecordPrealloc = 1024
-	maxHeaderPrealloc = 64
-)
-
-// minRecordLen is the smallest encoded record: a one-byte length and six
-// one-byte fields (attributes, deltas, null key, null value, no headers).
-const minRecordLen = 7
-
 // castagnoli is the CRC-32C table; it is computed once and only read.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -198,8 +188,8 @@ func (b *RecordBatch) IsControl() bool { return b.Attributes&batchControlBit != 
 func (b *RecordBatch) HasDeleteHorizon() bool { return b.Attributes&batchDeleteHorizonBit != 0 }
 
 // decodeBatch decodes the v2 batch entry (framed by splitEntry) found at
-// byte pos of the set, adding notes to s.
-func (s *RecordSet) decodeBatch(entry []byte, pos int, limit int64) *RecordBatch {
+// byte pos of the set, adding notes to the set.
+func (d *recordDecoder) decodeBatch(entry []byte, pos int) *RecordBatch {
 	be := binary.BigEndian
 	b := &RecordBatch{
 		BaseOffset:           int64(be.Uint64(entry[0:])),
@@ -220,7 +210,7 @@ func (s *RecordSet) decodeBatch(entry []byte, pos int, limit int64) *RecordBatch
 	if crc := crc32.Checksum(entry[batchCrcStart:], castagnoli); crc == b.Crc {
 		b.CrcValid = true
 	} else {
-		s.note("%s: CRC-32C mismatch: 0x%08x on the wire, 0x%08x computed", where, b.Crc, crc)
+		d.note("%s: CRC-32C mismatch: 0x%08x on the wire, 0x%08x computed", where, b.Crc, crc)
 	}
 	data := entry[recordBatchHeaderLen:]
 	c := b.Compression()
@@ -228,100 +218,181 @@ func (s *RecordSet) decodeBatch(entry []byte, pos int, limit int64) *RecordBatch
 	// No bytes are no records whatever the codec (gzip and snappy would
 	// call an empty input corrupt).
 	if c != CompressionNone && len(data) > 0 {
-		data, derr = decompress(c, data, limit, false)
+		data, derr = d.decompress(c, data, false)
 		if derr != nil && len(data) == 0 {
-			s.note("%s: %v", where, derr)
+			d.noteFor(derr)("%s: %v", where, derr)
 			return b
 		}
 	}
-	var rerr error
-	b.Records, rerr = s.decodeRecords(b, data, where)
+	var st recordsStop
+	b.Records, st = d.decodeRecords(b, data, where)
 	switch {
 	case derr != nil:
 		// The records decoded come from the part recovered before the
 		// error; one note says both.
-		s.note("%s: %v; %d of RecordCount %d records decoded from the %d bytes recovered", where, derr, len(b.Records), b.RecordCount, len(data))
+		d.noteFor(derr)("%s: %v; %d of RecordCount %d records decoded from the %d bytes recovered", where, derr, len(b.Records), b.RecordCount, len(data))
 		return b
-	case rerr != nil && len(b.Records) >= int(b.RecordCount) && b.RecordCount >= 0:
-		s.note("%s: bytes after the %d records of RecordCount: %v", where, b.RecordCount, rerr)
-	case rerr != nil:
-		s.note("%s: %v", where, rerr)
+	case st.budget:
+		d.noteAlways("%s: %s: %d of RecordCount %d records decoded", where, d.budget.exhaustedNote(), len(b.Records), b.RecordCount)
+		return b
+	case st.err != nil:
+		d.note("%s: %v", where, st.err)
+	case st.end < len(data):
+		rest := data[st.end:]
+		d.note("%s: %d bytes after the %d records of RecordCount, not decoded (%d more records by their lengths)", where, len(rest), b.RecordCount, countRecords(rest))
 	}
 	if int64(len(b.Records)) != int64(b.RecordCount) {
-		s.note("%s: RecordCount %d on the wire, %d records decoded", where, b.RecordCount, len(b.Records))
+		d.note("%s: RecordCount %d on the wire, %d records decoded", where, b.RecordCount, len(b.Records))
 	}
 	return b
 }
 
-// decodeRecords decodes every record in data (more or fewer than
-// RecordCount if that is what the bytes hold) and returns them with the
-// error that stopped it, if any.
-func (s *RecordSet) decodeRecords(b *RecordBatch, data []byte, where string) ([]Record, error) {
-	// Preallocate no more than the bytes could hold, whatever RecordCount
-	// says, and no more than maxRecordPrealloc: a Record is 17 times the
-	// size of the smallest encoded one, so bytes that only pretend to be
-	// records (a decompression bomb of zeros) must not buy 17 times their
-	// size up front. Real records beyond it grow the slice as they come.
-	n := min(len(data)/minRecordLen, maxRecordPrealloc)
-	if b.RecordCount >= 0 && int(b.RecordCount) < n {
-		n = int(b.RecordCount)
+// recordsStop says why decodeRecords stopped before the end of the data:
+// err at a record that does not decode, budget at a record that does not
+// fit in the budget; else RecordCount was reached (or the data ended) at
+// byte end.
+type recordsStop struct {
+	end    int
+	err    error
+	budget bool
+}
+
+// errBudget stops decodeBody when a header key does not fit in the budget.
+var errBudget = errors.New("record decoding budget exhausted")
+
+// decodeRecords decodes the records in data: RecordCount of them, as
+// Kafka's batch iterator reads them, or all that the bytes hold when
+// RecordCount is negative; fewer when the bytes end, hold a record that
+// does not decode, or the budget runs out.
+//
+// A first pass checks the records and counts them and their headers
+// without allocating, up to what fits in the budget, so that the records
+// and the headers are allocated once, at their exact number, and charged
+// before: a lying RecordCount or header count buys nothing, and a bomb of
+// minimal records (7 bytes each on the wire, 120 decoded) stops at the
+// budget. The second pass fills them.
+func (d *recordDecoder) decodeRecords(b *RecordBatch, data []byte, where string) ([]Record, recordsStop) {
+	want := int(b.RecordCount)
+	if b.RecordCount < 0 {
+		want = len(data) // more than the bytes can hold
 	}
-	recs := make([]Record, 0, n)
-	var hd headerDecoder
+	perRecord := sizeRecord
+	if b.IsControl() {
+		perRecord += sizeControl
+	}
+	left := d.budget.remaining()
+	var st recordsStop
+	var n, headers int
+	var cost int64
 	var r Reader
 	r.Reset(data)
-	logAppend := b.TimestampType() == TimestampLogAppendTime
-	for r.Remaining() > 0 {
+	var scratch Record
+	for n < want && r.Remaining() > 0 {
 		start := r.Offset()
 		length := r.Varint()
 		body := r.Span(int(length))
 		if r.Failed() {
-			return recs, fmt.Errorf("record %d at byte %d of the records: length: %w", len(recs), start, r.Err())
+			st.err = fmt.Errorf("record %d at byte %d of the records: length: %w", n, start, r.Err())
+			break
 		}
-		rec := Record{Length: length}
-		if err := rec.decodeBody(body, &hd); err != nil {
-			return recs, fmt.Errorf("record %d at byte %d of the records: %w", len(recs), start, err)
+		nh, err := scratch.decodeBody(body, nil)
+		if err != nil {
+			st.err = fmt.Errorf("record %d at byte %d of the records: %w", n, start, err)
+			break
+		}
+		c := perRecord + int64(nh)*sizeHeader
+		if c > left-cost {
+			st.budget = true
+			break
+		}
+		cost += c
+		n++
+		headers += nh
+		st.end = r.Offset()
+	}
+	d.budget.used += cost // fits: cost <= left
+	if st.budget {
+		d.budget.exhausted = true
+	}
+	if n == 0 {
+		return []Record{}, st
+	}
+	recs := make([]Record, n)
+	hd := headerDecoder{budget: d.budget}
+	if headers > 0 {
+		hd.slab = make([]RecordHeader, 0, headers)
+	}
+	logAppend := b.TimestampType() == TimestampLogAppendTime
+	r.Reset(data)
+	for i := range recs {
+		rec := &recs[i]
+		rec.Length = r.Varint()
+		if _, err := rec.decodeBody(r.Span(int(rec.Length)), &hd); err != nil {
+			// Only the budget can stop this pass: a header key.
+			recs = recs[:i]
+			st = recordsStop{end: r.Offset(), budget: true}
+			break
 		}
 		rec.Offset = b.BaseOffset + int64(rec.OffsetDelta)
 		rec.Timestamp = b.BaseTimestamp + rec.TimestampDelta
 		if logAppend {
 			rec.Timestamp = b.MaxTimestamp
 		}
-		if b.IsControl() {
-			if err := rec.decodeControl(); err != nil {
-				s.note("%s: record %d: %v", where, len(recs), err)
-			}
+		if b.IsControl() && !rec.decodeControl() && d.listing() {
+			d.note("%s: record %d: %s", where, i, rec.controlProblem())
 		}
-		recs = append(recs, rec)
 	}
-	return recs, nil
+	return recs, st
 }
 
-// headerDecoder is shared by the records of one batch so that headers cost
-// few allocations: their slices are cut from one growing slab, and header
-// keys, which the records of a batch tend to repeat, are converted to
-// strings once.
+// countRecords returns how many records data frames by their length
+// fields alone.
+func countRecords(data []byte) int {
+	var r Reader
+	r.Reset(data)
+	n := 0
+	for r.Remaining() > 0 {
+		r.Span(int(r.Varint()))
+		if r.Failed() {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// headerDecoder gives the headers of the records of one batch their
+// storage: slices of one slab sized for all of them, and header keys, which
+// the records of a batch tend to repeat, converted to strings once and
+// charged to the budget.
 type headerDecoder struct {
-	slab []RecordHeader
-	keys [8]string // recently seen keys, round robin
-	next int
+	slab   []RecordHeader
+	keys   [8]string // recently seen keys, round robin
+	next   int
+	budget *RecordBudget
 }
 
-// key returns b as a string, reusing a recent one when equal.
-func (hd *headerDecoder) key(b []byte) string {
+// key returns b as a string, reusing a recent one when equal; ok is false
+// when a new string does not fit in the budget.
+func (hd *headerDecoder) key(b []byte) (k string, ok bool) {
 	for _, k := range hd.keys {
 		if k == string(b) { // compared without allocating
-			return k
+			return k, true
 		}
 	}
-	k := string(b)
+	if !hd.budget.charge(int64(len(b)+7) &^ 7) {
+		return "", false
+	}
+	k = string(b)
 	hd.keys[hd.next] = k
 	hd.next = (hd.next + 1) % len(hd.keys)
-	return k
+	return k, true
 }
 
-// decodeBody decodes the fields after Length from exactly the body bytes.
-func (rec *Record) decodeBody(body []byte, hd *headerDecoder) error {
+// decodeBody decodes the fields after Length from exactly the body bytes
+// and returns the number of headers. With a nil hd it only checks them:
+// Headers is left nil.
+func (rec *Record) decodeBody(body []byte, hd *headerDecoder) (int, error) {
 	var r Reader
 	r.Reset(body)
 	rec.Attributes = r.Int8()
@@ -331,38 +402,38 @@ func (rec *Record) decodeBody(body []byte, hd *headerDecoder) error {
 	rec.Value = r.VarintBytes()
 	nh := r.Varint()
 	if r.Failed() {
-		return r.Err()
+		return 0, r.Err()
 	}
-	// A header takes at least two bytes (two lengths), which bounds the
-	// slab growth by the bytes left.
+	// A header takes at least two bytes (two lengths).
 	if nh < 0 || int64(nh) > int64(r.Remaining()/2) {
-		return fmt.Errorf("header count %d with %d bytes left in the record", nh, r.Remaining())
+		return 0, fmt.Errorf("header count %d with %d bytes left in the record", nh, r.Remaining())
 	}
-	if nh == 0 {
-		return r.checkRest(rec)
+	start := 0
+	if hd != nil {
+		start = len(hd.slab)
 	}
-	if cap(hd.slab)-len(hd.slab) < int(nh) {
-		// A new slab, twice the last (the records decoded so far keep the
-		// old one), sized for nh only up to maxHeaderPrealloc: a lying
-		// count must not buy 20 times the bytes (a 40-byte RecordHeader
-		// per 2 bytes). Past it, append grows the slab as headers come.
-		hd.slab = make([]RecordHeader, 0, max(2*cap(hd.slab), min(int(nh), maxHeaderPrealloc)))
-	}
-	start := len(hd.slab)
 	for i := range int(nh) {
 		klen := r.Varint()
 		if klen < 0 && !r.Failed() {
-			return fmt.Errorf("header %d: null or negative key length %d", i, klen)
+			return 0, fmt.Errorf("header %d: null or negative key length %d", i, klen)
 		}
 		key := r.Span(int(klen))
 		value := r.VarintBytes()
 		if r.Failed() {
-			return fmt.Errorf("header %d: %w", i, r.Err())
+			return 0, fmt.Errorf("header %d: %w", i, r.Err())
 		}
-		hd.slab = append(hd.slab, RecordHeader{Key: hd.key(key), Value: value})
+		if hd != nil {
+			k, ok := hd.key(key)
+			if !ok {
+				return 0, errBudget
+			}
+			hd.slab = append(hd.slab, RecordHeader{Key: k, Value: value})
+		}
 	}
-	rec.Headers = hd.slab[start:len(hd.slab):len(hd.slab)]
-	return r.checkRest(rec)
+	if hd != nil && nh > 0 {
+		rec.Headers = hd.slab[start:len(hd.slab):len(hd.slab)]
+	}
+	return int(nh), r.checkRest(rec)
 }
 
 // checkRest reports bytes left in a record body after its fields.
@@ -374,10 +445,11 @@ func (r *Reader) checkRest(rec *Record) error {
 }
 
 // decodeControl decodes a control record's key and, for transaction
-// markers, its value.
-func (rec *Record) decodeControl() error {
+// markers, its value. It reports false when they are too short (see
+// controlProblem); Control is set when the key is long enough.
+func (rec *Record) decodeControl() bool {
 	if len(rec.Key) < 4 {
-		return fmt.Errorf("control record key of %d bytes, want at least 4", len(rec.Key))
+		return false
 	}
 	c := &ControlRecord{
 		Version: int16(binary.BigEndian.Uint16(rec.Key)),
@@ -385,14 +457,22 @@ func (rec *Record) decodeControl() error {
 	}
 	rec.Control = c
 	if c.Type != ControlAbort && c.Type != ControlCommit {
-		return nil
+		return true
 	}
 	if len(rec.Value) < 6 {
-		return fmt.Errorf("%v marker value of %d bytes, want at least 6", c.Type, len(rec.Value))
+		return false
 	}
 	c.ValueVersion = int16(binary.BigEndian.Uint16(rec.Value))
 	c.CoordinatorEpoch = int32(binary.BigEndian.Uint32(rec.Value[2:]))
-	return nil
+	return true
+}
+
+// controlProblem says why decodeControl reported false.
+func (rec *Record) controlProblem() string {
+	if rec.Control == nil {
+		return fmt.Sprintf("control record key of %d bytes, want at least 4", len(rec.Key))
+	}
+	return fmt.Sprintf("%v marker value of %d bytes, want at least 6", rec.Control.Type, len(rec.Value))
 }
 
 // recordScratch holds *[]byte buffers in which AppendTo builds the
@@ -407,9 +487,17 @@ const maxPooledScratch = 4 << 20
 // Attributes, LastOffsetDelta, the timestamps and the producer fields as
 // they are, and computes the rest: BatchLength, Crc, RecordCount
 // (len(Records)) and each record's Length; it compresses the records with
-// b.Compression(). b is not modified. It panics if b.Compression() is not
-// one of the five codecs, a programming error.
+// b.Compression(). b is not modified.
+//
+// b.Compression() must be valid (Compression.Valid): AppendTo panics on
+// codec bits 5-7, which it cannot compress with. A batch built by the
+// caller has the codec the caller chose; a batch decoded from the wire may
+// carry any codec bits (the decoder notes that it cannot decompress them),
+// so check b.Compression().Valid() before re-encoding one.
 func (b *RecordBatch) AppendTo(dst []byte) []byte {
+	if c := b.Compression(); !c.Valid() {
+		panic(fmt.Sprintf("codec: RecordBatch.AppendTo: invalid compression codec %d (attributes 0x%04x)", int8(c), uint16(b.Attributes)))
+	}
 	start := len(dst)
 	dst = AppendInt64(dst, b.BaseOffset)
 	dst = AppendInt32(dst, 0) // BatchLength, set below

@@ -533,10 +533,12 @@ func TestRecordSetBadInput(t *testing.T) {
 	})
 
 	t.Run("RecordCount lying low", func(t *testing.T) {
+		// Decoding stops at RecordCount, as Kafka's batch iterator does.
 		b := wantBatchV2
 		b.RecordCount = 1
 		s := DecodeRecordSet(rawBatch(b, goldenBatchV2[61:]), RecordDecodeOptions{})
-		if got := s.Entries[0].Batch; len(got.Records) != 2 || !hasNote(s, "RecordCount 1 on the wire, 2 records decoded") {
+		if got := s.Entries[0].Batch; len(got.Records) != 1 || len(s.Notes) != 1 ||
+			!hasNote(s, "batch at byte 0 (BaseOffset 100): 12 bytes after the 1 records of RecordCount, not decoded (1 more records by their lengths)") {
 			t.Fatalf("%d records, notes %q", len(got.Records), s.Notes)
 		}
 	})
@@ -553,7 +555,7 @@ func TestRecordSetBadInput(t *testing.T) {
 	t.Run("garbage after the records", func(t *testing.T) {
 		payload := append(append([]byte(nil), goldenBatchV2[61:]...), 0x7f, 0x01)
 		s := DecodeRecordSet(rawBatch(wantBatchV2, payload), RecordDecodeOptions{})
-		if got := s.Entries[0].Batch; len(got.Records) != 2 || !hasNote(s, "bytes after the 2 records of RecordCount", "record 2 at byte 30") {
+		if got := s.Entries[0].Batch; len(got.Records) != 2 || len(s.Notes) != 1 || !hasNote(s, "2 bytes after the 2 records of RecordCount, not decoded (0 more records") {
 			t.Fatalf("%d records, notes %q", len(got.Records), s.Notes)
 		}
 	})
@@ -757,7 +759,7 @@ func TestDecompressionBomb(t *testing.T) {
 		raw := rawBatch(b, bomb)
 		var s *RecordSet
 		alloc := minAllocatedBytes(func() { s = DecodeRecordSet(raw, opts) })
-		if !hasNote(s, c.String()+" decompression: decompressed size exceeds 1 MiB cap") {
+		if !hasNote(s, c.String()+" decompression: decompressed size exceeds the", "left of the record decoding budget of 1 MiB", "0 of RecordCount 1000 records decoded") {
 			t.Errorf("%v: notes %q", c, s.Notes)
 		}
 		if len(s.Entries) != 1 || len(s.Entries[0].Batch.Records) != 0 {
@@ -774,11 +776,11 @@ func TestDecompressionBomb(t *testing.T) {
 	raw := appendMessage(nil, 1, &LegacyMessage{}, int8(CompressionGzip), bomb)
 	var s *RecordSet
 	alloc := minAllocatedBytes(func() { s = DecodeRecordSet(raw, opts) })
-	if !hasNote(s, "gzip decompression: decompressed size exceeds 1 MiB cap") || alloc > capBytes*3/2 {
+	if !hasNote(s, "gzip decompression: decompressed size exceeds the", "left of the record decoding budget of 1 MiB") || alloc > capBytes*3/2 {
 		t.Errorf("legacy wrapper: notes %q, %d bytes allocated", s.Notes, alloc)
 	}
 	// The default cap is 64 MiB.
-	if s := DecodeRecordSet(raw, RecordDecodeOptions{}); !hasNote(s, "exceeds 64 MiB cap") {
+	if s := DecodeRecordSet(raw, RecordDecodeOptions{}); !hasNote(s, "record decoding budget of 64 MiB") {
 		t.Errorf("default cap: notes %q", s.Notes)
 	}
 }
@@ -792,7 +794,7 @@ func TestZstdWindowAboveCap(t *testing.T) {
 	b.Attributes = int16(CompressionZstd)
 	raw := rawBatch(b, ze.EncodeAll(make([]byte, 4<<20), nil))
 	s := DecodeRecordSet(raw, RecordDecodeOptions{MaxDecompressedBytes: 1 << 20})
-	if !hasNote(s, "decompressed size exceeds 1 MiB cap") {
+	if !hasNote(s, "zstd decompression: frame window larger than the record decoding budget of 1 MiB") {
 		t.Fatalf("notes %q", s.Notes)
 	}
 }
@@ -861,4 +863,27 @@ func BenchmarkRecordSetWriteJSON(b *testing.B) {
 		w.Reset()
 		s.WriteJSON(w)
 	}
+}
+
+func TestCompressionValid(t *testing.T) {
+	for c := Compression(-1); c <= 8; c++ {
+		if want := c >= 0 && c <= 4; c.Valid() != want {
+			t.Errorf("%v.Valid() = %v", c, c.Valid())
+		}
+	}
+	// The decoder accepts codec bits 5-7 (with a note); AppendTo refuses
+	// them, and Valid says so beforehand.
+	b := wantBatchV2
+	b.Attributes = 0x17 // transactional, codec 7
+	s := DecodeRecordSet(rawBatch(b, goldenBatchV2[61:]), RecordDecodeOptions{})
+	got := s.Entries[0].Batch
+	if got.Compression().Valid() || !hasNote(s, "unsupported compression codec 7") {
+		t.Fatalf("codec %v, notes %q", got.Compression(), s.Notes)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "RecordBatch.AppendTo: invalid compression codec 7 (attributes 0x0017)") {
+			t.Fatalf("recovered %v", r)
+		}
+	}()
+	got.AppendTo(nil)
 }

@@ -79,9 +79,25 @@ func FuzzDecodeRecordSet(f *testing.F) {
 		f.Add(AppendMessageSet(nil, 0, c, []LegacyMessage{wantMessageV0, wantMessageV0}))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		s := DecodeRecordSet(raw, RecordDecodeOptions{MaxDecompressedBytes: 1 << 20})
+		// A small budget shared by two decodes reaches the paths where it
+		// runs out: it is never overdrawn, and what is skipped is said.
+		small := NewRecordBudget(int64(len(raw)%4096) + 200)
+		for range 2 {
+			s := DecodeRecordSet(raw, RecordDecodeOptions{Budget: small})
+			if small.Used() > small.Limit() {
+				t.Fatalf("budget overdrawn: %d of %d", small.Used(), small.Limit())
+			}
+			if small.Exhausted() && len(raw) > 0 && len(s.Notes) == 0 && s.PartialBytes != len(raw) {
+				t.Fatalf("budget exhausted without a note: %d entries", len(s.Entries))
+			}
+		}
+		budget := NewRecordBudget(1 << 20)
+		s := DecodeRecordSet(raw, RecordDecodeOptions{Budget: budget})
 		if s == nil {
 			t.Fatal("nil set")
+		}
+		if budget.Used() > budget.Limit() {
+			t.Fatalf("budget overdrawn: %d of %d", budget.Used(), budget.Limit())
 		}
 		if s.PartialBytes < 0 || s.PartialBytes > len(raw) {
 			t.Fatalf("PartialBytes %d of %d bytes", s.PartialBytes, len(raw))

@@ -16,7 +16,9 @@ type Records struct {
 func (r *Records) IsNull() bool { return r.Raw == nil }
 
 // DecodeRecords decodes Raw into Set with opts (see DecodeRecordSet) and
-// returns Set. It is a no-op when Set is already decoded.
+// returns Set. It is a no-op when Set is already decoded. To bound the
+// memory that decoding every records field of a frame takes, give each
+// call the same opts.Budget (see RecordBudget).
 func (r *Records) DecodeRecords(opts RecordDecodeOptions) *RecordSet {
 	if r.Set == nil && r.Raw != nil {
 		r.Set = DecodeRecordSet(r.Raw, opts)

@@ -119,7 +119,7 @@ func (s *SaslHandshakeResponse) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.String()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

@@ -129,7 +129,7 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareAcknowledgeRequestAcknowledgeTopic{})
+					a = append(grow(a, n), ShareAcknowledgeRequestAcknowledgeTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -291,7 +291,7 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareAcknowledgeRequestAcknowledgePartition{})
+					a = append(grow(a, n), ShareAcknowledgeRequestAcknowledgePartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -432,7 +432,7 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareAcknowledgeRequestAcknowledgementBatch{})
+					a = append(grow(a, n), ShareAcknowledgeRequestAcknowledgementBatch{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -589,7 +589,7 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 					}
 					var e int8
 					e = r.Int8()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -870,7 +870,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareAcknowledgeResponseShareAcknowledgeTopicResponse{})
+					a = append(grow(a, n), ShareAcknowledgeResponseShareAcknowledgeTopicResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -913,7 +913,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareAcknowledgeResponseNodeEndpoint{})
+					a = append(grow(a, n), ShareAcknowledgeResponseNodeEndpoint{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1091,7 +1091,7 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareAcknowledgeResponsePartitionData{})
+					a = append(grow(a, n), ShareAcknowledgeResponsePartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -236,7 +236,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareFetchRequestFetchTopic{})
+					a = append(grow(a, n), ShareFetchRequestFetchTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -279,7 +279,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareFetchRequestForgottenTopic{})
+					a = append(grow(a, n), ShareFetchRequestForgottenTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -499,7 +499,7 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareFetchRequestFetchPartition{})
+					a = append(grow(a, n), ShareFetchRequestFetchPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -656,7 +656,7 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareFetchRequestAcknowledgementBatch{})
+					a = append(grow(a, n), ShareFetchRequestAcknowledgementBatch{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -820,7 +820,7 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 					}
 					var e int8
 					e = r.Int8()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -969,7 +969,7 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1265,7 +1265,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareFetchResponseShareFetchableTopicResponse{})
+					a = append(grow(a, n), ShareFetchResponseShareFetchableTopicResponse{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1308,7 +1308,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareFetchResponseNodeEndpoint{})
+					a = append(grow(a, n), ShareFetchResponseNodeEndpoint{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1486,7 +1486,7 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareFetchResponsePartitionData{})
+					a = append(grow(a, n), ShareFetchResponsePartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1712,7 +1712,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareFetchResponseAcquiredRecords{})
+					a = append(grow(a, n), ShareFetchResponseAcquiredRecords{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

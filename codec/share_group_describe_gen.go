@@ -46,7 +46,7 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -274,7 +274,7 @@ func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareGroupDescribeResponseDescribedGroup{})
+					a = append(grow(a, n), ShareGroupDescribeResponseDescribedGroup{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -431,7 +431,7 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -564,7 +564,7 @@ func (s *ShareGroupDescribeResponseAssignment) readFrom(r *Reader, version int16
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareGroupDescribeResponseTopicPartitions{})
+					a = append(grow(a, n), ShareGroupDescribeResponseTopicPartitions{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -783,7 +783,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareGroupDescribeResponseMember{})
+					a = append(grow(a, n), ShareGroupDescribeResponseMember{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1046,7 +1046,7 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

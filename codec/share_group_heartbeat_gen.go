@@ -106,7 +106,7 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -543,7 +543,7 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -669,7 +669,7 @@ func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int1
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, ShareGroupHeartbeatResponseTopicPartitions{})
+					a = append(grow(a, n), ShareGroupHeartbeatResponseTopicPartitions{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

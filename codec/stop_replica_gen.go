@@ -160,7 +160,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StopReplicaRequestStopReplicaPartitionV0{})
+					a = append(grow(a, n), StopReplicaRequestStopReplicaPartitionV0{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -199,7 +199,11 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -209,7 +213,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StopReplicaRequestStopReplicaTopicV1{})
+					a = append(grow(a, n), StopReplicaRequestStopReplicaTopicV1{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -254,7 +258,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StopReplicaRequestStopReplicaTopicState{})
+					a = append(grow(a, n), StopReplicaRequestStopReplicaTopicState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -579,7 +583,7 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -731,7 +735,7 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StopReplicaRequestStopReplicaPartitionState{})
+					a = append(grow(a, n), StopReplicaRequestStopReplicaPartitionState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1105,7 +1109,7 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StopReplicaResponseStopReplicaPartitionError{})
+					a = append(grow(a, n), StopReplicaResponseStopReplicaPartitionError{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

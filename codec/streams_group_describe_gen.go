@@ -48,7 +48,7 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -402,7 +402,7 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseDescribedGroup{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseDescribedGroup{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -756,7 +756,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseTaskIds{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -799,7 +799,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseTaskIds{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -842,7 +842,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseTaskIds{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1010,7 +1010,7 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1280,7 +1280,7 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseKeyValue{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseKeyValue{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1435,7 +1435,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseTopologyDescriptionNode{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseTopologyDescriptionNode{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1595,7 +1595,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1652,7 +1652,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1696,7 +1696,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -2079,7 +2079,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseMember{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseMember{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -2373,7 +2373,7 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseSubtopology{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseSubtopology{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -2521,7 +2521,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -2565,7 +2565,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -2607,7 +2607,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseTopicInfo{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseTopicInfo{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -2650,7 +2650,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseTopicInfo{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseTopicInfo{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -2963,7 +2963,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseKeyValue{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseKeyValue{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -3006,7 +3006,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseTaskOffset{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseTaskOffset{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -3049,7 +3049,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseTaskOffset{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseTaskOffset{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -3334,7 +3334,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseTopologyDescriptionSubtopology{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseTopologyDescriptionSubtopology{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -3379,7 +3379,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupDescribeResponseTopologyDescriptionGlobalStore{})
+					a = append(grow(a, n), StreamsGroupDescribeResponseTopologyDescriptionGlobalStore{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

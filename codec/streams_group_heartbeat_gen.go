@@ -258,7 +258,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatRequestTaskIds{})
+					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -303,7 +303,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatRequestTaskIds{})
+					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -348,7 +348,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatRequestTaskIds{})
+					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -424,7 +424,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatRequestKeyValue{})
+					a = append(grow(a, n), StreamsGroupHeartbeatRequestKeyValue{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -469,7 +469,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatRequestTaskOffset{})
+					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskOffset{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -514,7 +514,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatRequestTaskOffset{})
+					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskOffset{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -978,7 +978,7 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatRequestKeyValue{})
+					a = append(grow(a, n), StreamsGroupHeartbeatRequestKeyValue{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1360,7 +1360,7 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1500,7 +1500,7 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatRequestSubtopology{})
+					a = append(grow(a, n), StreamsGroupHeartbeatRequestSubtopology{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1648,7 +1648,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1692,7 +1692,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1734,7 +1734,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatRequestTopicInfo{})
+					a = append(grow(a, n), StreamsGroupHeartbeatRequestTopicInfo{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1779,7 +1779,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -1821,7 +1821,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatRequestTopicInfo{})
+					a = append(grow(a, n), StreamsGroupHeartbeatRequestTopicInfo{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1864,7 +1864,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatRequestCopartitionGroup{})
+					a = append(grow(a, n), StreamsGroupHeartbeatRequestCopartitionGroup{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -2075,7 +2075,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					}
 					var e int16
 					e = r.Int16()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -2119,7 +2119,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					}
 					var e int16
 					e = r.Int16()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -2163,7 +2163,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					}
 					var e int16
 					e = r.Int16()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -2568,7 +2568,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatResponseStatus{})
+					a = append(grow(a, n), StreamsGroupHeartbeatResponseStatus{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -2613,7 +2613,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatResponseTaskIds{})
+					a = append(grow(a, n), StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -2658,7 +2658,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatResponseTaskIds{})
+					a = append(grow(a, n), StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -2703,7 +2703,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatResponseTaskIds{})
+					a = append(grow(a, n), StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -2776,7 +2776,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatResponseEndpointToPartitions{})
+					a = append(grow(a, n), StreamsGroupHeartbeatResponseEndpointToPartitions{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -3165,7 +3165,7 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -3307,7 +3307,7 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -3551,7 +3551,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatResponseTopicPartition{})
+					a = append(grow(a, n), StreamsGroupHeartbeatResponseTopicPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -3594,7 +3594,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupHeartbeatResponseTopicPartition{})
+					a = append(grow(a, n), StreamsGroupHeartbeatResponseTopicPartition{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

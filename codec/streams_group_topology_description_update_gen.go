@@ -227,7 +227,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology{})
+					a = append(grow(a, n), StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -270,7 +270,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore{})
+					a = append(grow(a, n), StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -420,7 +420,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode{})
+					a = append(grow(a, n), StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -580,7 +580,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -637,7 +637,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -681,7 +681,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 					}
 					var e string
 					e = r.CompactString()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}

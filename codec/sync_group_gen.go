@@ -152,7 +152,11 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Assignments")
 					return
@@ -162,7 +166,7 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, SyncGroupRequestAssignment{})
+					a = append(grow(a, n), SyncGroupRequestAssignment{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

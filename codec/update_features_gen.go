@@ -69,7 +69,7 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, UpdateFeaturesRequestFeatureUpdateKey{})
+					a = append(grow(a, n), UpdateFeaturesRequestFeatureUpdateKey{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -450,7 +450,7 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, UpdateFeaturesResponseUpdatableFeatureResult{})
+					a = append(grow(a, n), UpdateFeaturesResponseUpdatableFeatureResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -158,7 +158,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, UpdateMetadataRequestUpdateMetadataPartitionState{})
+					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataPartitionState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -197,7 +197,11 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("TopicStates")
 					return
@@ -207,7 +211,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, UpdateMetadataRequestUpdateMetadataTopicState{})
+					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataTopicState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -246,7 +250,11 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 7)
+				if flexible {
+					r.checkCount(n, 7)
+				} else {
+					r.checkCount(n, 8)
+				}
 				if r.err != nil {
 					r.PushPath("LiveBrokers")
 					return
@@ -256,7 +264,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, UpdateMetadataRequestUpdateMetadataBroker{})
+					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataBroker{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -552,7 +560,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -613,7 +621,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -661,7 +669,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -898,7 +906,11 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 24)
+				if flexible {
+					r.checkCount(n, 24)
+				} else {
+					r.checkCount(n, 32)
+				}
 				if r.err != nil {
 					r.PushPath("PartitionStates")
 					return
@@ -908,7 +920,7 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, UpdateMetadataRequestUpdateMetadataPartitionState{})
+					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataPartitionState{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -1093,7 +1105,11 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 8)
+				if flexible {
+					r.checkCount(n, 9)
+				} else {
+					r.checkCount(n, 8)
+				}
 				if r.err != nil {
 					r.PushPath("Endpoints")
 					return
@@ -1103,7 +1119,7 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, UpdateMetadataRequestUpdateMetadataEndpoint{})
+					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataEndpoint{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

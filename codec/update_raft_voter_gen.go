@@ -122,7 +122,7 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, UpdateRaftVoterRequestListener{})
+					a = append(grow(a, n), UpdateRaftVoterRequestListener{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

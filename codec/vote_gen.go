@@ -96,7 +96,7 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, VoteRequestTopicData{})
+					a = append(grow(a, n), VoteRequestTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -244,7 +244,7 @@ func (s *VoteRequestTopicData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, VoteRequestPartitionData{})
+					a = append(grow(a, n), VoteRequestPartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -694,7 +694,7 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, VoteResponseTopicData{})
+					a = append(grow(a, n), VoteResponseTopicData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -764,7 +764,7 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 							if r.tr != nil {
 								r.tr.BeginIndex(i, r.off)
 							}
-							a = append(a, VoteResponseNodeEndpoint{})
+							a = append(grow(a, n), VoteResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
 							if r.tr != nil {
 								r.tr.End(r.off, nil)
@@ -910,7 +910,7 @@ func (s *VoteResponseTopicData) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, VoteResponsePartitionData{})
+					a = append(grow(a, n), VoteResponsePartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -87,7 +87,7 @@ func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, WriteShareGroupStateRequestWriteStateData{})
+					a = append(grow(a, n), WriteShareGroupStateRequestWriteStateData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -228,7 +228,7 @@ func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version 
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, WriteShareGroupStateRequestPartitionData{})
+					a = append(grow(a, n), WriteShareGroupStateRequestPartitionData{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -427,7 +427,7 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, WriteShareGroupStateRequestStateBatch{})
+					a = append(grow(a, n), WriteShareGroupStateRequestStateBatch{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -793,7 +793,7 @@ func (s *WriteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, WriteShareGroupStateResponseWriteStateResult{})
+					a = append(grow(a, n), WriteShareGroupStateResponseWriteStateResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -927,7 +927,7 @@ func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, versi
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, WriteShareGroupStateResponsePartitionResult{})
+					a = append(grow(a, n), WriteShareGroupStateResponsePartitionResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

@@ -56,7 +56,11 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 17)
+				if flexible {
+					r.checkCount(n, 17)
+				} else {
+					r.checkCount(n, 19)
+				}
 				if r.err != nil {
 					r.PushPath("Markers")
 					return
@@ -66,7 +70,7 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, WriteTxnMarkersRequestWritableTxnMarker{})
+					a = append(grow(a, n), WriteTxnMarkersRequestWritableTxnMarker{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -228,7 +232,11 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -238,7 +246,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, WriteTxnMarkersRequestWritableTxnMarkerTopic{})
+					a = append(grow(a, n), WriteTxnMarkersRequestWritableTxnMarkerTopic{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -449,7 +457,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 					}
 					var e int32
 					e = r.Int32()
-					a = append(a, e)
+					a = append(grow(a, n), e)
 					if r.tr != nil {
 						r.tr.End(r.off, e)
 					}
@@ -650,7 +658,11 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 10)
+				if flexible {
+					r.checkCount(n, 10)
+				} else {
+					r.checkCount(n, 12)
+				}
 				if r.err != nil {
 					r.PushPath("Markers")
 					return
@@ -660,7 +672,7 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, WriteTxnMarkersResponseWritableTxnMarkerResult{})
+					a = append(grow(a, n), WriteTxnMarkersResponseWritableTxnMarkerResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -792,7 +804,11 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 3)
+				if flexible {
+					r.checkCount(n, 3)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Topics")
 					return
@@ -802,7 +818,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, WriteTxnMarkersResponseWritableTxnMarkerTopicResult{})
+					a = append(grow(a, n), WriteTxnMarkersResponseWritableTxnMarkerTopicResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)
@@ -945,7 +961,11 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 6)
+				if flexible {
+					r.checkCount(n, 7)
+				} else {
+					r.checkCount(n, 6)
+				}
 				if r.err != nil {
 					r.PushPath("Partitions")
 					return
@@ -955,7 +975,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(a, WriteTxnMarkersResponseWritableTxnMarkerPartitionResult{})
+					a = append(grow(a, n), WriteTxnMarkersResponseWritableTxnMarkerPartitionResult{})
 					a[i].readFrom(r, version)
 					if r.tr != nil {
 						r.tr.End(r.off, nil)

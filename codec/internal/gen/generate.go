@@ -629,7 +629,17 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 			g.p("{")
 		}
 		g.p("n = r.NotNull(n)")
-		g.p("r.checkCount(n, %d)", g.elemMinWire(f))
+		flexMin, rigidMin := g.elemMinWireSplit(f)
+		switch {
+		case flex == "true":
+			g.p("r.checkCount(n, %d)", flexMin)
+		case flex == "false":
+			g.p("r.checkCount(n, %d)", rigidMin)
+		case flexMin == rigidMin:
+			g.p("r.checkCount(n, %d)", flexMin)
+		default:
+			g.p("if flexible {\nr.checkCount(n, %d)\n} else {\nr.checkCount(n, %d)\n}", flexMin, rigidMin)
+		}
 		g.p("if r.err != nil {\nr.PushPath(%q)\nreturn\n}", f.Name)
 		// The first allocation is capped, and the slice grows as elements
 		// actually decode: a count that lies (it passed checkCount, but the
@@ -641,10 +651,10 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 		if schema.IsPrimitive(et) {
 			g.p("var e %s", elemGo)
 			g.p("%s", g.readPrim(et, "e", flex, "false", false, neverFlex))
-			g.p("a = append(a, e)")
+			g.p("a = append(grow(a, n), e)")
 			g.p("if r.tr != nil {\nr.tr.End(r.off, e)\n}")
 		} else {
-			g.p("a = append(a, %s{})", elemGo)
+			g.p("a = append(grow(a, n), %s{})", elemGo)
 			g.p("a[i].readFrom(r, version)")
 			g.p("if r.tr != nil {\nr.tr.End(r.off, nil)\n}")
 		}
@@ -688,23 +698,25 @@ func (g *gen) traceValue(f *schema.Field, v string) string {
 
 // ---- minimal wire sizes (bounds array counts before allocating) ----
 
-// elemMinWire is the fewest bytes one element of array field f can take in
-// the versions where f is on the wire; at least 1.
-func (g *gen) elemMinWire(f *schema.Field) int {
-	return max(1, g.minWireIn(f, g.presence(f)))
-}
-
-// minWireIn is the fewest bytes one element of f (or f itself when it is
-// not an array) takes in any version of within.
-func (g *gen) minWireIn(f *schema.Field, within schema.Versions) int {
-	best := -1
-	g.eachVersion(within, func(v int16) {
-		if n := g.elemWireAt(f, v); best < 0 || n < best {
-			best = n
+// elemMinWireSplit is the fewest bytes one element of array field f takes
+// in the flexible versions and in the other versions where f is on the
+// wire, each at least 1 (1 when there is no such version). A length prefix
+// takes 1 byte in a flexible version and 2 or 4 in the others: a single
+// minimum over all versions would be the flexible versions' for all.
+func (g *gen) elemMinWireSplit(f *schema.Field) (flexMin, rigidMin int) {
+	g.eachVersion(g.presence(f), func(v int16) {
+		n := max(1, g.elemWireAt(f, v))
+		m := &rigidMin
+		if g.msg.Flexible.Contains(v) && !fieldNeverFlexible(f) {
+			m = &flexMin
+		}
+		if *m == 0 || n < *m {
+			*m = n
 		}
 	})
-	return max(best, 0)
+	return max(flexMin, 1), max(rigidMin, 1)
 }
+
 
 // eachVersion calls fn for every valid version in within.
 func (g *gen) eachVersion(within schema.Versions, fn func(int16)) {

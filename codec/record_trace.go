@@ -1,0 +1,458 @@
+package codec
+
+import (
+	"fmt"
+	"hash/crc32"
+)
+
+// This file reports the byte range of every field of a record set to a
+// Tracer, for annotated hexdumps: what the generated decoders do for
+// message bodies, one level further down, into record batches (magic 2),
+// legacy message sets (magic 0 and 1) and their records. The framing of
+// entries is splitEntry's, the decoder's; decompression is the decoder's
+// too. Only the walk over the fields is this file's, because the decoder
+// keeps values, not where they were.
+
+// Checksum is the value reported for a Crc field: the CRC on the wire,
+// the one computed over the bytes it covers, and whether they match.
+type Checksum struct {
+	Value    uint32
+	Computed uint32
+	Valid    bool
+}
+
+// TraceNote is the value reported for a range that holds no field: its
+// name is in parentheses ("(partial entry)", "(not decoded)", "(unread)")
+// and the note says why.
+type TraceNote string
+
+// SectionTracer is a Tracer that also follows bytes that are not in the
+// traced buffer: the decompressed records of a compressed entry.
+// TraceRecordSet decompresses only for a SectionTracer.
+type SectionTracer interface {
+	Tracer
+	// BeginSection starts a section over data, the decompressed bytes
+	// of the compressed payload whose field just ended; until the
+	// matching EndSection, offsets are into data. err says why data is
+	// shorter than the payload holds (a decompression error, the
+	// budget), or is nil; data may then be empty.
+	BeginSection(c Compression, data []byte, err error)
+	EndSection()
+}
+
+// TraceRecordSet reports every field of the record set raw (the bytes of
+// a records field) to t, with offsets into raw, so that the fields with no
+// field inside them cover every byte of raw exactly once. What cannot be
+// framed or read is reported as one range named in parentheses with a
+// TraceNote value: "(partial entry)" for a trailing entry cut short (a
+// Fetch response cuts its last batch at its size limit), "(not decoded)"
+// for bytes that do not parse, "(unread)" for bytes after a record's or a
+// message's fields, "(after the records)" for bytes after RecordCount
+// records.
+//
+// Entries are reported by index (BeginIndex). A v2 batch holds BaseOffset,
+// BatchLength, PartitionLeaderEpoch, Magic, Crc (a Checksum), Attributes,
+// LastOffsetDelta, BaseTimestamp, MaxTimestamp, ProducerId, ProducerEpoch,
+// BaseSequence, RecordCount and Records: the records by index, each with
+// Length, Attributes, TimestampDelta, OffsetDelta, KeyLength, Key,
+// ValueLength, Value and Headers ("(count)", then by index KeyLength,
+// Key, ValueLength, Value). A legacy message holds Offset, MessageSize,
+// Crc, Magic, Attributes, Timestamp (magic 1), KeyLength, Key, ValueLength
+// and Value. Key and Value are not reported when null or empty (their
+// length says so). Values are as in Tracer, plus Checksum and TraceNote;
+// the End of a batch reports a *RecordBatch (header fields, without
+// Records), of a record a *Record (with Offset and Timestamp computed), of
+// a legacy message a *LegacyMessage (without Inner; the AbsoluteOffset of
+// an inner message is completed once all its wrapper's are traced).
+//
+// A compressed payload (a batch's Records, a wrapper message's Value) is
+// one field whose value is its Compression; when t is a SectionTracer, the
+// payload is then decompressed and its records or inner messages reported
+// inside a section. Decompression is bounded by opts as in
+// DecodeRecordSet (a given Budget is read, not charged). Inner messages
+// of a wrapper are not decompressed further: Kafka forbids nested
+// compression.
+func TraceRecordSet(raw []byte, t Tracer, opts RecordDecodeOptions) {
+	rt := recordTracer{t: t}
+	rt.st, _ = t.(SectionTracer)
+	limit := opts.MaxDecompressedBytes
+	if opts.Budget != nil {
+		limit = opts.Budget.Limit() - opts.Budget.Used()
+	} else if limit <= 0 {
+		limit = DefaultMaxDecompressedBytes
+	}
+	rt.budget, rt.left = limit, limit
+	rt.set(raw, nil)
+}
+
+// recordTracer walks one record set.
+type recordTracer struct {
+	t      Tracer
+	st     SectionTracer // nil when t follows no sections
+	budget int64         // decompression budget, bytes
+	left   int64         // what is left of it
+}
+
+// leaf reports a field with nothing inside.
+func (rt *recordTracer) leaf(name string, start, end int, v any) {
+	rt.t.Begin(name, start)
+	rt.t.End(end, v)
+}
+
+// set traces the entries of buf; wrapper is the legacy message whose
+// decompressed value buf is, nil for a records field.
+func (rt *recordTracer) set(buf []byte, wrapper *LegacyMessage) {
+	inner := wrapper != nil
+	var msgs []*LegacyMessage // inner messages, for their absolute offsets
+	for pos, i := 0, 0; pos < len(buf); i++ {
+		rest := buf[pos:]
+		n, magic, partial, err := splitEntry(rest)
+		switch {
+		case partial:
+			rt.leaf("(partial entry)", pos, len(buf), TraceNote(fmt.Sprintf("an entry cut short: %d bytes (a Fetch response cuts its last batch at its size limit)", len(rest))))
+			return
+		case err != nil:
+			rt.leaf("(not decoded)", pos, len(buf), TraceNote(fmt.Sprintf("%d bytes left undecoded: %v", len(rest), err)))
+			return
+		case inner && magic == 2:
+			rt.leaf("(not decoded)", pos, len(buf), TraceNote("a v2 record batch inside a legacy message set"))
+			return
+		}
+		if magic == 2 {
+			rt.batch(buf, pos, n, i)
+		} else {
+			m := rt.message(buf, pos, n, i, inner)
+			if inner && wrapper.Magic >= 1 {
+				msgs = append(msgs, m)
+			}
+		}
+		pos += n
+	}
+	if len(msgs) > 0 {
+		// Magic-1 inner offsets are relative: the wrapper's Offset is
+		// the last one's (see LegacyMessage).
+		last := msgs[len(msgs)-1].Offset
+		for _, m := range msgs {
+			m.AbsoluteOffset = wrapper.Offset - (last - m.Offset)
+		}
+	}
+}
+
+// fieldReader reads the fields of one region of a buffer and reports
+// them; after the first field that does not read, it reports the rest of
+// the region as "(not decoded)" and reads nothing more.
+type fieldReader struct {
+	t   Tracer
+	r   Reader
+	end int
+	bad bool
+}
+
+func newFieldReader(t Tracer, buf []byte, from, to int) *fieldReader {
+	f := &fieldReader{t: t, end: to}
+	f.r.Reset(buf[:to])
+	f.r.Span(from)
+	return f
+}
+
+// field reads one field with read and reports it as name; ok is false
+// once a field failed.
+func (f *fieldReader) field(name string, read func(r *Reader) any) (v any, ok bool) {
+	if f.bad {
+		return nil, false
+	}
+	start := f.r.Offset()
+	v = read(&f.r)
+	if f.r.Failed() {
+		f.fail(start, f.r.Err())
+		return nil, false
+	}
+	f.t.Begin(name, start)
+	f.t.End(f.r.Offset(), v)
+	return v, true
+}
+
+// fail reports the region from start on as not decoded.
+func (f *fieldReader) fail(start int, err error) {
+	f.bad = true
+	f.t.Begin("(not decoded)", start)
+	f.t.End(f.end, TraceNote(err.Error()))
+}
+
+// rest reports the bytes left in the region as name, if any.
+func (f *fieldReader) rest(name, why string) {
+	if f.bad || f.r.Offset() >= f.end {
+		return
+	}
+	n := f.end - f.r.Offset()
+	f.t.Begin(name, f.r.Offset())
+	f.t.End(f.end, TraceNote(fmt.Sprintf("%d bytes %s", n, why)))
+}
+
+func readInt8(r *Reader) any    { return r.Int8() }
+func readInt16(r *Reader) any   { return r.Int16() }
+func readInt32(r *Reader) any   { return r.Int32() }
+func readInt64(r *Reader) any   { return r.Int64() }
+func readVarint(r *Reader) any  { return r.Varint() }
+func readVarlong(r *Reader) any { return r.Varlong() }
+
+// batch traces the v2 batch of n bytes at buf[pos:].
+func (rt *recordTracer) batch(buf []byte, pos, n, idx int) {
+	entry := buf[pos : pos+n]
+	rt.t.BeginIndex(idx, pos)
+	f := newFieldReader(rt.t, buf, pos, pos+n)
+	b := &RecordBatch{}
+	// The entry is framed, so its 61-byte header reads.
+	v, _ := f.field("BaseOffset", readInt64)
+	b.BaseOffset = v.(int64)
+	v, _ = f.field("BatchLength", readInt32)
+	b.BatchLength = v.(int32)
+	v, _ = f.field("PartitionLeaderEpoch", readInt32)
+	b.PartitionLeaderEpoch = v.(int32)
+	v, _ = f.field("Magic", readInt8)
+	b.Magic = v.(int8)
+	computed := crc32.Checksum(entry[batchCrcStart:], castagnoli)
+	v, _ = f.field("Crc", func(r *Reader) any {
+		c := r.Uint32()
+		return Checksum{Value: c, Computed: computed, Valid: c == computed}
+	})
+	b.Crc, b.CrcValid = v.(Checksum).Value, v.(Checksum).Valid
+	v, _ = f.field("Attributes", readInt16)
+	b.Attributes = v.(int16)
+	v, _ = f.field("LastOffsetDelta", readInt32)
+	b.LastOffsetDelta = v.(int32)
+	v, _ = f.field("BaseTimestamp", readInt64)
+	b.BaseTimestamp = v.(int64)
+	v, _ = f.field("MaxTimestamp", readInt64)
+	b.MaxTimestamp = v.(int64)
+	v, _ = f.field("ProducerId", readInt64)
+	b.ProducerId = v.(int64)
+	v, _ = f.field("ProducerEpoch", readInt16)
+	b.ProducerEpoch = v.(int16)
+	v, _ = f.field("BaseSequence", readInt32)
+	b.BaseSequence = v.(int32)
+	v, _ = f.field("RecordCount", readInt32)
+	b.RecordCount = v.(int32)
+
+	from, to := pos+recordBatchHeaderLen, pos+n
+	if c := b.Compression(); c != CompressionNone && to > from {
+		rt.leaf("Records", from, to, c)
+		if rt.st != nil {
+			data, err := rt.decompress(c, buf[from:to], false)
+			rt.st.BeginSection(c, data, err)
+			rt.records(data, 0, len(data), b)
+			rt.st.EndSection()
+		}
+	} else if to > from {
+		rt.records(buf, from, to, b)
+	}
+	rt.t.End(pos+n, b)
+}
+
+// decompress decompresses a payload within what is left of the budget.
+func (rt *recordTracer) decompress(c Compression, src []byte, brokenLZ4Header bool) ([]byte, error) {
+	if rt.left <= 0 {
+		return nil, fmt.Errorf("%s decompression: the decompression budget of %s is spent", c, formatByteSize(rt.budget))
+	}
+	out, err := decompressIn(c, src, rt.left, rt.budget, brokenLZ4Header)
+	rt.left -= int64(len(out))
+	return out, err
+}
+
+// records traces the records of batch b in buf[from:to]: RecordCount of
+// them, as the decoder reads them, or all the bytes hold when RecordCount
+// is negative.
+func (rt *recordTracer) records(buf []byte, from, to int, b *RecordBatch) {
+	rt.t.Begin("Records", from)
+	defer func() { rt.t.End(to, nil) }()
+	logAppend := b.TimestampType() == TimestampLogAppendTime
+	pos := from
+	for i := 0; pos < to && (b.RecordCount < 0 || i < int(b.RecordCount)); i++ {
+		rt.t.BeginIndex(i, pos)
+		f := newFieldReader(rt.t, buf, pos, to)
+		v, ok := f.field("Length", readVarint)
+		length, _ := v.(int32)
+		if ok && (length < 0 || int(length) > to-f.r.Offset()) {
+			f.fail(f.r.Offset(), fmt.Errorf("record Length %d with %d bytes left", length, to-f.r.Offset()))
+		}
+		if f.bad {
+			rt.t.End(to, nil)
+			return
+		}
+		end := f.r.Offset() + int(length)
+		rec := &Record{Length: length}
+		rt.recordBody(buf, f.r.Offset(), end, rec)
+		rec.Offset = b.BaseOffset + int64(rec.OffsetDelta)
+		rec.Timestamp = b.BaseTimestamp + rec.TimestampDelta
+		if logAppend {
+			rec.Timestamp = b.MaxTimestamp
+		}
+		rt.t.End(end, rec)
+		pos = end
+	}
+	if pos < to {
+		rt.leaf("(after the records)", pos, to, TraceNote(fmt.Sprintf("%d bytes after the %d records of RecordCount", to-pos, b.RecordCount)))
+	}
+}
+
+// recordBody traces the fields of a record after its Length, in
+// buf[from:to], into rec.
+func (rt *recordTracer) recordBody(buf []byte, from, to int, rec *Record) {
+	f := newFieldReader(rt.t, buf, from, to)
+	defer f.rest("(unread)", "after the record's fields")
+	if v, ok := f.field("Attributes", readInt8); ok {
+		rec.Attributes = v.(int8)
+	}
+	if v, ok := f.field("TimestampDelta", readVarlong); ok {
+		rec.TimestampDelta = v.(int64)
+	}
+	if v, ok := f.field("OffsetDelta", readVarint); ok {
+		rec.OffsetDelta = v.(int32)
+	}
+	rec.Key = f.varintBytes("KeyLength", "Key", false)
+	rec.Value = f.varintBytes("ValueLength", "Value", false)
+	if f.bad {
+		return
+	}
+	rt.t.Begin("Headers", f.r.Offset())
+	if v, ok := f.field("(count)", readVarint); ok {
+		// A header takes at least two bytes (two lengths), so a count
+		// above half the bytes left is a lie, refused before allocating.
+		nh := v.(int32)
+		if nh < 0 || int(nh) > (f.end-f.r.Offset())/2 {
+			f.fail(f.r.Offset(), fmt.Errorf("header count %d with %d bytes left in the record", nh, f.end-f.r.Offset()))
+		} else if nh > 0 {
+			rec.Headers = make([]RecordHeader, 0, nh)
+		}
+		for k := 0; k < int(nh) && !f.bad; k++ {
+			rt.t.BeginIndex(k, f.r.Offset())
+			key := f.varintBytes("KeyLength", "Key", true)
+			value := f.varintBytes("ValueLength", "Value", false)
+			rt.t.End(f.offset(), nil)
+			rec.Headers = append(rec.Headers, RecordHeader{Key: string(key), Value: value})
+		}
+	}
+	rt.t.End(f.offset(), nil)
+}
+
+// offset is where the next field starts: the region's end after a
+// failure, which was reported up to it.
+func (f *fieldReader) offset() int {
+	if f.bad {
+		return f.end
+	}
+	return f.r.Offset()
+}
+
+// varintBytes reads a varint length named lenName and the bytes it
+// announces, named name (not reported when null or empty), reported as a
+// string when text (a header key).
+func (f *fieldReader) varintBytes(lenName, name string, text bool) []byte {
+	v, ok := f.field(lenName, readVarint)
+	if !ok {
+		return nil
+	}
+	n := v.(int32)
+	if n < -1 || int(n) > f.end-f.r.Offset() {
+		f.fail(f.r.Offset(), fmt.Errorf("%s %d with %d bytes left", lenName, n, f.end-f.r.Offset()))
+		return nil
+	}
+	if n == -1 {
+		return nil
+	}
+	if n == 0 {
+		return []byte{}
+	}
+	start := f.r.Offset()
+	b := f.r.Span(int(n)) // fits: checked above
+	var value any = b
+	if text {
+		value = string(b)
+	}
+	f.t.Begin(name, start)
+	f.t.End(f.r.Offset(), value)
+	return b
+}
+
+// message traces the legacy message of n bytes at buf[pos:]; inner says
+// it is inside a wrapper (and so is not decompressed).
+func (rt *recordTracer) message(buf []byte, pos, n, idx int, inner bool) *LegacyMessage {
+	entry := buf[pos : pos+n]
+	rt.t.BeginIndex(idx, pos)
+	f := newFieldReader(rt.t, buf, pos, pos+n)
+	m := &LegacyMessage{}
+	// The entry is framed, so its 18-byte header reads.
+	v, _ := f.field("Offset", readInt64)
+	m.Offset = v.(int64)
+	m.AbsoluteOffset = m.Offset
+	v, _ = f.field("MessageSize", readInt32)
+	m.MessageSize = v.(int32)
+	computed := crc32.ChecksumIEEE(entry[entryMagicAt:])
+	v, _ = f.field("Crc", func(r *Reader) any {
+		c := r.Uint32()
+		return Checksum{Value: c, Computed: computed, Valid: c == computed}
+	})
+	m.Crc, m.CrcValid = v.(Checksum).Value, v.(Checksum).Valid
+	v, _ = f.field("Magic", readInt8)
+	m.Magic = v.(int8)
+	v, _ = f.field("Attributes", readInt8)
+	m.Attributes = v.(int8)
+	if m.Magic >= 1 {
+		if ts, ok := f.field("Timestamp", readInt64); ok {
+			m.Timestamp = ts.(int64)
+			m.WireTimestamp = m.Timestamp
+		}
+	}
+	m.Key = f.bytes32("KeyLength", "Key")
+	c := m.Compression()
+	if c == CompressionNone || inner {
+		m.Value = f.bytes32("ValueLength", "Value")
+	} else if vl, ok := f.field("ValueLength", readInt32); ok {
+		// A wrapper: its value is the compressed inner message set.
+		vn := vl.(int32)
+		switch {
+		case vn < -1 || int(vn) > f.end-f.r.Offset():
+			f.fail(f.r.Offset(), fmt.Errorf("ValueLength %d with %d bytes left", vn, f.end-f.r.Offset()))
+		case vn > 0:
+			start := f.r.Offset()
+			m.Value = f.r.Span(int(vn))
+			rt.leaf("Value", start, f.r.Offset(), c)
+			if rt.st != nil {
+				// Magic-0 LZ4 frames carry Kafka's wrong header
+				// checksum (KAFKA-3160), as the decoder accepts.
+				data, err := rt.decompress(c, m.Value, m.Magic == 0)
+				rt.st.BeginSection(c, data, err)
+				rt.set(data, m)
+				rt.st.EndSection()
+			}
+		}
+	}
+	f.rest("(unread)", "after the message's value")
+	rt.t.End(pos+n, m)
+	return m
+}
+
+// bytes32 reads an int32 length named lenName and the bytes it announces,
+// named name (not reported when null or empty).
+func (f *fieldReader) bytes32(lenName, name string) []byte {
+	v, ok := f.field(lenName, readInt32)
+	if !ok {
+		return nil
+	}
+	n := v.(int32)
+	if n < -1 || int(n) > f.end-f.r.Offset() {
+		f.fail(f.r.Offset(), fmt.Errorf("%s %d with %d bytes left", lenName, n, f.end-f.r.Offset()))
+		return nil
+	}
+	if n <= 0 {
+		if n == 0 {
+			return []byte{}
+		}
+		return nil
+	}
+	start := f.r.Offset()
+	b := f.r.Span(int(n))
+	f.t.Begin(name, start)
+	f.t.End(f.r.Offset(), b)
+	return b
+}

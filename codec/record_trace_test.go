@@ -1,0 +1,194 @@
+package codec
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sectionSpanTracer is spanTracer (tracer_test.go) that also follows
+// decompressed sections: the leaves of each section are kept apart, with
+// the section's data, so that each can be checked to cover its data.
+type sectionSpanTracer struct {
+	spanTracer
+	sections []*traceSection // in order of beginning
+	open     []*traceSection // sections begun and not ended
+	values   []any           // End values of records and messages, in order
+}
+
+type traceSection struct {
+	data   []byte
+	leaves []span
+}
+
+func (t *sectionSpanTracer) BeginSection(c Compression, data []byte, err error) {
+	s := &traceSection{data: data}
+	t.sections = append(t.sections, s)
+	t.open = append(t.open, s)
+	// Leaves reported inside go to the section: park the frame's.
+	s.leaves, t.leaves = t.leaves, nil
+}
+
+func (t *sectionSpanTracer) EndSection() {
+	s := t.open[len(t.open)-1]
+	t.open = t.open[:len(t.open)-1]
+	s.leaves, t.leaves = t.leaves, s.leaves
+}
+
+func (t *sectionSpanTracer) End(off int, value any) {
+	switch value.(type) {
+	case *Record, *LegacyMessage:
+		t.values = append(t.values, value)
+	}
+	t.spanTracer.End(off, value)
+}
+
+// traceCover traces raw and checks that the leaves cover raw, and every
+// decompressed section its data, exactly once.
+func traceCover(t *testing.T, name string, raw []byte) *sectionSpanTracer {
+	t.Helper()
+	tr := &sectionSpanTracer{}
+	TraceRecordSet(raw, tr, RecordDecodeOptions{})
+	if len(tr.stack) != 0 || len(tr.open) != 0 {
+		t.Fatalf("%s: %d fields and %d sections begun and not ended", name, len(tr.stack), len(tr.open))
+	}
+	checkCover(t, name, tr.leaves, 0, len(raw))
+	for i, s := range tr.sections {
+		checkCover(t, name+" section "+strconv.Itoa(i), s.leaves, 0, len(s.data))
+	}
+	return tr
+}
+
+// TestTraceRecordSetGoldens traces the record set goldens and checks the
+// cover and that the records and messages reported are the ones
+// DecodeRecordSet decodes.
+func TestTraceRecordSetGoldens(t *testing.T) {
+	for name, raw := range recordSetGoldenSeeds() {
+		tr := traceCover(t, name, raw)
+		set := DecodeRecordSet(raw, RecordDecodeOptions{})
+		var want []any
+		for _, e := range set.Entries {
+			switch {
+			case e.Batch != nil:
+				for i := range e.Batch.Records {
+					want = append(want, &e.Batch.Records[i])
+				}
+			case e.Message != nil:
+				// A wrapper ends after its inner messages.
+				for i := range e.Message.Inner {
+					want = append(want, &e.Message.Inner[i])
+				}
+				want = append(want, e.Message)
+			}
+		}
+		if len(tr.values) != len(want) {
+			t.Errorf("%s: traced %d records and messages, decoded %d", name, len(tr.values), len(want))
+			continue
+		}
+		for i := range want {
+			switch w := want[i].(type) {
+			case *Record:
+				g := tr.values[i].(*Record)
+				if g.Offset != w.Offset || g.Timestamp != w.Timestamp || !bytes.Equal(g.Key, w.Key) || !bytes.Equal(g.Value, w.Value) || len(g.Headers) != len(w.Headers) {
+					t.Errorf("%s: record %d traced %+v, decoded %+v", name, i, g, w)
+				}
+			case *LegacyMessage:
+				g := tr.values[i].(*LegacyMessage)
+				if g.Offset != w.Offset || g.AbsoluteOffset != w.AbsoluteOffset || g.CrcValid != w.CrcValid || !bytes.Equal(g.Key, w.Key) || (w.Compression() == CompressionNone && !bytes.Equal(g.Value, w.Value)) {
+					t.Errorf("%s: message %d traced %+v, decoded %+v", name, i, g, w)
+				}
+			}
+		}
+	}
+}
+
+// TestTraceRecordSetCompressed traces batches of every codec, with
+// headers, and checks the cover of the compressed payload and of its
+// decompressed records.
+func TestTraceRecordSetCompressed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, c := range []Compression{CompressionNone, CompressionGzip, CompressionSnappy, CompressionLZ4, CompressionZstd} {
+		b := randomBatch(rng, c, 20)
+		raw := b.AppendTo(nil)
+		raw = b.AppendTo(raw) // two batches
+		tr := traceCover(t, c.String(), raw)
+		if c != CompressionNone && len(tr.sections) != 2 {
+			t.Errorf("%v: %d sections, want 2", c, len(tr.sections))
+		}
+		if len(tr.values) != 40 {
+			t.Errorf("%v: %d records traced, want 40", c, len(tr.values))
+		}
+		want := withComputed(b)
+		for i, v := range tr.values[:20] {
+			g := v.(*Record)
+			if g.Offset != want[i].Offset || g.Timestamp != want[i].Timestamp || len(g.Headers) != len(want[i].Headers) {
+				t.Fatalf("%v: record %d: %+v, want %+v", c, i, g, want[i])
+			}
+			for j, h := range g.Headers {
+				if h.Key != want[i].Headers[j].Key || !bytes.Equal(h.Value, want[i].Headers[j].Value) {
+					t.Fatalf("%v: record %d header %d: %+v, want %+v", c, i, j, h, want[i].Headers[j])
+				}
+			}
+		}
+	}
+}
+
+// TestTraceRecordSetDamaged traces damaged and cut record sets: the cover
+// must hold whatever the bytes.
+func TestTraceRecordSetDamaged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	b := randomBatch(rng, CompressionGzip, 5)
+	gz := b.AppendTo(nil)
+	b = randomBatch(rng, CompressionNone, 5)
+	plain := b.AppendTo(nil)
+	for name, raw := range recordSetGoldenSeeds() {
+		for cut := 0; cut <= len(raw); cut += 1 + len(raw)/40 {
+			traceCover(t, name+" cut "+strconv.Itoa(cut), raw[:cut])
+		}
+	}
+	for i := 0; i < 300; i++ {
+		raw := append([]byte(nil), plain...)
+		if i%2 == 1 {
+			raw = append([]byte(nil), gz...)
+		}
+		for range 1 + rng.IntN(4) {
+			raw[rng.IntN(len(raw))] = byte(rng.Uint32())
+		}
+		traceCover(t, "corrupt "+strconv.Itoa(i), raw)
+	}
+}
+
+// TestTraceRecordSetCorpus traces the record set fuzz corpus.
+func TestTraceRecordSetCorpus(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(recordCorpusDir, "*"))
+	for _, f := range files {
+		args := readCorpusFile(t, f)
+		traceCover(t, filepath.Base(f), args[0].([]byte))
+	}
+}
+
+// FuzzTraceRecordSet checks the cover on any bytes.
+func FuzzTraceRecordSet(f *testing.F) {
+	for _, raw := range recordSetGoldenSeeds() {
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		tr := &sectionSpanTracer{}
+		TraceRecordSet(raw, tr, RecordDecodeOptions{MaxDecompressedBytes: 1 << 20})
+		if len(tr.stack) != 0 || len(tr.open) != 0 {
+			t.Fatal("fields begun and not ended")
+		}
+		checkCover(t, "fuzz", tr.leaves, 0, len(raw))
+		for _, s := range tr.sections {
+			checkCover(t, "fuzz section", s.leaves, 0, len(s.data))
+		}
+		for _, l := range tr.leaves {
+			if strings.HasPrefix(l.path, "(") && !strings.Contains(l.path, ")") {
+				t.Fatalf("bad name %q", l.path)
+			}
+		}
+	})
+}
