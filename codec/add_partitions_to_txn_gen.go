@@ -71,7 +71,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AddPartitionsToTxnRequestAddPartitionsToTxnTransaction{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -84,7 +84,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 				s.Transactions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -99,7 +99,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.V3AndBelowTransactionalId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.V3AndBelowTransactionalId)
 		}
 		if r.err != nil {
@@ -114,7 +114,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("V3AndBelowProducerId", r.off)
 		}
 		s.V3AndBelowProducerId = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.V3AndBelowProducerId)
 		}
 		if r.err != nil {
@@ -129,7 +129,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("V3AndBelowProducerEpoch", r.off)
 		}
 		s.V3AndBelowProducerEpoch = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.V3AndBelowProducerEpoch)
 		}
 		if r.err != nil {
@@ -173,7 +173,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -186,7 +186,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 				s.V3AndBelowTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -219,11 +219,11 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -324,7 +324,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -363,7 +363,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -376,7 +376,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -407,11 +407,11 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -481,7 +481,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 			r.tr.Begin("TransactionalId", r.off)
 		}
 		s.TransactionalId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionalId)
 		}
 		if r.err != nil {
@@ -496,7 +496,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProducerId)
 		}
 		if r.err != nil {
@@ -511,7 +511,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 			r.tr.Begin("ProducerEpoch", r.off)
 		}
 		s.ProducerEpoch = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProducerEpoch)
 		}
 		if r.err != nil {
@@ -526,7 +526,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 			r.tr.Begin("VerifyOnly", r.off)
 		}
 		s.VerifyOnly = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.VerifyOnly)
 		}
 		if r.err != nil {
@@ -562,7 +562,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 					}
 					a = append(grow(a, n), AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -575,7 +575,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -608,11 +608,11 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -779,7 +779,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -792,7 +792,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -828,7 +828,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -841,7 +841,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 				s.ResultsByTransaction = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -881,7 +881,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -894,7 +894,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 				s.ResultsByTopicV3AndBelow = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -927,11 +927,11 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1021,7 +1021,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -1063,7 +1063,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 					}
 					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1076,7 +1076,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 				s.ResultsByPartition = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1107,11 +1107,11 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1178,7 +1178,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1191,7 +1191,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 			r.tr.Begin("PartitionErrorCode", r.off)
 		}
 		s.PartitionErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionErrorCode)
 		}
 		if r.err != nil {
@@ -1226,11 +1226,11 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1280,7 +1280,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 			r.tr.Begin("TransactionalId", r.off)
 		}
 		s.TransactionalId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionalId)
 		}
 		if r.err != nil {
@@ -1316,7 +1316,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 					}
 					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1329,7 +1329,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 				s.TopicResults = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1362,11 +1362,11 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

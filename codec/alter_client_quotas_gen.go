@@ -79,7 +79,7 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterClientQuotasRequestEntryData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -92,7 +92,7 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 				s.Entries = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -101,7 +101,7 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ValidateOnly", r.off)
 		}
 		s.ValidateOnly = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ValidateOnly)
 		}
 		if r.err != nil {
@@ -136,11 +136,11 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -232,7 +232,7 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterClientQuotasRequestEntityData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -245,7 +245,7 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 				s.Entity = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -279,7 +279,7 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterClientQuotasRequestOpData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -292,7 +292,7 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 				s.Ops = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -323,11 +323,11 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -407,7 +407,7 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 		} else {
 			s.EntityType = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EntityType)
 		}
 		if r.err != nil {
@@ -424,7 +424,7 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 		} else {
 			s.EntityName = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EntityName)
 		}
 		if r.err != nil {
@@ -459,11 +459,11 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -526,7 +526,7 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 		} else {
 			s.Key = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Key)
 		}
 		if r.err != nil {
@@ -539,7 +539,7 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Value", r.off)
 		}
 		s.Value = r.Float64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
@@ -552,7 +552,7 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Remove", r.off)
 		}
 		s.Remove = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Remove)
 		}
 		if r.err != nil {
@@ -587,11 +587,11 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -700,7 +700,7 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -742,7 +742,7 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterClientQuotasResponseEntryData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -755,7 +755,7 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 				s.Entries = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -786,11 +786,11 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -854,7 +854,7 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -871,7 +871,7 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -913,7 +913,7 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), AlterClientQuotasResponseEntityData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -926,7 +926,7 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 				s.Entity = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -957,11 +957,11 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1039,7 +1039,7 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 		} else {
 			s.EntityType = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EntityType)
 		}
 		if r.err != nil {
@@ -1056,7 +1056,7 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 		} else {
 			s.EntityName = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EntityName)
 		}
 		if r.err != nil {
@@ -1091,11 +1091,11 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

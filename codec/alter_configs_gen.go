@@ -71,7 +71,7 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterConfigsRequestAlterConfigsResource{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -84,7 +84,7 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 				s.Resources = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -93,7 +93,7 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ValidateOnly", r.off)
 		}
 		s.ValidateOnly = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ValidateOnly)
 		}
 		if r.err != nil {
@@ -128,11 +128,11 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -196,7 +196,7 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceType)
 		}
 		if r.err != nil {
@@ -213,7 +213,7 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
@@ -255,7 +255,7 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), AlterConfigsRequestAlterableConfig{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -268,7 +268,7 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 				s.Configs = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -299,11 +299,11 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -381,7 +381,7 @@ func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) 
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -398,7 +398,7 @@ func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) 
 		} else {
 			s.Value = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
@@ -433,11 +433,11 @@ func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -550,7 +550,7 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -592,7 +592,7 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterConfigsResponseAlterConfigsResourceResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -605,7 +605,7 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 				s.Responses = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -636,11 +636,11 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -705,7 +705,7 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -722,7 +722,7 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -735,7 +735,7 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceType)
 		}
 		if r.err != nil {
@@ -752,7 +752,7 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
@@ -787,11 +787,11 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

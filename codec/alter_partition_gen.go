@@ -56,7 +56,7 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerId)
 		}
 		if r.err != nil {
@@ -69,7 +69,7 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerEpoch)
 		}
 		if r.err != nil {
@@ -103,7 +103,7 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterPartitionRequestTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -116,7 +116,7 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -147,11 +147,11 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -218,7 +218,7 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -233,7 +233,7 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -269,7 +269,7 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterPartitionRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -282,7 +282,7 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -313,11 +313,11 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -387,7 +387,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -400,7 +400,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -435,7 +435,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -448,7 +448,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 				s.NewIsr = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -480,7 +480,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), AlterPartitionRequestBrokerState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -493,7 +493,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 				s.NewIsrWithEpochs = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -504,7 +504,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LeaderRecoveryState", r.off)
 		}
 		s.LeaderRecoveryState = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderRecoveryState)
 		}
 		if r.err != nil {
@@ -519,7 +519,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("PartitionEpoch", r.off)
 		}
 		s.PartitionEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionEpoch)
 		}
 		if r.err != nil {
@@ -554,11 +554,11 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -654,7 +654,7 @@ func (s *AlterPartitionRequestBrokerState) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerId)
 		}
 		if r.err != nil {
@@ -669,7 +669,7 @@ func (s *AlterPartitionRequestBrokerState) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerEpoch)
 		}
 		if r.err != nil {
@@ -706,11 +706,11 @@ func (s *AlterPartitionRequestBrokerState) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -838,7 +838,7 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -851,7 +851,7 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -885,7 +885,7 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterPartitionResponseTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -898,7 +898,7 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -929,11 +929,11 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1000,7 +1000,7 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -1015,7 +1015,7 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -1051,7 +1051,7 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterPartitionResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1064,7 +1064,7 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1095,11 +1095,11 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1170,7 +1170,7 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1183,7 +1183,7 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1196,7 +1196,7 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderId)
 		}
 		if r.err != nil {
@@ -1209,7 +1209,7 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -1244,7 +1244,7 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1257,7 +1257,7 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 				s.Isr = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1266,7 +1266,7 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("LeaderRecoveryState", r.off)
 		}
 		s.LeaderRecoveryState = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderRecoveryState)
 		}
 		if r.err != nil {
@@ -1281,7 +1281,7 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("PartitionEpoch", r.off)
 		}
 		s.PartitionEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionEpoch)
 		}
 		if r.err != nil {
@@ -1316,11 +1316,11 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -43,7 +43,7 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TimeoutMs)
 		}
 		if r.err != nil {
@@ -56,7 +56,7 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 			r.tr.Begin("AllowReplicationFactorChange", r.off)
 		}
 		s.AllowReplicationFactorChange = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AllowReplicationFactorChange)
 		}
 		if r.err != nil {
@@ -92,7 +92,7 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), AlterPartitionReassignmentsRequestReassignableTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -105,7 +105,7 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -136,11 +136,11 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -206,7 +206,7 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -240,7 +240,7 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 					}
 					a = append(grow(a, n), AlterPartitionReassignmentsRequestReassignablePartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -253,7 +253,7 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -284,11 +284,11 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -347,7 +347,7 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -384,7 +384,7 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -397,7 +397,7 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 				s.Replicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -428,11 +428,11 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -569,7 +569,7 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -582,7 +582,7 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("AllowReplicationFactorChange", r.off)
 		}
 		s.AllowReplicationFactorChange = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AllowReplicationFactorChange)
 		}
 		if r.err != nil {
@@ -597,7 +597,7 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -610,7 +610,7 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -644,7 +644,7 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), AlterPartitionReassignmentsResponseReassignableTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -657,7 +657,7 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 				s.Responses = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -688,11 +688,11 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -772,7 +772,7 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -806,7 +806,7 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 					}
 					a = append(grow(a, n), AlterPartitionReassignmentsResponseReassignablePartitionResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -819,7 +819,7 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -850,11 +850,11 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -914,7 +914,7 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -927,7 +927,7 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -940,7 +940,7 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -975,11 +975,11 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

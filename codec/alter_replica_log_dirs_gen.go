@@ -68,7 +68,7 @@ func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterReplicaLogDirsRequestAlterReplicaLogDir{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -81,7 +81,7 @@ func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
 				s.Dirs = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -112,11 +112,11 @@ func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -176,7 +176,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 		} else {
 			s.Path = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Path)
 		}
 		if r.err != nil {
@@ -218,7 +218,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 					}
 					a = append(grow(a, n), AlterReplicaLogDirsRequestAlterReplicaLogDirTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -231,7 +231,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -262,11 +262,11 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -337,7 +337,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -376,7 +376,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -389,7 +389,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -420,11 +420,11 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -557,7 +557,7 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -599,7 +599,7 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -612,7 +612,7 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 				s.Results = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -643,11 +643,11 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -714,7 +714,7 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 		} else {
 			s.TopicName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -756,7 +756,7 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 					}
 					a = append(grow(a, n), AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -769,7 +769,7 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -800,11 +800,11 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -871,7 +871,7 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) readFrom(
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -884,7 +884,7 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) readFrom(
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -919,11 +919,11 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) readFrom(
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -65,7 +65,7 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterUserScramCredentialsRequestScramCredentialDeletion{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -78,7 +78,7 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 				s.Deletions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -108,7 +108,7 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterUserScramCredentialsRequestScramCredentialUpsertion{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -121,7 +121,7 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 				s.Upsertions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -152,11 +152,11 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -224,7 +224,7 @@ func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) readFrom(r *Re
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -237,7 +237,7 @@ func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) readFrom(r *Re
 			r.tr.Begin("Mechanism", r.off)
 		}
 		s.Mechanism = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Mechanism)
 		}
 		if r.err != nil {
@@ -272,11 +272,11 @@ func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) readFrom(r *Re
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -329,7 +329,7 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -342,7 +342,7 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 			r.tr.Begin("Mechanism", r.off)
 		}
 		s.Mechanism = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Mechanism)
 		}
 		if r.err != nil {
@@ -355,7 +355,7 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 			r.tr.Begin("Iterations", r.off)
 		}
 		s.Iterations = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Iterations)
 		}
 		if r.err != nil {
@@ -368,7 +368,7 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 			r.tr.Begin("Salt", r.off)
 		}
 		s.Salt = r.CompactBytes()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Salt)
 		}
 		if r.err != nil {
@@ -381,7 +381,7 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 			r.tr.Begin("SaltedPassword", r.off)
 		}
 		s.SaltedPassword = r.CompactBytes()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SaltedPassword)
 		}
 		if r.err != nil {
@@ -416,11 +416,11 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -541,7 +541,7 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -575,7 +575,7 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterUserScramCredentialsResponseAlterUserScramCredentialsResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -588,7 +588,7 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 				s.Results = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -619,11 +619,11 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -683,7 +683,7 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readF
 			r.tr.Begin("User", r.off)
 		}
 		s.User = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.User)
 		}
 		if r.err != nil {
@@ -696,7 +696,7 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readF
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -709,7 +709,7 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readF
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -744,11 +744,11 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readF
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

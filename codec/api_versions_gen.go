@@ -29,7 +29,7 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientSoftwareName", r.off)
 		}
 		s.ClientSoftwareName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientSoftwareName)
 		}
 		if r.err != nil {
@@ -44,7 +44,7 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientSoftwareVersion", r.off)
 		}
 		s.ClientSoftwareVersion = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientSoftwareVersion)
 		}
 		if r.err != nil {
@@ -59,7 +59,7 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterId", r.off)
 		}
 		s.ClusterId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClusterId)
 		}
 		if r.err != nil {
@@ -74,7 +74,7 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NodeId)
 		}
 		if r.err != nil {
@@ -111,11 +111,11 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -247,7 +247,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -289,7 +289,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ApiVersionsResponseApiVersion{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -302,7 +302,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 				s.ApiKeys = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -311,7 +311,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -377,7 +377,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 							}
 							a = append(grow(a, n), ApiVersionsResponseSupportedFeatureKey{})
 							a[i].readFrom(r, version)
-							if r.tr != nil {
+							if r.tr != nil && r.err == nil {
 								r.tr.End(r.off, nil)
 							}
 							if r.err != nil {
@@ -391,7 +391,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -406,7 +406,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 				}
 				s.FinalizedFeaturesEpoch = r.Int64()
 				r.unlimit(full, end, 1)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, s.FinalizedFeaturesEpoch)
 				}
 				if r.err != nil {
@@ -445,7 +445,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 							}
 							a = append(grow(a, n), ApiVersionsResponseFinalizedFeatureKey{})
 							a[i].readFrom(r, version)
-							if r.tr != nil {
+							if r.tr != nil && r.err == nil {
 								r.tr.End(r.off, nil)
 							}
 							if r.err != nil {
@@ -459,7 +459,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 2)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -474,7 +474,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 				}
 				s.ZkMigrationReady = r.Bool()
 				r.unlimit(full, end, 3)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, s.ZkMigrationReady)
 				}
 				if r.err != nil {
@@ -490,11 +490,11 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -620,7 +620,7 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ApiKey", r.off)
 		}
 		s.ApiKey = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ApiKey)
 		}
 		if r.err != nil {
@@ -633,7 +633,7 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MinVersion", r.off)
 		}
 		s.MinVersion = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MinVersion)
 		}
 		if r.err != nil {
@@ -646,7 +646,7 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxVersion", r.off)
 		}
 		s.MaxVersion = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxVersion)
 		}
 		if r.err != nil {
@@ -681,11 +681,11 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -743,7 +743,7 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -758,7 +758,7 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("MinVersion", r.off)
 		}
 		s.MinVersion = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MinVersion)
 		}
 		if r.err != nil {
@@ -773,7 +773,7 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("MaxVersion", r.off)
 		}
 		s.MaxVersion = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxVersion)
 		}
 		if r.err != nil {
@@ -810,11 +810,11 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -872,7 +872,7 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -887,7 +887,7 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("MaxVersionLevel", r.off)
 		}
 		s.MaxVersionLevel = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxVersionLevel)
 		}
 		if r.err != nil {
@@ -902,7 +902,7 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("MinVersionLevel", r.off)
 		}
 		s.MinVersionLevel = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MinVersionLevel)
 		}
 		if r.err != nil {
@@ -939,11 +939,11 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

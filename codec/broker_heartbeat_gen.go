@@ -35,7 +35,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerId)
 		}
 		if r.err != nil {
@@ -48,7 +48,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerEpoch)
 		}
 		if r.err != nil {
@@ -61,7 +61,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CurrentMetadataOffset", r.off)
 		}
 		s.CurrentMetadataOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.CurrentMetadataOffset)
 		}
 		if r.err != nil {
@@ -74,7 +74,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("WantFence", r.off)
 		}
 		s.WantFence = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.WantFence)
 		}
 		if r.err != nil {
@@ -87,7 +87,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("WantShutDown", r.off)
 		}
 		s.WantShutDown = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.WantShutDown)
 		}
 		if r.err != nil {
@@ -150,7 +150,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 							var e UUID
 							e = r.UUID()
 							a = append(grow(a, n), e)
-							if r.tr != nil {
+							if r.tr != nil && r.err == nil {
 								r.tr.End(r.off, e)
 							}
 							if r.err != nil {
@@ -164,7 +164,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -206,7 +206,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 							var e UUID
 							e = r.UUID()
 							a = append(grow(a, n), e)
-							if r.tr != nil {
+							if r.tr != nil && r.err == nil {
 								r.tr.End(r.off, e)
 							}
 							if r.err != nil {
@@ -220,7 +220,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 1)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -236,11 +236,11 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -387,7 +387,7 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -400,7 +400,7 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -413,7 +413,7 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsCaughtUp", r.off)
 		}
 		s.IsCaughtUp = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsCaughtUp)
 		}
 		if r.err != nil {
@@ -426,7 +426,7 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsFenced", r.off)
 		}
 		s.IsFenced = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsFenced)
 		}
 		if r.err != nil {
@@ -439,7 +439,7 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ShouldShutDown", r.off)
 		}
 		s.ShouldShutDown = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ShouldShutDown)
 		}
 		if r.err != nil {
@@ -474,11 +474,11 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -58,7 +58,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerId)
 		}
 		if r.err != nil {
@@ -71,7 +71,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterId", r.off)
 		}
 		s.ClusterId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClusterId)
 		}
 		if r.err != nil {
@@ -84,7 +84,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncarnationId", r.off)
 		}
 		s.IncarnationId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncarnationId)
 		}
 		if r.err != nil {
@@ -118,7 +118,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), BrokerRegistrationRequestListener{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -131,7 +131,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 				s.Listeners = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -161,7 +161,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), BrokerRegistrationRequestFeature{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -174,7 +174,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 				s.Features = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -183,7 +183,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Rack)
 		}
 		if r.err != nil {
@@ -196,7 +196,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsMigratingZkBroker", r.off)
 		}
 		s.IsMigratingZkBroker = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsMigratingZkBroker)
 		}
 		if r.err != nil {
@@ -233,7 +233,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					var e UUID
 					e = r.UUID()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -246,7 +246,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 				s.LogDirs = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -257,7 +257,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PreviousBrokerEpoch", r.off)
 		}
 		s.PreviousBrokerEpoch = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PreviousBrokerEpoch)
 		}
 		if r.err != nil {
@@ -294,11 +294,11 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -426,7 +426,7 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -439,7 +439,7 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -452,7 +452,7 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -465,7 +465,7 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SecurityProtocol", r.off)
 		}
 		s.SecurityProtocol = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SecurityProtocol)
 		}
 		if r.err != nil {
@@ -500,11 +500,11 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -569,7 +569,7 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -582,7 +582,7 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MinSupportedVersion", r.off)
 		}
 		s.MinSupportedVersion = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MinSupportedVersion)
 		}
 		if r.err != nil {
@@ -595,7 +595,7 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxSupportedVersion", r.off)
 		}
 		s.MaxSupportedVersion = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxSupportedVersion)
 		}
 		if r.err != nil {
@@ -630,11 +630,11 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -724,7 +724,7 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -737,7 +737,7 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -750,7 +750,7 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerEpoch)
 		}
 		if r.err != nil {
@@ -785,11 +785,11 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -47,7 +47,7 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -60,7 +60,7 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 				s.GroupIds = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -69,7 +69,7 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeAuthorizedOperations", r.off)
 		}
 		s.IncludeAuthorizedOperations = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncludeAuthorizedOperations)
 		}
 		if r.err != nil {
@@ -104,11 +104,11 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -248,7 +248,7 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -282,7 +282,7 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ConsumerGroupDescribeResponseDescribedGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -295,7 +295,7 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 				s.Groups = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -326,11 +326,11 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -390,7 +390,7 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -403,7 +403,7 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -438,7 +438,7 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -451,7 +451,7 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -482,11 +482,11 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -572,7 +572,7 @@ func (s *ConsumerGroupDescribeResponseAssignment) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), ConsumerGroupDescribeResponseTopicPartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -585,7 +585,7 @@ func (s *ConsumerGroupDescribeResponseAssignment) readFrom(r *Reader, version in
 				s.TopicPartitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -616,11 +616,11 @@ func (s *ConsumerGroupDescribeResponseAssignment) readFrom(r *Reader, version in
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -679,7 +679,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -692,7 +692,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -705,7 +705,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -718,7 +718,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("GroupState", r.off)
 		}
 		s.GroupState = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupState)
 		}
 		if r.err != nil {
@@ -731,7 +731,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("GroupEpoch", r.off)
 		}
 		s.GroupEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupEpoch)
 		}
 		if r.err != nil {
@@ -744,7 +744,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("AssignmentEpoch", r.off)
 		}
 		s.AssignmentEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AssignmentEpoch)
 		}
 		if r.err != nil {
@@ -757,7 +757,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("AssignorName", r.off)
 		}
 		s.AssignorName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AssignorName)
 		}
 		if r.err != nil {
@@ -791,7 +791,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 					}
 					a = append(grow(a, n), ConsumerGroupDescribeResponseMember{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -804,7 +804,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 				s.Members = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -813,7 +813,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("AuthorizedOperations", r.off)
 		}
 		s.AuthorizedOperations = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AuthorizedOperations)
 		}
 		if r.err != nil {
@@ -848,11 +848,11 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -971,7 +971,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -984,7 +984,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("InstanceId", r.off)
 		}
 		s.InstanceId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.InstanceId)
 		}
 		if r.err != nil {
@@ -997,7 +997,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("RackId", r.off)
 		}
 		s.RackId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RackId)
 		}
 		if r.err != nil {
@@ -1010,7 +1010,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberEpoch)
 		}
 		if r.err != nil {
@@ -1023,7 +1023,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("ClientId", r.off)
 		}
 		s.ClientId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientId)
 		}
 		if r.err != nil {
@@ -1036,7 +1036,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("ClientHost", r.off)
 		}
 		s.ClientHost = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientHost)
 		}
 		if r.err != nil {
@@ -1071,7 +1071,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1084,7 +1084,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 				s.SubscribedTopicNames = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1093,7 +1093,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("SubscribedTopicRegex", r.off)
 		}
 		s.SubscribedTopicRegex = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubscribedTopicRegex)
 		}
 		if r.err != nil {
@@ -1106,7 +1106,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("Assignment", r.off)
 		}
 		s.Assignment.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -1119,7 +1119,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("TargetAssignment", r.off)
 		}
 		s.TargetAssignment.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -1132,7 +1132,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("MemberType", r.off)
 		}
 		s.MemberType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberType)
 		}
 		if r.err != nil {
@@ -1169,11 +1169,11 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

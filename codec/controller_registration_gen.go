@@ -50,7 +50,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ControllerId)
 		}
 		if r.err != nil {
@@ -63,7 +63,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncarnationId", r.off)
 		}
 		s.IncarnationId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncarnationId)
 		}
 		if r.err != nil {
@@ -76,7 +76,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ZkMigrationReady", r.off)
 		}
 		s.ZkMigrationReady = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ZkMigrationReady)
 		}
 		if r.err != nil {
@@ -110,7 +110,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ControllerRegistrationRequestListener{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -123,7 +123,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 				s.Listeners = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -153,7 +153,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ControllerRegistrationRequestFeature{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -166,7 +166,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 				s.Features = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -197,11 +197,11 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -292,7 +292,7 @@ func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int1
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -305,7 +305,7 @@ func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int1
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -318,7 +318,7 @@ func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int1
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -331,7 +331,7 @@ func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int1
 			r.tr.Begin("SecurityProtocol", r.off)
 		}
 		s.SecurityProtocol = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SecurityProtocol)
 		}
 		if r.err != nil {
@@ -366,11 +366,11 @@ func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -435,7 +435,7 @@ func (s *ControllerRegistrationRequestFeature) readFrom(r *Reader, version int16
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -448,7 +448,7 @@ func (s *ControllerRegistrationRequestFeature) readFrom(r *Reader, version int16
 			r.tr.Begin("MinSupportedVersion", r.off)
 		}
 		s.MinSupportedVersion = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MinSupportedVersion)
 		}
 		if r.err != nil {
@@ -461,7 +461,7 @@ func (s *ControllerRegistrationRequestFeature) readFrom(r *Reader, version int16
 			r.tr.Begin("MaxSupportedVersion", r.off)
 		}
 		s.MaxSupportedVersion = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxSupportedVersion)
 		}
 		if r.err != nil {
@@ -496,11 +496,11 @@ func (s *ControllerRegistrationRequestFeature) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -592,7 +592,7 @@ func (s *ControllerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -605,7 +605,7 @@ func (s *ControllerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -618,7 +618,7 @@ func (s *ControllerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -653,11 +653,11 @@ func (s *ControllerRegistrationResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -65,7 +65,7 @@ func (s *CreateAclsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateAclsRequestAclCreation{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -78,7 +78,7 @@ func (s *CreateAclsRequest) readFrom(r *Reader, version int16) {
 				s.Creations = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -109,11 +109,11 @@ func (s *CreateAclsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -174,7 +174,7 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceType)
 		}
 		if r.err != nil {
@@ -191,7 +191,7 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
@@ -204,7 +204,7 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ResourcePatternType", r.off)
 		}
 		s.ResourcePatternType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourcePatternType)
 		}
 		if r.err != nil {
@@ -223,7 +223,7 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 		} else {
 			s.Principal = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Principal)
 		}
 		if r.err != nil {
@@ -240,7 +240,7 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 		} else {
 			s.Host = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -253,7 +253,7 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Operation", r.off)
 		}
 		s.Operation = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Operation)
 		}
 		if r.err != nil {
@@ -266,7 +266,7 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PermissionType", r.off)
 		}
 		s.PermissionType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PermissionType)
 		}
 		if r.err != nil {
@@ -301,11 +301,11 @@ func (s *CreateAclsRequestAclCreation) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -441,7 +441,7 @@ func (s *CreateAclsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -479,7 +479,7 @@ func (s *CreateAclsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateAclsResponseAclCreationResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -492,7 +492,7 @@ func (s *CreateAclsResponse) readFrom(r *Reader, version int16) {
 				s.Results = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -523,11 +523,11 @@ func (s *CreateAclsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -590,7 +590,7 @@ func (s *CreateAclsResponseAclCreationResult) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -607,7 +607,7 @@ func (s *CreateAclsResponseAclCreationResult) readFrom(r *Reader, version int16)
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -642,11 +642,11 @@ func (s *CreateAclsResponseAclCreationResult) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -37,7 +37,7 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("OwnerPrincipalType", r.off)
 		}
 		s.OwnerPrincipalType = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.OwnerPrincipalType)
 		}
 		if r.err != nil {
@@ -52,7 +52,7 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("OwnerPrincipalName", r.off)
 		}
 		s.OwnerPrincipalName = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.OwnerPrincipalName)
 		}
 		if r.err != nil {
@@ -96,7 +96,7 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateDelegationTokenRequestCreatableRenewers{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -109,7 +109,7 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 				s.Renewers = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -118,7 +118,7 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxLifetimeMs", r.off)
 		}
 		s.MaxLifetimeMs = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxLifetimeMs)
 		}
 		if r.err != nil {
@@ -153,11 +153,11 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -238,7 +238,7 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, vers
 		} else {
 			s.PrincipalType = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalType)
 		}
 		if r.err != nil {
@@ -255,7 +255,7 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, vers
 		} else {
 			s.PrincipalName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalName)
 		}
 		if r.err != nil {
@@ -290,11 +290,11 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, vers
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -403,7 +403,7 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -420,7 +420,7 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.PrincipalType = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalType)
 		}
 		if r.err != nil {
@@ -437,7 +437,7 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.PrincipalName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalName)
 		}
 		if r.err != nil {
@@ -450,7 +450,7 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TokenRequesterPrincipalType", r.off)
 		}
 		s.TokenRequesterPrincipalType = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TokenRequesterPrincipalType)
 		}
 		if r.err != nil {
@@ -465,7 +465,7 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TokenRequesterPrincipalName", r.off)
 		}
 		s.TokenRequesterPrincipalName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TokenRequesterPrincipalName)
 		}
 		if r.err != nil {
@@ -480,7 +480,7 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IssueTimestampMs", r.off)
 		}
 		s.IssueTimestampMs = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IssueTimestampMs)
 		}
 		if r.err != nil {
@@ -493,7 +493,7 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ExpiryTimestampMs", r.off)
 		}
 		s.ExpiryTimestampMs = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ExpiryTimestampMs)
 		}
 		if r.err != nil {
@@ -506,7 +506,7 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxTimestampMs", r.off)
 		}
 		s.MaxTimestampMs = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxTimestampMs)
 		}
 		if r.err != nil {
@@ -523,7 +523,7 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.TokenId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TokenId)
 		}
 		if r.err != nil {
@@ -540,7 +540,7 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.Hmac = r.Bytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Hmac)
 		}
 		if r.err != nil {
@@ -553,7 +553,7 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -588,11 +588,11 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -83,7 +83,7 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateTopicsRequestCreatableTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -96,7 +96,7 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -105,7 +105,7 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("timeoutMs", r.off)
 		}
 		s.timeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.timeoutMs)
 		}
 		if r.err != nil {
@@ -118,7 +118,7 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("validateOnly", r.off)
 		}
 		s.validateOnly = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.validateOnly)
 		}
 		if r.err != nil {
@@ -155,11 +155,11 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -236,7 +236,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -249,7 +249,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NumPartitions", r.off)
 		}
 		s.NumPartitions = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NumPartitions)
 		}
 		if r.err != nil {
@@ -262,7 +262,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicationFactor", r.off)
 		}
 		s.ReplicationFactor = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicationFactor)
 		}
 		if r.err != nil {
@@ -304,7 +304,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateTopicsRequestCreatableReplicaAssignment{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -317,7 +317,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 				s.Assignments = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -355,7 +355,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateTopicsRequestCreatableTopicConfig{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -368,7 +368,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 				s.Configs = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -399,11 +399,11 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -504,7 +504,7 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -543,7 +543,7 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -556,7 +556,7 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 				s.BrokerIds = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -587,11 +587,11 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -658,7 +658,7 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -675,7 +675,7 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 		} else {
 			s.Value = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
@@ -710,11 +710,11 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -852,7 +852,7 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -896,7 +896,7 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateTopicsResponseCreatableTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -909,7 +909,7 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -940,11 +940,11 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1017,7 +1017,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -1030,7 +1030,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -1045,7 +1045,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1062,7 +1062,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -1078,7 +1078,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			r.tr.Begin("NumPartitions", r.off)
 		}
 		s.NumPartitions = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NumPartitions)
 		}
 		if r.err != nil {
@@ -1093,7 +1093,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			r.tr.Begin("ReplicationFactor", r.off)
 		}
 		s.ReplicationFactor = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicationFactor)
 		}
 		if r.err != nil {
@@ -1131,7 +1131,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), CreateTopicsResponseCreatableTopicConfigs{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1144,7 +1144,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 				s.Configs = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1178,7 +1178,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 				}
 				s.TopicConfigErrorCode = r.Int16()
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, s.TopicConfigErrorCode)
 				}
 				if r.err != nil {
@@ -1194,11 +1194,11 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1315,7 +1315,7 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -1330,7 +1330,7 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			r.tr.Begin("Value", r.off)
 		}
 		s.Value = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
@@ -1345,7 +1345,7 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			r.tr.Begin("ReadOnly", r.off)
 		}
 		s.ReadOnly = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReadOnly)
 		}
 		if r.err != nil {
@@ -1360,7 +1360,7 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			r.tr.Begin("ConfigSource", r.off)
 		}
 		s.ConfigSource = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ConfigSource)
 		}
 		if r.err != nil {
@@ -1375,7 +1375,7 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			r.tr.Begin("IsSensitive", r.off)
 		}
 		s.IsSensitive = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsSensitive)
 		}
 		if r.err != nil {
@@ -1412,11 +1412,11 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -56,6 +56,10 @@ func (r *Reader) limit(end int) []byte {
 func (r *Reader) unlimit(full []byte, end int, tag uint32) {
 	if r.err == nil && r.off < end {
 		r.Warn("tagged field %d: %d bytes not read", tag, end-r.off)
+		if r.tr != nil {
+			r.tr.Begin("(unread)", r.off)
+			r.tr.End(end, nil)
+		}
 		r.off = end
 	}
 	r.buf = full

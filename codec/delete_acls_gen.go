@@ -65,7 +65,7 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DeleteAclsRequestDeleteAclsFilter{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -78,7 +78,7 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 				s.Filters = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -109,11 +109,11 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -174,7 +174,7 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ResourceTypeFilter", r.off)
 		}
 		s.ResourceTypeFilter = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceTypeFilter)
 		}
 		if r.err != nil {
@@ -191,7 +191,7 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 		} else {
 			s.ResourceNameFilter = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceNameFilter)
 		}
 		if r.err != nil {
@@ -204,7 +204,7 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PatternTypeFilter", r.off)
 		}
 		s.PatternTypeFilter = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PatternTypeFilter)
 		}
 		if r.err != nil {
@@ -223,7 +223,7 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 		} else {
 			s.PrincipalFilter = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalFilter)
 		}
 		if r.err != nil {
@@ -240,7 +240,7 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 		} else {
 			s.HostFilter = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.HostFilter)
 		}
 		if r.err != nil {
@@ -253,7 +253,7 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Operation", r.off)
 		}
 		s.Operation = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Operation)
 		}
 		if r.err != nil {
@@ -266,7 +266,7 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PermissionType", r.off)
 		}
 		s.PermissionType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PermissionType)
 		}
 		if r.err != nil {
@@ -301,11 +301,11 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -457,7 +457,7 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -499,7 +499,7 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DeleteAclsResponseDeleteAclsFilterResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -512,7 +512,7 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 				s.FilterResults = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -543,11 +543,11 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -611,7 +611,7 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -628,7 +628,7 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -670,7 +670,7 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), DeleteAclsResponseDeleteAclsMatchingAcl{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -683,7 +683,7 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 				s.MatchingAcls = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -714,11 +714,11 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -799,7 +799,7 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -816,7 +816,7 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -829,7 +829,7 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceType)
 		}
 		if r.err != nil {
@@ -846,7 +846,7 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
@@ -859,7 +859,7 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			r.tr.Begin("PatternType", r.off)
 		}
 		s.PatternType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PatternType)
 		}
 		if r.err != nil {
@@ -878,7 +878,7 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		} else {
 			s.Principal = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Principal)
 		}
 		if r.err != nil {
@@ -895,7 +895,7 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		} else {
 			s.Host = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -908,7 +908,7 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			r.tr.Begin("Operation", r.off)
 		}
 		s.Operation = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Operation)
 		}
 		if r.err != nil {
@@ -921,7 +921,7 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			r.tr.Begin("PermissionType", r.off)
 		}
 		s.PermissionType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PermissionType)
 		}
 		if r.err != nil {
@@ -956,11 +956,11 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

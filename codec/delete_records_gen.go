@@ -70,7 +70,7 @@ func (s *DeleteRecordsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DeleteRecordsRequestDeleteRecordsTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -83,7 +83,7 @@ func (s *DeleteRecordsRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -92,7 +92,7 @@ func (s *DeleteRecordsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TimeoutMs)
 		}
 		if r.err != nil {
@@ -127,11 +127,11 @@ func (s *DeleteRecordsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -198,7 +198,7 @@ func (s *DeleteRecordsRequestDeleteRecordsTopic) readFrom(r *Reader, version int
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -240,7 +240,7 @@ func (s *DeleteRecordsRequestDeleteRecordsTopic) readFrom(r *Reader, version int
 					}
 					a = append(grow(a, n), DeleteRecordsRequestDeleteRecordsPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -253,7 +253,7 @@ func (s *DeleteRecordsRequestDeleteRecordsTopic) readFrom(r *Reader, version int
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -284,11 +284,11 @@ func (s *DeleteRecordsRequestDeleteRecordsTopic) readFrom(r *Reader, version int
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -355,7 +355,7 @@ func (s *DeleteRecordsRequestDeleteRecordsPartition) readFrom(r *Reader, version
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -368,7 +368,7 @@ func (s *DeleteRecordsRequestDeleteRecordsPartition) readFrom(r *Reader, version
 			r.tr.Begin("Offset", r.off)
 		}
 		s.Offset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Offset)
 		}
 		if r.err != nil {
@@ -403,11 +403,11 @@ func (s *DeleteRecordsRequestDeleteRecordsPartition) readFrom(r *Reader, version
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -523,7 +523,7 @@ func (s *DeleteRecordsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -565,7 +565,7 @@ func (s *DeleteRecordsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DeleteRecordsResponseDeleteRecordsTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -578,7 +578,7 @@ func (s *DeleteRecordsResponse) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -609,11 +609,11 @@ func (s *DeleteRecordsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -680,7 +680,7 @@ func (s *DeleteRecordsResponseDeleteRecordsTopicResult) readFrom(r *Reader, vers
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -722,7 +722,7 @@ func (s *DeleteRecordsResponseDeleteRecordsTopicResult) readFrom(r *Reader, vers
 					}
 					a = append(grow(a, n), DeleteRecordsResponseDeleteRecordsPartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -735,7 +735,7 @@ func (s *DeleteRecordsResponseDeleteRecordsTopicResult) readFrom(r *Reader, vers
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -766,11 +766,11 @@ func (s *DeleteRecordsResponseDeleteRecordsTopicResult) readFrom(r *Reader, vers
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -838,7 +838,7 @@ func (s *DeleteRecordsResponseDeleteRecordsPartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -851,7 +851,7 @@ func (s *DeleteRecordsResponseDeleteRecordsPartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("LowWatermark", r.off)
 		}
 		s.LowWatermark = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LowWatermark)
 		}
 		if r.err != nil {
@@ -864,7 +864,7 @@ func (s *DeleteRecordsResponseDeleteRecordsPartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -899,11 +899,11 @@ func (s *DeleteRecordsResponseDeleteRecordsPartitionResult) readFrom(r *Reader, 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

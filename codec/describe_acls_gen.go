@@ -35,7 +35,7 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ResourceTypeFilter", r.off)
 		}
 		s.ResourceTypeFilter = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceTypeFilter)
 		}
 		if r.err != nil {
@@ -52,7 +52,7 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.ResourceNameFilter = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceNameFilter)
 		}
 		if r.err != nil {
@@ -65,7 +65,7 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PatternTypeFilter", r.off)
 		}
 		s.PatternTypeFilter = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PatternTypeFilter)
 		}
 		if r.err != nil {
@@ -84,7 +84,7 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.PrincipalFilter = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalFilter)
 		}
 		if r.err != nil {
@@ -101,7 +101,7 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.HostFilter = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.HostFilter)
 		}
 		if r.err != nil {
@@ -114,7 +114,7 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Operation", r.off)
 		}
 		s.Operation = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Operation)
 		}
 		if r.err != nil {
@@ -127,7 +127,7 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PermissionType", r.off)
 		}
 		s.PermissionType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PermissionType)
 		}
 		if r.err != nil {
@@ -162,11 +162,11 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -318,7 +318,7 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -331,7 +331,7 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -348,7 +348,7 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -390,7 +390,7 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeAclsResponseDescribeAclsResource{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -403,7 +403,7 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 				s.Resources = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -434,11 +434,11 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -521,7 +521,7 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceType)
 		}
 		if r.err != nil {
@@ -538,7 +538,7 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
@@ -551,7 +551,7 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 			r.tr.Begin("PatternType", r.off)
 		}
 		s.PatternType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PatternType)
 		}
 		if r.err != nil {
@@ -595,7 +595,7 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), DescribeAclsResponseAclDescription{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -608,7 +608,7 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 				s.Acls = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -639,11 +639,11 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -730,7 +730,7 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 		} else {
 			s.Principal = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Principal)
 		}
 		if r.err != nil {
@@ -747,7 +747,7 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 		} else {
 			s.Host = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -760,7 +760,7 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 			r.tr.Begin("Operation", r.off)
 		}
 		s.Operation = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Operation)
 		}
 		if r.err != nil {
@@ -773,7 +773,7 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 			r.tr.Begin("PermissionType", r.off)
 		}
 		s.PermissionType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PermissionType)
 		}
 		if r.err != nil {
@@ -808,11 +808,11 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

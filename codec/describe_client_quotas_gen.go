@@ -63,7 +63,7 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeClientQuotasRequestComponentData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -76,7 +76,7 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 				s.Components = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -85,7 +85,7 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Strict", r.off)
 		}
 		s.Strict = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Strict)
 		}
 		if r.err != nil {
@@ -120,11 +120,11 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -192,7 +192,7 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 		} else {
 			s.EntityType = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EntityType)
 		}
 		if r.err != nil {
@@ -205,7 +205,7 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 			r.tr.Begin("MatchType", r.off)
 		}
 		s.MatchType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MatchType)
 		}
 		if r.err != nil {
@@ -222,7 +222,7 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 		} else {
 			s.Match = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Match)
 		}
 		if r.err != nil {
@@ -257,11 +257,11 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -387,7 +387,7 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -400,7 +400,7 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -417,7 +417,7 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -461,7 +461,7 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeClientQuotasResponseEntryData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -474,7 +474,7 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 				s.Entries = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -505,11 +505,11 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -621,7 +621,7 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 					}
 					a = append(grow(a, n), DescribeClientQuotasResponseEntityData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -634,7 +634,7 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 				s.Entity = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -668,7 +668,7 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 					}
 					a = append(grow(a, n), DescribeClientQuotasResponseValueData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -681,7 +681,7 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 				s.Values = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -712,11 +712,11 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -796,7 +796,7 @@ func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int
 		} else {
 			s.EntityType = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EntityType)
 		}
 		if r.err != nil {
@@ -813,7 +813,7 @@ func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int
 		} else {
 			s.EntityName = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EntityName)
 		}
 		if r.err != nil {
@@ -848,11 +848,11 @@ func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -914,7 +914,7 @@ func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int1
 		} else {
 			s.Key = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Key)
 		}
 		if r.err != nil {
@@ -927,7 +927,7 @@ func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int1
 			r.tr.Begin("Value", r.off)
 		}
 		s.Value = r.Float64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
@@ -962,11 +962,11 @@ func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

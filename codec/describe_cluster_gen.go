@@ -27,7 +27,7 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeClusterAuthorizedOperations", r.off)
 		}
 		s.IncludeClusterAuthorizedOperations = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncludeClusterAuthorizedOperations)
 		}
 		if r.err != nil {
@@ -40,7 +40,7 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndpointType", r.off)
 		}
 		s.EndpointType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EndpointType)
 		}
 		if r.err != nil {
@@ -55,7 +55,7 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeFencedBrokers", r.off)
 		}
 		s.IncludeFencedBrokers = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncludeFencedBrokers)
 		}
 		if r.err != nil {
@@ -92,11 +92,11 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -207,7 +207,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -220,7 +220,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -233,7 +233,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -246,7 +246,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndpointType", r.off)
 		}
 		s.EndpointType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EndpointType)
 		}
 		if r.err != nil {
@@ -261,7 +261,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterId", r.off)
 		}
 		s.ClusterId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClusterId)
 		}
 		if r.err != nil {
@@ -274,7 +274,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ControllerId)
 		}
 		if r.err != nil {
@@ -308,7 +308,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeClusterResponseDescribeClusterBroker{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -321,7 +321,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 				s.Brokers = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -330,7 +330,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterAuthorizedOperations", r.off)
 		}
 		s.ClusterAuthorizedOperations = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClusterAuthorizedOperations)
 		}
 		if r.err != nil {
@@ -365,11 +365,11 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -473,7 +473,7 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerId)
 		}
 		if r.err != nil {
@@ -486,7 +486,7 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -499,7 +499,7 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -512,7 +512,7 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Rack)
 		}
 		if r.err != nil {
@@ -525,7 +525,7 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			r.tr.Begin("IsFenced", r.off)
 		}
 		s.IsFenced = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsFenced)
 		}
 		if r.err != nil {
@@ -562,11 +562,11 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

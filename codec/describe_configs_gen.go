@@ -65,7 +65,7 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeConfigsRequestDescribeConfigsResource{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -78,7 +78,7 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 				s.Resources = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -87,7 +87,7 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeSynonyms", r.off)
 		}
 		s.IncludeSynonyms = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncludeSynonyms)
 		}
 		if r.err != nil {
@@ -102,7 +102,7 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeDocumentation", r.off)
 		}
 		s.IncludeDocumentation = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncludeDocumentation)
 		}
 		if r.err != nil {
@@ -139,11 +139,11 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -214,7 +214,7 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceType)
 		}
 		if r.err != nil {
@@ -231,7 +231,7 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
@@ -280,7 +280,7 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 						e = r.String()
 					}
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -293,7 +293,7 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 				s.ConfigurationKeys = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -324,11 +324,11 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -474,7 +474,7 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -516,7 +516,7 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeConfigsResponseDescribeConfigsResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -529,7 +529,7 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 				s.Results = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -560,11 +560,11 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -630,7 +630,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -647,7 +647,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -660,7 +660,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceType)
 		}
 		if r.err != nil {
@@ -677,7 +677,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
@@ -719,7 +719,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 					}
 					a = append(grow(a, n), DescribeConfigsResponseDescribeConfigsResourceResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -732,7 +732,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 				s.Configs = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -763,11 +763,11 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -870,7 +870,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -887,7 +887,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		} else {
 			s.Value = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
@@ -900,7 +900,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			r.tr.Begin("ReadOnly", r.off)
 		}
 		s.ReadOnly = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReadOnly)
 		}
 		if r.err != nil {
@@ -913,7 +913,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			r.tr.Begin("IsDefault", r.off)
 		}
 		s.IsDefault = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsDefault)
 		}
 		if r.err != nil {
@@ -928,7 +928,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			r.tr.Begin("ConfigSource", r.off)
 		}
 		s.ConfigSource = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ConfigSource)
 		}
 		if r.err != nil {
@@ -943,7 +943,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			r.tr.Begin("IsSensitive", r.off)
 		}
 		s.IsSensitive = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsSensitive)
 		}
 		if r.err != nil {
@@ -985,7 +985,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 					}
 					a = append(grow(a, n), DescribeConfigsResponseDescribeConfigsSynonym{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -998,7 +998,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 				s.Synonyms = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1009,7 +1009,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			r.tr.Begin("ConfigType", r.off)
 		}
 		s.ConfigType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ConfigType)
 		}
 		if r.err != nil {
@@ -1028,7 +1028,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		} else {
 			s.Documentation = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Documentation)
 		}
 		if r.err != nil {
@@ -1065,11 +1065,11 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1198,7 +1198,7 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -1217,7 +1217,7 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 		} else {
 			s.Value = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
@@ -1232,7 +1232,7 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 			r.tr.Begin("Source", r.off)
 		}
 		s.Source = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Source)
 		}
 		if r.err != nil {
@@ -1269,11 +1269,11 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -62,7 +62,7 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeDelegationTokenRequestDescribeDelegationTokenOwner{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -75,7 +75,7 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 				s.Owners = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -106,11 +106,11 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -172,7 +172,7 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 		} else {
 			s.PrincipalType = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalType)
 		}
 		if r.err != nil {
@@ -189,7 +189,7 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 		} else {
 			s.PrincipalName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalName)
 		}
 		if r.err != nil {
@@ -224,11 +224,11 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -345,7 +345,7 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -387,7 +387,7 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeDelegationTokenResponseDescribedDelegationToken{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -400,7 +400,7 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 				s.Tokens = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -409,7 +409,7 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -444,11 +444,11 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -530,7 +530,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		} else {
 			s.PrincipalType = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalType)
 		}
 		if r.err != nil {
@@ -547,7 +547,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		} else {
 			s.PrincipalName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalName)
 		}
 		if r.err != nil {
@@ -560,7 +560,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			r.tr.Begin("TokenRequesterPrincipalType", r.off)
 		}
 		s.TokenRequesterPrincipalType = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TokenRequesterPrincipalType)
 		}
 		if r.err != nil {
@@ -575,7 +575,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			r.tr.Begin("TokenRequesterPrincipalName", r.off)
 		}
 		s.TokenRequesterPrincipalName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TokenRequesterPrincipalName)
 		}
 		if r.err != nil {
@@ -590,7 +590,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			r.tr.Begin("IssueTimestamp", r.off)
 		}
 		s.IssueTimestamp = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IssueTimestamp)
 		}
 		if r.err != nil {
@@ -603,7 +603,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			r.tr.Begin("ExpiryTimestamp", r.off)
 		}
 		s.ExpiryTimestamp = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ExpiryTimestamp)
 		}
 		if r.err != nil {
@@ -616,7 +616,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			r.tr.Begin("MaxTimestamp", r.off)
 		}
 		s.MaxTimestamp = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxTimestamp)
 		}
 		if r.err != nil {
@@ -633,7 +633,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		} else {
 			s.TokenId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TokenId)
 		}
 		if r.err != nil {
@@ -650,7 +650,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		} else {
 			s.Hmac = r.Bytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Hmac)
 		}
 		if r.err != nil {
@@ -692,7 +692,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 					}
 					a = append(grow(a, n), DescribeDelegationTokenResponseDescribedDelegationTokenRenewer{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -705,7 +705,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 				s.Renewers = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -736,11 +736,11 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -879,7 +879,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 		} else {
 			s.PrincipalType = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalType)
 		}
 		if r.err != nil {
@@ -896,7 +896,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 		} else {
 			s.PrincipalName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PrincipalName)
 		}
 		if r.err != nil {
@@ -931,11 +931,11 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

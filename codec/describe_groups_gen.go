@@ -59,7 +59,7 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 						e = r.String()
 					}
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -72,7 +72,7 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 				s.Groups = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -81,7 +81,7 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeAuthorizedOperations", r.off)
 		}
 		s.IncludeAuthorizedOperations = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncludeAuthorizedOperations)
 		}
 		if r.err != nil {
@@ -118,11 +118,11 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -246,7 +246,7 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -290,7 +290,7 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeGroupsResponseDescribedGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -303,7 +303,7 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 				s.Groups = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -334,11 +334,11 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -407,7 +407,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -420,7 +420,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -439,7 +439,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -456,7 +456,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		} else {
 			s.GroupState = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupState)
 		}
 		if r.err != nil {
@@ -473,7 +473,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		} else {
 			s.ProtocolType = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProtocolType)
 		}
 		if r.err != nil {
@@ -490,7 +490,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		} else {
 			s.ProtocolData = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProtocolData)
 		}
 		if r.err != nil {
@@ -532,7 +532,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), DescribeGroupsResponseDescribedGroupMember{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -545,7 +545,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 				s.Members = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -554,7 +554,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 			r.tr.Begin("AuthorizedOperations", r.off)
 		}
 		s.AuthorizedOperations = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AuthorizedOperations)
 		}
 		if r.err != nil {
@@ -591,11 +591,11 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -724,7 +724,7 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -741,7 +741,7 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.GroupInstanceId = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupInstanceId)
 		}
 		if r.err != nil {
@@ -760,7 +760,7 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.ClientId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientId)
 		}
 		if r.err != nil {
@@ -777,7 +777,7 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.ClientHost = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientHost)
 		}
 		if r.err != nil {
@@ -794,7 +794,7 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.MemberMetadata = r.Bytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberMetadata)
 		}
 		if r.err != nil {
@@ -811,7 +811,7 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.MemberAssignment = r.Bytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberAssignment)
 		}
 		if r.err != nil {
@@ -846,11 +846,11 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

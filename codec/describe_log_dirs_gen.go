@@ -62,7 +62,7 @@ func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeLogDirsRequestDescribableLogDirTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -75,7 +75,7 @@ func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -106,11 +106,11 @@ func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -172,7 +172,7 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
@@ -211,7 +211,7 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -224,7 +224,7 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -255,11 +255,11 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -402,7 +402,7 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -415,7 +415,7 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -459,7 +459,7 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeLogDirsResponseDescribeLogDirsResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -472,7 +472,7 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 				s.Results = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -503,11 +503,11 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -581,7 +581,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -598,7 +598,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 		} else {
 			s.LogDir = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LogDir)
 		}
 		if r.err != nil {
@@ -640,7 +640,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 					}
 					a = append(grow(a, n), DescribeLogDirsResponseDescribeLogDirsTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -653,7 +653,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -662,7 +662,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 			r.tr.Begin("TotalBytes", r.off)
 		}
 		s.TotalBytes = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TotalBytes)
 		}
 		if r.err != nil {
@@ -677,7 +677,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 			r.tr.Begin("UsableBytes", r.off)
 		}
 		s.UsableBytes = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.UsableBytes)
 		}
 		if r.err != nil {
@@ -692,7 +692,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 			r.tr.Begin("IsCordoned", r.off)
 		}
 		s.IsCordoned = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsCordoned)
 		}
 		if r.err != nil {
@@ -729,11 +729,11 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -832,7 +832,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -874,7 +874,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 					}
 					a = append(grow(a, n), DescribeLogDirsResponseDescribeLogDirsPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -887,7 +887,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -918,11 +918,11 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -991,7 +991,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1004,7 +1004,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 			r.tr.Begin("PartitionSize", r.off)
 		}
 		s.PartitionSize = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionSize)
 		}
 		if r.err != nil {
@@ -1017,7 +1017,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 			r.tr.Begin("OffsetLag", r.off)
 		}
 		s.OffsetLag = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.OffsetLag)
 		}
 		if r.err != nil {
@@ -1030,7 +1030,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 			r.tr.Begin("IsFutureKey", r.off)
 		}
 		s.IsFutureKey = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsFutureKey)
 		}
 		if r.err != nil {
@@ -1065,11 +1065,11 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -52,7 +52,7 @@ func (s *DescribeProducersRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeProducersRequestTopicRequest{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -65,7 +65,7 @@ func (s *DescribeProducersRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -96,11 +96,11 @@ func (s *DescribeProducersRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -152,7 +152,7 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -187,7 +187,7 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -200,7 +200,7 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 				s.PartitionIndexes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -231,11 +231,11 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -368,7 +368,7 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -402,7 +402,7 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeProducersResponseTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -415,7 +415,7 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -446,11 +446,11 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -509,7 +509,7 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -543,7 +543,7 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 					}
 					a = append(grow(a, n), DescribeProducersResponsePartitionResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -556,7 +556,7 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -587,11 +587,11 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -652,7 +652,7 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -665,7 +665,7 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -678,7 +678,7 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -712,7 +712,7 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 					}
 					a = append(grow(a, n), DescribeProducersResponseProducerState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -725,7 +725,7 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 				s.ActiveProducers = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -756,11 +756,11 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -837,7 +837,7 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProducerId)
 		}
 		if r.err != nil {
@@ -850,7 +850,7 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("ProducerEpoch", r.off)
 		}
 		s.ProducerEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProducerEpoch)
 		}
 		if r.err != nil {
@@ -863,7 +863,7 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("LastSequence", r.off)
 		}
 		s.LastSequence = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LastSequence)
 		}
 		if r.err != nil {
@@ -876,7 +876,7 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("LastTimestamp", r.off)
 		}
 		s.LastTimestamp = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LastTimestamp)
 		}
 		if r.err != nil {
@@ -889,7 +889,7 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("CoordinatorEpoch", r.off)
 		}
 		s.CoordinatorEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.CoordinatorEpoch)
 		}
 		if r.err != nil {
@@ -902,7 +902,7 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("CurrentTxnStartOffset", r.off)
 		}
 		s.CurrentTxnStartOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.CurrentTxnStartOffset)
 		}
 		if r.err != nil {
@@ -937,11 +937,11 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

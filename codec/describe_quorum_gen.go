@@ -59,7 +59,7 @@ func (s *DescribeQuorumRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumRequestTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -72,7 +72,7 @@ func (s *DescribeQuorumRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -103,11 +103,11 @@ func (s *DescribeQuorumRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -159,7 +159,7 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -193,7 +193,7 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -206,7 +206,7 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -237,11 +237,11 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -299,7 +299,7 @@ func (s *DescribeQuorumRequestPartitionData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -334,11 +334,11 @@ func (s *DescribeQuorumRequestPartitionData) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -484,7 +484,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -497,7 +497,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -533,7 +533,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumResponseTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -546,7 +546,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -576,7 +576,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumResponseNode{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -589,7 +589,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 				s.Nodes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -622,11 +622,11 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -711,7 +711,7 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicaId)
 		}
 		if r.err != nil {
@@ -724,7 +724,7 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ReplicaDirectoryId", r.off)
 		}
 		s.ReplicaDirectoryId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicaDirectoryId)
 		}
 		if r.err != nil {
@@ -739,7 +739,7 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LogEndOffset", r.off)
 		}
 		s.LogEndOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LogEndOffset)
 		}
 		if r.err != nil {
@@ -752,7 +752,7 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LastFetchTimestamp", r.off)
 		}
 		s.LastFetchTimestamp = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LastFetchTimestamp)
 		}
 		if r.err != nil {
@@ -767,7 +767,7 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LastCaughtUpTimestamp", r.off)
 		}
 		s.LastCaughtUpTimestamp = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LastCaughtUpTimestamp)
 		}
 		if r.err != nil {
@@ -804,11 +804,11 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -879,7 +879,7 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -913,7 +913,7 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -926,7 +926,7 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -957,11 +957,11 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1026,7 +1026,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1039,7 +1039,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1052,7 +1052,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -1067,7 +1067,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderId)
 		}
 		if r.err != nil {
@@ -1080,7 +1080,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -1093,7 +1093,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("HighWatermark", r.off)
 		}
 		s.HighWatermark = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.HighWatermark)
 		}
 		if r.err != nil {
@@ -1127,7 +1127,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), DescribeQuorumResponseReplicaState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1140,7 +1140,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 				s.CurrentVoters = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1170,7 +1170,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), DescribeQuorumResponseReplicaState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1183,7 +1183,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 				s.Observers = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1214,11 +1214,11 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1328,7 +1328,7 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NodeId)
 		}
 		if r.err != nil {
@@ -1364,7 +1364,7 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumResponseListener{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1377,7 +1377,7 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 				s.Listeners = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1410,11 +1410,11 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1474,7 +1474,7 @@ func (s *DescribeQuorumResponseListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -1489,7 +1489,7 @@ func (s *DescribeQuorumResponseListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -1504,7 +1504,7 @@ func (s *DescribeQuorumResponseListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -1541,11 +1541,11 @@ func (s *DescribeQuorumResponseListener) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -63,7 +63,7 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeTopicPartitionsRequestTopicRequest{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -76,7 +76,7 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -85,7 +85,7 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ResponsePartitionLimit", r.off)
 		}
 		s.ResponsePartitionLimit = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResponsePartitionLimit)
 		}
 		if r.err != nil {
@@ -103,7 +103,7 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 			s.Cursor = new(DescribeTopicPartitionsRequestCursor)
 			s.Cursor.readFrom(r, version)
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -138,11 +138,11 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -216,7 +216,7 @@ func (s *DescribeTopicPartitionsRequestTopicRequest) readFrom(r *Reader, version
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -251,11 +251,11 @@ func (s *DescribeTopicPartitionsRequestTopicRequest) readFrom(r *Reader, version
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -298,7 +298,7 @@ func (s *DescribeTopicPartitionsRequestCursor) readFrom(r *Reader, version int16
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -311,7 +311,7 @@ func (s *DescribeTopicPartitionsRequestCursor) readFrom(r *Reader, version int16
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -346,11 +346,11 @@ func (s *DescribeTopicPartitionsRequestCursor) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -489,7 +489,7 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -523,7 +523,7 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeTopicPartitionsResponseTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -536,7 +536,7 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -550,7 +550,7 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 			s.NextCursor = new(DescribeTopicPartitionsResponseCursor)
 			s.NextCursor.readFrom(r, version)
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -585,11 +585,11 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -668,7 +668,7 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -681,7 +681,7 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -694,7 +694,7 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -707,7 +707,7 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			r.tr.Begin("IsInternal", r.off)
 		}
 		s.IsInternal = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsInternal)
 		}
 		if r.err != nil {
@@ -741,7 +741,7 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), DescribeTopicPartitionsResponsePartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -754,7 +754,7 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -763,7 +763,7 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			r.tr.Begin("TopicAuthorizedOperations", r.off)
 		}
 		s.TopicAuthorizedOperations = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicAuthorizedOperations)
 		}
 		if r.err != nil {
@@ -798,11 +798,11 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -896,7 +896,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -909,7 +909,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -922,7 +922,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderId)
 		}
 		if r.err != nil {
@@ -935,7 +935,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -970,7 +970,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -983,7 +983,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 				s.ReplicaNodes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1014,7 +1014,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1027,7 +1027,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 				s.IsrNodes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1060,7 +1060,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1073,7 +1073,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 				s.EligibleLeaderReplicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1106,7 +1106,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1119,7 +1119,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 				s.LastKnownElr = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1150,7 +1150,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1163,7 +1163,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 				s.OfflineReplicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1194,11 +1194,11 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1346,7 +1346,7 @@ func (s *DescribeTopicPartitionsResponseCursor) readFrom(r *Reader, version int1
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -1359,7 +1359,7 @@ func (s *DescribeTopicPartitionsResponseCursor) readFrom(r *Reader, version int1
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1394,11 +1394,11 @@ func (s *DescribeTopicPartitionsResponseCursor) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -45,7 +45,7 @@ func (s *DescribeTransactionsRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -58,7 +58,7 @@ func (s *DescribeTransactionsRequest) readFrom(r *Reader, version int16) {
 				s.TransactionalIds = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -89,11 +89,11 @@ func (s *DescribeTransactionsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -200,7 +200,7 @@ func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -234,7 +234,7 @@ func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeTransactionsResponseTransactionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -247,7 +247,7 @@ func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
 				s.TransactionStates = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -278,11 +278,11 @@ func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -347,7 +347,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -360,7 +360,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("TransactionalId", r.off)
 		}
 		s.TransactionalId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionalId)
 		}
 		if r.err != nil {
@@ -373,7 +373,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("TransactionState", r.off)
 		}
 		s.TransactionState = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionState)
 		}
 		if r.err != nil {
@@ -386,7 +386,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("TransactionTimeoutMs", r.off)
 		}
 		s.TransactionTimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionTimeoutMs)
 		}
 		if r.err != nil {
@@ -399,7 +399,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("TransactionStartTimeMs", r.off)
 		}
 		s.TransactionStartTimeMs = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionStartTimeMs)
 		}
 		if r.err != nil {
@@ -412,7 +412,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProducerId)
 		}
 		if r.err != nil {
@@ -425,7 +425,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("ProducerEpoch", r.off)
 		}
 		s.ProducerEpoch = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProducerEpoch)
 		}
 		if r.err != nil {
@@ -459,7 +459,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 					}
 					a = append(grow(a, n), DescribeTransactionsResponseTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -472,7 +472,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -503,11 +503,11 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -608,7 +608,7 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 			r.tr.Begin("Topic", r.off)
 		}
 		s.Topic = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
@@ -643,7 +643,7 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -656,7 +656,7 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -687,11 +687,11 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -53,7 +53,7 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), DescribeUserScramCredentialsRequestUserName{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -66,7 +66,7 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 				s.Users = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -97,11 +97,11 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -154,7 +154,7 @@ func (s *DescribeUserScramCredentialsRequestUserName) readFrom(r *Reader, versio
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -189,11 +189,11 @@ func (s *DescribeUserScramCredentialsRequestUserName) readFrom(r *Reader, versio
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -293,7 +293,7 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -306,7 +306,7 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -319,7 +319,7 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -353,7 +353,7 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -366,7 +366,7 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 				s.Results = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -397,11 +397,11 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -476,7 +476,7 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 			r.tr.Begin("User", r.off)
 		}
 		s.User = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.User)
 		}
 		if r.err != nil {
@@ -489,7 +489,7 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -502,7 +502,7 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -536,7 +536,7 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 					}
 					a = append(grow(a, n), DescribeUserScramCredentialsResponseCredentialInfo{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -549,7 +549,7 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 				s.CredentialInfos = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -580,11 +580,11 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -657,7 +657,7 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) readFrom(r *Reader,
 			r.tr.Begin("Mechanism", r.off)
 		}
 		s.Mechanism = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Mechanism)
 		}
 		if r.err != nil {
@@ -670,7 +670,7 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) readFrom(r *Reader,
 			r.tr.Begin("Iterations", r.off)
 		}
 		s.Iterations = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Iterations)
 		}
 		if r.err != nil {
@@ -705,11 +705,11 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) readFrom(r *Reader,
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

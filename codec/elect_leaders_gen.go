@@ -35,7 +35,7 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ElectionType", r.off)
 		}
 		s.ElectionType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ElectionType)
 		}
 		if r.err != nil {
@@ -81,7 +81,7 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ElectLeadersRequestTopicPartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -94,7 +94,7 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 				s.TopicPartitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -103,7 +103,7 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TimeoutMs)
 		}
 		if r.err != nil {
@@ -138,11 +138,11 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -218,7 +218,7 @@ func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) 
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
@@ -257,7 +257,7 @@ func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -270,7 +270,7 @@ func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) 
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -301,11 +301,11 @@ func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -435,7 +435,7 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -448,7 +448,7 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -492,7 +492,7 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ElectLeadersResponseReplicaElectionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -505,7 +505,7 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 				s.ReplicaElectionResults = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -536,11 +536,11 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -614,7 +614,7 @@ func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version 
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
@@ -652,7 +652,7 @@ func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version 
 					}
 					a = append(grow(a, n), ElectLeadersResponsePartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -665,7 +665,7 @@ func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version 
 				s.PartitionResult = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -696,11 +696,11 @@ func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -768,7 +768,7 @@ func (s *ElectLeadersResponsePartitionResult) readFrom(r *Reader, version int16)
 			r.tr.Begin("PartitionId", r.off)
 		}
 		s.PartitionId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionId)
 		}
 		if r.err != nil {
@@ -781,7 +781,7 @@ func (s *ElectLeadersResponsePartitionResult) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -798,7 +798,7 @@ func (s *ElectLeadersResponsePartitionResult) readFrom(r *Reader, version int16)
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -833,11 +833,11 @@ func (s *ElectLeadersResponsePartitionResult) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -27,7 +27,7 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RequestData", r.off)
 		}
 		s.RequestData = r.CompactBytes()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RequestData)
 		}
 		if r.err != nil {
@@ -40,7 +40,7 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RequestPrincipal", r.off)
 		}
 		s.RequestPrincipal = r.CompactNullableBytes()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RequestPrincipal)
 		}
 		if r.err != nil {
@@ -53,7 +53,7 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientHostAddress", r.off)
 		}
 		s.ClientHostAddress = r.CompactBytes()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientHostAddress)
 		}
 		if r.err != nil {
@@ -88,11 +88,11 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -178,7 +178,7 @@ func (s *EnvelopeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ResponseData", r.off)
 		}
 		s.ResponseData = r.CompactNullableBytes()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResponseData)
 		}
 		if r.err != nil {
@@ -191,7 +191,7 @@ func (s *EnvelopeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -226,11 +226,11 @@ func (s *EnvelopeResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

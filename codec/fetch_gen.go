@@ -87,7 +87,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicaId)
 		}
 		if r.err != nil {
@@ -104,7 +104,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxWaitMs", r.off)
 		}
 		s.MaxWaitMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxWaitMs)
 		}
 		if r.err != nil {
@@ -117,7 +117,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MinBytes", r.off)
 		}
 		s.MinBytes = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MinBytes)
 		}
 		if r.err != nil {
@@ -130,7 +130,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxBytes", r.off)
 		}
 		s.MaxBytes = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxBytes)
 		}
 		if r.err != nil {
@@ -145,7 +145,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsolationLevel", r.off)
 		}
 		s.IsolationLevel = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsolationLevel)
 		}
 		if r.err != nil {
@@ -160,7 +160,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SessionId", r.off)
 		}
 		s.SessionId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SessionId)
 		}
 		if r.err != nil {
@@ -175,7 +175,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SessionEpoch", r.off)
 		}
 		s.SessionEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SessionEpoch)
 		}
 		if r.err != nil {
@@ -219,7 +219,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchRequestFetchTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -232,7 +232,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -270,7 +270,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchRequestForgottenTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -283,7 +283,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 				s.ForgottenTopicsData = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -298,7 +298,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.RackId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RackId)
 		}
 		if r.err != nil {
@@ -336,7 +336,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 				}
 				s.ClusterId = r.CompactNullableString()
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, s.ClusterId)
 				}
 				if r.err != nil {
@@ -355,7 +355,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 				}
 				s.ReplicaState.readFrom(r, version)
 				r.unlimit(full, end, 1)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -371,11 +371,11 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -530,7 +530,7 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicaId)
 		}
 		if r.err != nil {
@@ -545,7 +545,7 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaEpoch", r.off)
 		}
 		s.ReplicaEpoch = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicaEpoch)
 		}
 		if r.err != nil {
@@ -582,11 +582,11 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -647,7 +647,7 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
@@ -662,7 +662,7 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -706,7 +706,7 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchRequestFetchPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -719,7 +719,7 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -750,11 +750,11 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -834,7 +834,7 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partition)
 		}
 		if r.err != nil {
@@ -847,7 +847,7 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CurrentLeaderEpoch", r.off)
 		}
 		s.CurrentLeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.CurrentLeaderEpoch)
 		}
 		if r.err != nil {
@@ -862,7 +862,7 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("FetchOffset", r.off)
 		}
 		s.FetchOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.FetchOffset)
 		}
 		if r.err != nil {
@@ -875,7 +875,7 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LastFetchedEpoch", r.off)
 		}
 		s.LastFetchedEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LastFetchedEpoch)
 		}
 		if r.err != nil {
@@ -890,7 +890,7 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LogStartOffset", r.off)
 		}
 		s.LogStartOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LogStartOffset)
 		}
 		if r.err != nil {
@@ -905,7 +905,7 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionMaxBytes", r.off)
 		}
 		s.PartitionMaxBytes = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionMaxBytes)
 		}
 		if r.err != nil {
@@ -943,7 +943,7 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 				}
 				s.ReplicaDirectoryId = r.UUID()
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, s.ReplicaDirectoryId)
 				}
 				if r.err != nil {
@@ -958,7 +958,7 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 				}
 				s.HighWatermark = r.Int64()
 				r.unlimit(full, end, 1)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, s.HighWatermark)
 				}
 				if r.err != nil {
@@ -974,11 +974,11 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1080,7 +1080,7 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
@@ -1095,7 +1095,7 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -1136,7 +1136,7 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1149,7 +1149,7 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1182,11 +1182,11 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1404,7 +1404,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -1419,7 +1419,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1434,7 +1434,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SessionId", r.off)
 		}
 		s.SessionId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SessionId)
 		}
 		if r.err != nil {
@@ -1478,7 +1478,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchResponseFetchableTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1491,7 +1491,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 				s.Responses = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1548,7 +1548,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 							}
 							a = append(grow(a, n), FetchResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
-							if r.tr != nil {
+							if r.tr != nil && r.err == nil {
 								r.tr.End(r.off, nil)
 							}
 							if r.err != nil {
@@ -1562,7 +1562,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -1578,11 +1578,11 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1683,7 +1683,7 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
@@ -1698,7 +1698,7 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -1742,7 +1742,7 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), FetchResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1755,7 +1755,7 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1786,11 +1786,11 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1876,7 +1876,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1889,7 +1889,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1902,7 +1902,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("HighWatermark", r.off)
 		}
 		s.HighWatermark = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.HighWatermark)
 		}
 		if r.err != nil {
@@ -1915,7 +1915,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LastStableOffset", r.off)
 		}
 		s.LastStableOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LastStableOffset)
 		}
 		if r.err != nil {
@@ -1930,7 +1930,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LogStartOffset", r.off)
 		}
 		s.LogStartOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LogStartOffset)
 		}
 		if r.err != nil {
@@ -1982,7 +1982,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchResponseAbortedTransaction{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1995,7 +1995,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				s.AbortedTransactions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -2006,7 +2006,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PreferredReadReplica", r.off)
 		}
 		s.PreferredReadReplica = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PreferredReadReplica)
 		}
 		if r.err != nil {
@@ -2025,7 +2025,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 		} else {
 			s.Records.Raw = r.NullableBytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, &s.Records)
 		}
 		if r.err != nil {
@@ -2065,7 +2065,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				}
 				s.DivergingEpoch.readFrom(r, version)
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -2084,7 +2084,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				}
 				s.CurrentLeader.readFrom(r, version)
 				r.unlimit(full, end, 1)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -2103,7 +2103,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				}
 				s.SnapshotId.readFrom(r, version)
 				r.unlimit(full, end, 2)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -2119,11 +2119,11 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2262,7 +2262,7 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Epoch)
 		}
 		if r.err != nil {
@@ -2277,7 +2277,7 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndOffset", r.off)
 		}
 		s.EndOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EndOffset)
 		}
 		if r.err != nil {
@@ -2314,11 +2314,11 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2374,7 +2374,7 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderId)
 		}
 		if r.err != nil {
@@ -2389,7 +2389,7 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -2426,11 +2426,11 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2486,7 +2486,7 @@ func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndOffset", r.off)
 		}
 		s.EndOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EndOffset)
 		}
 		if r.err != nil {
@@ -2499,7 +2499,7 @@ func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Epoch)
 		}
 		if r.err != nil {
@@ -2534,11 +2534,11 @@ func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2594,7 +2594,7 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProducerId)
 		}
 		if r.err != nil {
@@ -2609,7 +2609,7 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 			r.tr.Begin("FirstOffset", r.off)
 		}
 		s.FirstOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.FirstOffset)
 		}
 		if r.err != nil {
@@ -2646,11 +2646,11 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2702,7 +2702,7 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NodeId)
 		}
 		if r.err != nil {
@@ -2717,7 +2717,7 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -2732,7 +2732,7 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -2747,7 +2747,7 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Rack)
 		}
 		if r.err != nil {
@@ -2784,11 +2784,11 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -57,7 +57,7 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicaId)
 		}
 		if r.err != nil {
@@ -70,7 +70,7 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxBytes", r.off)
 		}
 		s.MaxBytes = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxBytes)
 		}
 		if r.err != nil {
@@ -104,7 +104,7 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchSnapshotRequestTopicSnapshot{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -117,7 +117,7 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -149,7 +149,7 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 				}
 				s.ClusterId = r.CompactNullableString()
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, s.ClusterId)
 				}
 				if r.err != nil {
@@ -165,11 +165,11 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -245,7 +245,7 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -279,7 +279,7 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchSnapshotRequestPartitionSnapshot{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -292,7 +292,7 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -323,11 +323,11 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -390,7 +390,7 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partition)
 		}
 		if r.err != nil {
@@ -403,7 +403,7 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 			r.tr.Begin("CurrentLeaderEpoch", r.off)
 		}
 		s.CurrentLeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.CurrentLeaderEpoch)
 		}
 		if r.err != nil {
@@ -416,7 +416,7 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 			r.tr.Begin("SnapshotId", r.off)
 		}
 		s.SnapshotId.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -429,7 +429,7 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 			r.tr.Begin("Position", r.off)
 		}
 		s.Position = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Position)
 		}
 		if r.err != nil {
@@ -466,7 +466,7 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 				}
 				s.ReplicaDirectoryId = r.UUID()
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, s.ReplicaDirectoryId)
 				}
 				if r.err != nil {
@@ -482,11 +482,11 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -560,7 +560,7 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndOffset", r.off)
 		}
 		s.EndOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EndOffset)
 		}
 		if r.err != nil {
@@ -573,7 +573,7 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Epoch)
 		}
 		if r.err != nil {
@@ -608,11 +608,11 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -761,7 +761,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -774,7 +774,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -808,7 +808,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchSnapshotResponseTopicSnapshot{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -821,7 +821,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -878,7 +878,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 							}
 							a = append(grow(a, n), FetchSnapshotResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
-							if r.tr != nil {
+							if r.tr != nil && r.err == nil {
 								r.tr.End(r.off, nil)
 							}
 							if r.err != nil {
@@ -892,7 +892,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -908,11 +908,11 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -997,7 +997,7 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -1031,7 +1031,7 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), FetchSnapshotResponsePartitionSnapshot{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1044,7 +1044,7 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1075,11 +1075,11 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1145,7 +1145,7 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			r.tr.Begin("Index", r.off)
 		}
 		s.Index = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Index)
 		}
 		if r.err != nil {
@@ -1158,7 +1158,7 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1171,7 +1171,7 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			r.tr.Begin("SnapshotId", r.off)
 		}
 		s.SnapshotId.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -1186,7 +1186,7 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			r.tr.Begin("Size", r.off)
 		}
 		s.Size = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Size)
 		}
 		if r.err != nil {
@@ -1199,7 +1199,7 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			r.tr.Begin("Position", r.off)
 		}
 		s.Position = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Position)
 		}
 		if r.err != nil {
@@ -1212,7 +1212,7 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			r.tr.Begin("UnalignedRecords", r.off)
 		}
 		s.UnalignedRecords.Raw = r.CompactBytes()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, &s.UnalignedRecords)
 		}
 		if r.err != nil {
@@ -1252,7 +1252,7 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 				}
 				s.CurrentLeader.readFrom(r, version)
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -1268,11 +1268,11 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1360,7 +1360,7 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndOffset", r.off)
 		}
 		s.EndOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EndOffset)
 		}
 		if r.err != nil {
@@ -1373,7 +1373,7 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Epoch)
 		}
 		if r.err != nil {
@@ -1408,11 +1408,11 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1462,7 +1462,7 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderId)
 		}
 		if r.err != nil {
@@ -1475,7 +1475,7 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -1510,11 +1510,11 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1571,7 +1571,7 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NodeId)
 		}
 		if r.err != nil {
@@ -1586,7 +1586,7 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -1601,7 +1601,7 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -1638,11 +1638,11 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

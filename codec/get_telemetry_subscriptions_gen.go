@@ -23,7 +23,7 @@ func (s *GetTelemetrySubscriptionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientInstanceId", r.off)
 		}
 		s.ClientInstanceId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientInstanceId)
 		}
 		if r.err != nil {
@@ -58,11 +58,11 @@ func (s *GetTelemetrySubscriptionsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -152,7 +152,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -165,7 +165,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -178,7 +178,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientInstanceId", r.off)
 		}
 		s.ClientInstanceId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientInstanceId)
 		}
 		if r.err != nil {
@@ -191,7 +191,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SubscriptionId", r.off)
 		}
 		s.SubscriptionId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubscriptionId)
 		}
 		if r.err != nil {
@@ -226,7 +226,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 					var e int8
 					e = r.Int8()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -239,7 +239,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 				s.AcceptedCompressionTypes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -248,7 +248,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PushIntervalMs", r.off)
 		}
 		s.PushIntervalMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PushIntervalMs)
 		}
 		if r.err != nil {
@@ -261,7 +261,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TelemetryMaxBytes", r.off)
 		}
 		s.TelemetryMaxBytes = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TelemetryMaxBytes)
 		}
 		if r.err != nil {
@@ -274,7 +274,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("DeltaTemporality", r.off)
 		}
 		s.DeltaTemporality = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.DeltaTemporality)
 		}
 		if r.err != nil {
@@ -309,7 +309,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -322,7 +322,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 				s.RequestedMetrics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -353,11 +353,11 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -29,7 +29,7 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RequestApiKey", r.off)
 		}
 		s.RequestApiKey = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RequestApiKey)
 		}
 		if r.err != nil {
@@ -42,7 +42,7 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RequestApiVersion", r.off)
 		}
 		s.RequestApiVersion = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RequestApiVersion)
 		}
 		if r.err != nil {
@@ -55,7 +55,7 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CorrelationId", r.off)
 		}
 		s.CorrelationId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.CorrelationId)
 		}
 		if r.err != nil {
@@ -68,7 +68,7 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientId", r.off)
 		}
 		s.ClientId = r.NullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientId)
 		}
 		if r.err != nil {
@@ -105,11 +105,11 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -188,7 +188,7 @@ func (s *ResponseHeader) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CorrelationId", r.off)
 		}
 		s.CorrelationId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.CorrelationId)
 		}
 		if r.err != nil {
@@ -223,11 +223,11 @@ func (s *ResponseHeader) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

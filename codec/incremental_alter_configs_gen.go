@@ -72,7 +72,7 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), IncrementalAlterConfigsRequestAlterConfigsResource{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -85,7 +85,7 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 				s.Resources = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -94,7 +94,7 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ValidateOnly", r.off)
 		}
 		s.ValidateOnly = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ValidateOnly)
 		}
 		if r.err != nil {
@@ -129,11 +129,11 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -197,7 +197,7 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceType)
 		}
 		if r.err != nil {
@@ -214,7 +214,7 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
@@ -256,7 +256,7 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 					}
 					a = append(grow(a, n), IncrementalAlterConfigsRequestAlterableConfig{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -269,7 +269,7 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 				s.Configs = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -300,11 +300,11 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -383,7 +383,7 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -396,7 +396,7 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 			r.tr.Begin("ConfigOperation", r.off)
 		}
 		s.ConfigOperation = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ConfigOperation)
 		}
 		if r.err != nil {
@@ -413,7 +413,7 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 		} else {
 			s.Value = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
@@ -448,11 +448,11 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -574,7 +574,7 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -616,7 +616,7 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), IncrementalAlterConfigsResponseAlterConfigsResourceResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -629,7 +629,7 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 				s.Responses = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -660,11 +660,11 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -729,7 +729,7 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -746,7 +746,7 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -759,7 +759,7 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceType)
 		}
 		if r.err != nil {
@@ -776,7 +776,7 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ResourceName)
 		}
 		if r.err != nil {
@@ -811,11 +811,11 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

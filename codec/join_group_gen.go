@@ -49,7 +49,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -62,7 +62,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SessionTimeoutMs", r.off)
 		}
 		s.SessionTimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SessionTimeoutMs)
 		}
 		if r.err != nil {
@@ -75,7 +75,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RebalanceTimeoutMs", r.off)
 		}
 		s.RebalanceTimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RebalanceTimeoutMs)
 		}
 		if r.err != nil {
@@ -94,7 +94,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -111,7 +111,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupInstanceId = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupInstanceId)
 		}
 		if r.err != nil {
@@ -130,7 +130,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.ProtocolType = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProtocolType)
 		}
 		if r.err != nil {
@@ -172,7 +172,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), JoinGroupRequestProtocol{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -185,7 +185,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 				s.Protocols = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -194,7 +194,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Reason", r.off)
 		}
 		s.Reason = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Reason)
 		}
 		if r.err != nil {
@@ -231,11 +231,11 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -360,7 +360,7 @@ func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -377,7 +377,7 @@ func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
 		} else {
 			s.Metadata = r.Bytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Metadata)
 		}
 		if r.err != nil {
@@ -412,11 +412,11 @@ func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -528,7 +528,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -543,7 +543,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -556,7 +556,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GenerationId", r.off)
 		}
 		s.GenerationId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GenerationId)
 		}
 		if r.err != nil {
@@ -569,7 +569,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProtocolType", r.off)
 		}
 		s.ProtocolType = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProtocolType)
 		}
 		if r.err != nil {
@@ -598,7 +598,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			}
 			s.ProtocolName = &v
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProtocolName)
 		}
 		if r.err != nil {
@@ -615,7 +615,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.Leader = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Leader)
 		}
 		if r.err != nil {
@@ -628,7 +628,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SkipAssignment", r.off)
 		}
 		s.SkipAssignment = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SkipAssignment)
 		}
 		if r.err != nil {
@@ -647,7 +647,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -689,7 +689,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), JoinGroupResponseMember{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -702,7 +702,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 				s.Members = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -733,11 +733,11 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -878,7 +878,7 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -895,7 +895,7 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupInstanceId = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupInstanceId)
 		}
 		if r.err != nil {
@@ -914,7 +914,7 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 		} else {
 			s.Metadata = r.Bytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Metadata)
 		}
 		if r.err != nil {
@@ -949,11 +949,11 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

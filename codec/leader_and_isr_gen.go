@@ -73,7 +73,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ControllerId)
 		}
 		if r.err != nil {
@@ -86,7 +86,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("isKRaftController", r.off)
 		}
 		s.isKRaftController = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.isKRaftController)
 		}
 		if r.err != nil {
@@ -101,7 +101,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerEpoch", r.off)
 		}
 		s.ControllerEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ControllerEpoch)
 		}
 		if r.err != nil {
@@ -114,7 +114,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerEpoch)
 		}
 		if r.err != nil {
@@ -129,7 +129,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Type", r.off)
 		}
 		s.Type = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Type)
 		}
 		if r.err != nil {
@@ -165,7 +165,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrPartitionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -178,7 +178,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 				s.UngroupedPartitionStates = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -218,7 +218,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrTopicState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -231,7 +231,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 				s.TopicStates = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -267,7 +267,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrLiveLeader{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -280,7 +280,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 				s.LiveLeaders = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -311,11 +311,11 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -452,7 +452,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.String()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -467,7 +467,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -480,7 +480,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("ControllerEpoch", r.off)
 		}
 		s.ControllerEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ControllerEpoch)
 		}
 		if r.err != nil {
@@ -493,7 +493,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("Leader", r.off)
 		}
 		s.Leader = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Leader)
 		}
 		if r.err != nil {
@@ -506,7 +506,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -545,7 +545,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -558,7 +558,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 				s.Isr = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -567,7 +567,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("PartitionEpoch", r.off)
 		}
 		s.PartitionEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionEpoch)
 		}
 		if r.err != nil {
@@ -606,7 +606,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -619,7 +619,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 				s.Replicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -654,7 +654,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -667,7 +667,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 				s.AddingReplicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -704,7 +704,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -717,7 +717,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 				s.RemovingReplicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -728,7 +728,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("IsNew", r.off)
 		}
 		s.IsNew = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsNew)
 		}
 		if r.err != nil {
@@ -743,7 +743,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("LeaderRecoveryState", r.off)
 		}
 		s.LeaderRecoveryState = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderRecoveryState)
 		}
 		if r.err != nil {
@@ -780,11 +780,11 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -961,7 +961,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 		} else {
 			s.TopicName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -976,7 +976,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -1020,7 +1020,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 					}
 					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrPartitionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1033,7 +1033,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 				s.PartitionStates = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1066,11 +1066,11 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1145,7 +1145,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version 
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerId)
 		}
 		if r.err != nil {
@@ -1162,7 +1162,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version 
 		} else {
 			s.HostName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.HostName)
 		}
 		if r.err != nil {
@@ -1175,7 +1175,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version 
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -1210,11 +1210,11 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1360,7 +1360,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1398,7 +1398,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaderAndIsrResponseLeaderAndIsrPartitionError{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1411,7 +1411,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 				s.PartitionErrors = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1443,7 +1443,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaderAndIsrResponseLeaderAndIsrTopicError{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1456,7 +1456,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1489,11 +1489,11 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1577,7 +1577,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, ver
 		} else {
 			s.TopicName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -1592,7 +1592,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, ver
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1605,7 +1605,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, ver
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1640,11 +1640,11 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, ver
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1705,7 +1705,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -1741,7 +1741,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 					}
 					a = append(grow(a, n), LeaderAndIsrResponseLeaderAndIsrPartitionError{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1754,7 +1754,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 				s.PartitionErrors = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1787,11 +1787,11 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -47,7 +47,7 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicaId)
 		}
 		if r.err != nil {
@@ -60,7 +60,7 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsolationLevel", r.off)
 		}
 		s.IsolationLevel = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsolationLevel)
 		}
 		if r.err != nil {
@@ -104,7 +104,7 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ListOffsetsRequestListOffsetsTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -117,7 +117,7 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -126,7 +126,7 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TimeoutMs)
 		}
 		if r.err != nil {
@@ -163,11 +163,11 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -248,7 +248,7 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -290,7 +290,7 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), ListOffsetsRequestListOffsetsPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -303,7 +303,7 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -334,11 +334,11 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -407,7 +407,7 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -420,7 +420,7 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 			r.tr.Begin("CurrentLeaderEpoch", r.off)
 		}
 		s.CurrentLeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.CurrentLeaderEpoch)
 		}
 		if r.err != nil {
@@ -435,7 +435,7 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 			r.tr.Begin("Timestamp", r.off)
 		}
 		s.Timestamp = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Timestamp)
 		}
 		if r.err != nil {
@@ -448,7 +448,7 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 			r.tr.Begin("MaxNumOffsets", r.off)
 		}
 		s.MaxNumOffsets = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxNumOffsets)
 		}
 		if r.err != nil {
@@ -485,11 +485,11 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -622,7 +622,7 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -666,7 +666,7 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ListOffsetsResponseListOffsetsTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -679,7 +679,7 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -710,11 +710,11 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -781,7 +781,7 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -823,7 +823,7 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 					}
 					a = append(grow(a, n), ListOffsetsResponseListOffsetsPartitionResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -836,7 +836,7 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -867,11 +867,11 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -942,7 +942,7 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -955,7 +955,7 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -990,7 +990,7 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 					var e int64
 					e = r.Int64()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1003,7 +1003,7 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 				s.OldStyleOffsets = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1014,7 +1014,7 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			r.tr.Begin("Timestamp", r.off)
 		}
 		s.Timestamp = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Timestamp)
 		}
 		if r.err != nil {
@@ -1029,7 +1029,7 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			r.tr.Begin("Offset", r.off)
 		}
 		s.Offset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Offset)
 		}
 		if r.err != nil {
@@ -1044,7 +1044,7 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -1081,11 +1081,11 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -33,7 +33,7 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TimeoutMs)
 		}
 		if r.err != nil {
@@ -69,7 +69,7 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ListPartitionReassignmentsRequestListPartitionReassignmentsTopics{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -82,7 +82,7 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -113,11 +113,11 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -178,7 +178,7 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -213,7 +213,7 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -226,7 +226,7 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 				s.PartitionIndexes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -257,11 +257,11 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -390,7 +390,7 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -403,7 +403,7 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -416,7 +416,7 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -450,7 +450,7 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), ListPartitionReassignmentsResponseOngoingTopicReassignment{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -463,7 +463,7 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -494,11 +494,11 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -571,7 +571,7 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -605,7 +605,7 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 					}
 					a = append(grow(a, n), ListPartitionReassignmentsResponseOngoingPartitionReassignment{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -618,7 +618,7 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -649,11 +649,11 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -714,7 +714,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -749,7 +749,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -762,7 +762,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 				s.Replicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -793,7 +793,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -806,7 +806,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 				s.AddingReplicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -837,7 +837,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -850,7 +850,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 				s.RemovingReplicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -881,11 +881,11 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

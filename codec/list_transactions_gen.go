@@ -51,7 +51,7 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -64,7 +64,7 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 				s.StateFilters = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -95,7 +95,7 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 					var e int64
 					e = r.Int64()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -108,7 +108,7 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 				s.ProducerIdFilters = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -117,7 +117,7 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("DurationFilter", r.off)
 		}
 		s.DurationFilter = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.DurationFilter)
 		}
 		if r.err != nil {
@@ -132,7 +132,7 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TransactionalIdPattern", r.off)
 		}
 		s.TransactionalIdPattern = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionalIdPattern)
 		}
 		if r.err != nil {
@@ -169,11 +169,11 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -299,7 +299,7 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -312,7 +312,7 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -347,7 +347,7 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -360,7 +360,7 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 				s.UnknownStateFilters = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -390,7 +390,7 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ListTransactionsResponseTransactionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -403,7 +403,7 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 				s.TransactionStates = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -434,11 +434,11 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -521,7 +521,7 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 			r.tr.Begin("TransactionalId", r.off)
 		}
 		s.TransactionalId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionalId)
 		}
 		if r.err != nil {
@@ -534,7 +534,7 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProducerId)
 		}
 		if r.err != nil {
@@ -547,7 +547,7 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 			r.tr.Begin("TransactionState", r.off)
 		}
 		s.TransactionState = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionState)
 		}
 		if r.err != nil {
@@ -582,11 +582,11 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -64,7 +64,7 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), MetadataRequestTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -77,7 +77,7 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -86,7 +86,7 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AllowAutoTopicCreation", r.off)
 		}
 		s.AllowAutoTopicCreation = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AllowAutoTopicCreation)
 		}
 		if r.err != nil {
@@ -101,7 +101,7 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeClusterAuthorizedOperations", r.off)
 		}
 		s.IncludeClusterAuthorizedOperations = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncludeClusterAuthorizedOperations)
 		}
 		if r.err != nil {
@@ -116,7 +116,7 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeTopicAuthorizedOperations", r.off)
 		}
 		s.IncludeTopicAuthorizedOperations = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncludeTopicAuthorizedOperations)
 		}
 		if r.err != nil {
@@ -153,11 +153,11 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -236,7 +236,7 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -265,7 +265,7 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 			}
 			s.Name = &v
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -300,11 +300,11 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -457,7 +457,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -501,7 +501,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), MetadataResponseBroker{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -514,7 +514,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 				s.Brokers = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -527,7 +527,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.ClusterId = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClusterId)
 		}
 		if r.err != nil {
@@ -542,7 +542,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ControllerId)
 		}
 		if r.err != nil {
@@ -586,7 +586,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), MetadataResponseTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -599,7 +599,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -608,7 +608,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterAuthorizedOperations", r.off)
 		}
 		s.ClusterAuthorizedOperations = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClusterAuthorizedOperations)
 		}
 		if r.err != nil {
@@ -623,7 +623,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -660,11 +660,11 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -781,7 +781,7 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NodeId)
 		}
 		if r.err != nil {
@@ -798,7 +798,7 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 		} else {
 			s.Host = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -811,7 +811,7 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -828,7 +828,7 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 		} else {
 			s.Rack = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Rack)
 		}
 		if r.err != nil {
@@ -865,11 +865,11 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -945,7 +945,7 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -972,7 +972,7 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			}
 			s.Name = &v
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -985,7 +985,7 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -1000,7 +1000,7 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsInternal", r.off)
 		}
 		s.IsInternal = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsInternal)
 		}
 		if r.err != nil {
@@ -1040,7 +1040,7 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), MetadataResponsePartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1053,7 +1053,7 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1062,7 +1062,7 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicAuthorizedOperations", r.off)
 		}
 		s.TopicAuthorizedOperations = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicAuthorizedOperations)
 		}
 		if r.err != nil {
@@ -1099,11 +1099,11 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1215,7 +1215,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1228,7 +1228,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1241,7 +1241,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderId)
 		}
 		if r.err != nil {
@@ -1254,7 +1254,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -1295,7 +1295,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1308,7 +1308,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 				s.ReplicaNodes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1343,7 +1343,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1356,7 +1356,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 				s.IsrNodes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1391,7 +1391,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1404,7 +1404,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 				s.OfflineReplicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1437,11 +1437,11 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

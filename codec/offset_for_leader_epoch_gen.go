@@ -42,7 +42,7 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicaId)
 		}
 		if r.err != nil {
@@ -86,7 +86,7 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetForLeaderEpochRequestOffsetForLeaderTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -99,7 +99,7 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -130,11 +130,11 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -201,7 +201,7 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
@@ -243,7 +243,7 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 					}
 					a = append(grow(a, n), OffsetForLeaderEpochRequestOffsetForLeaderPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -256,7 +256,7 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -287,11 +287,11 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -359,7 +359,7 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) readFrom(r *Reader
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partition)
 		}
 		if r.err != nil {
@@ -372,7 +372,7 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) readFrom(r *Reader
 			r.tr.Begin("CurrentLeaderEpoch", r.off)
 		}
 		s.CurrentLeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.CurrentLeaderEpoch)
 		}
 		if r.err != nil {
@@ -387,7 +387,7 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) readFrom(r *Reader
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -422,11 +422,11 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) readFrom(r *Reader
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -552,7 +552,7 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -596,7 +596,7 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetForLeaderEpochResponseOffsetForLeaderTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -609,7 +609,7 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -640,11 +640,11 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -711,7 +711,7 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
@@ -753,7 +753,7 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 					}
 					a = append(grow(a, n), OffsetForLeaderEpochResponseEpochEndOffset{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -766,7 +766,7 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -797,11 +797,11 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -870,7 +870,7 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -883,7 +883,7 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partition)
 		}
 		if r.err != nil {
@@ -896,7 +896,7 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -911,7 +911,7 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 			r.tr.Begin("EndOffset", r.off)
 		}
 		s.EndOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EndOffset)
 		}
 		if r.err != nil {
@@ -946,11 +946,11 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -50,7 +50,7 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.TransactionalId = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionalId)
 		}
 		if r.err != nil {
@@ -65,7 +65,7 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Acks", r.off)
 		}
 		s.Acks = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Acks)
 		}
 		if r.err != nil {
@@ -78,7 +78,7 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TimeoutMs)
 		}
 		if r.err != nil {
@@ -120,7 +120,7 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ProduceRequestTopicProduceData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -133,7 +133,7 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 				s.TopicData = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -164,11 +164,11 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -254,7 +254,7 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -269,7 +269,7 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -313,7 +313,7 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ProduceRequestPartitionProduceData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -326,7 +326,7 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 				s.PartitionData = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -357,11 +357,11 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -435,7 +435,7 @@ func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("Index", r.off)
 		}
 		s.Index = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Index)
 		}
 		if r.err != nil {
@@ -452,7 +452,7 @@ func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) 
 		} else {
 			s.Records.Raw = r.NullableBytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, &s.Records)
 		}
 		if r.err != nil {
@@ -487,11 +487,11 @@ func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -676,7 +676,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ProduceResponseTopicProduceResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -689,7 +689,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 				s.Responses = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -698,7 +698,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -761,7 +761,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 							}
 							a = append(grow(a, n), ProduceResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
-							if r.tr != nil {
+							if r.tr != nil && r.err == nil {
 								r.tr.End(r.off, nil)
 							}
 							if r.err != nil {
@@ -775,7 +775,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 					}
 				}
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -791,11 +791,11 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -882,7 +882,7 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -897,7 +897,7 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -941,7 +941,7 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), ProduceResponsePartitionProduceResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -954,7 +954,7 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 				s.PartitionResponses = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -985,11 +985,11 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1070,7 +1070,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			r.tr.Begin("Index", r.off)
 		}
 		s.Index = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Index)
 		}
 		if r.err != nil {
@@ -1083,7 +1083,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1096,7 +1096,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			r.tr.Begin("BaseOffset", r.off)
 		}
 		s.BaseOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BaseOffset)
 		}
 		if r.err != nil {
@@ -1109,7 +1109,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			r.tr.Begin("LogAppendTimeMs", r.off)
 		}
 		s.LogAppendTimeMs = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LogAppendTimeMs)
 		}
 		if r.err != nil {
@@ -1124,7 +1124,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			r.tr.Begin("LogStartOffset", r.off)
 		}
 		s.LogStartOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LogStartOffset)
 		}
 		if r.err != nil {
@@ -1164,7 +1164,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), ProduceResponseBatchIndexAndErrorMessage{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1177,7 +1177,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 				s.RecordErrors = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1192,7 +1192,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -1236,7 +1236,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 				}
 				s.CurrentLeader.readFrom(r, version)
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
 				if r.err != nil {
@@ -1252,11 +1252,11 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1368,7 +1368,7 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 			r.tr.Begin("BatchIndex", r.off)
 		}
 		s.BatchIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BatchIndex)
 		}
 		if r.err != nil {
@@ -1387,7 +1387,7 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 		} else {
 			s.BatchIndexErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BatchIndexErrorMessage)
 		}
 		if r.err != nil {
@@ -1424,11 +1424,11 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1482,7 +1482,7 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderId)
 		}
 		if r.err != nil {
@@ -1497,7 +1497,7 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -1534,11 +1534,11 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1596,7 +1596,7 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NodeId)
 		}
 		if r.err != nil {
@@ -1611,7 +1611,7 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -1626,7 +1626,7 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -1641,7 +1641,7 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Rack)
 		}
 		if r.err != nil {
@@ -1678,11 +1678,11 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -31,7 +31,7 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientInstanceId", r.off)
 		}
 		s.ClientInstanceId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientInstanceId)
 		}
 		if r.err != nil {
@@ -44,7 +44,7 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SubscriptionId", r.off)
 		}
 		s.SubscriptionId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubscriptionId)
 		}
 		if r.err != nil {
@@ -57,7 +57,7 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Terminating", r.off)
 		}
 		s.Terminating = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Terminating)
 		}
 		if r.err != nil {
@@ -70,7 +70,7 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CompressionType", r.off)
 		}
 		s.CompressionType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.CompressionType)
 		}
 		if r.err != nil {
@@ -83,7 +83,7 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Metrics", r.off)
 		}
 		s.Metrics = r.CompactBytes()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Metrics)
 		}
 		if r.err != nil {
@@ -118,11 +118,11 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -224,7 +224,7 @@ func (s *PushTelemetryResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -237,7 +237,7 @@ func (s *PushTelemetryResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -272,11 +272,11 @@ func (s *PushTelemetryResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

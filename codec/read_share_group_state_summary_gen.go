@@ -41,7 +41,7 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -75,7 +75,7 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ReadShareGroupStateSummaryRequestReadStateSummaryData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -88,7 +88,7 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -119,11 +119,11 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -182,7 +182,7 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -216,7 +216,7 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 					}
 					a = append(grow(a, n), ReadShareGroupStateSummaryRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -229,7 +229,7 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -260,11 +260,11 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -323,7 +323,7 @@ func (s *ReadShareGroupStateSummaryRequestPartitionData) readFrom(r *Reader, ver
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partition)
 		}
 		if r.err != nil {
@@ -336,7 +336,7 @@ func (s *ReadShareGroupStateSummaryRequestPartitionData) readFrom(r *Reader, ver
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -371,11 +371,11 @@ func (s *ReadShareGroupStateSummaryRequestPartitionData) readFrom(r *Reader, ver
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -518,7 +518,7 @@ func (s *ReadShareGroupStateSummaryResponse) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), ReadShareGroupStateSummaryResponseReadStateSummaryResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -531,7 +531,7 @@ func (s *ReadShareGroupStateSummaryResponse) readFrom(r *Reader, version int16) 
 				s.Results = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -562,11 +562,11 @@ func (s *ReadShareGroupStateSummaryResponse) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -618,7 +618,7 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -652,7 +652,7 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 					}
 					a = append(grow(a, n), ReadShareGroupStateSummaryResponsePartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -665,7 +665,7 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -696,11 +696,11 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -764,7 +764,7 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partition)
 		}
 		if r.err != nil {
@@ -777,7 +777,7 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -790,7 +790,7 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -803,7 +803,7 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("StateEpoch", r.off)
 		}
 		s.StateEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.StateEpoch)
 		}
 		if r.err != nil {
@@ -816,7 +816,7 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -831,7 +831,7 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("StartOffset", r.off)
 		}
 		s.StartOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.StartOffset)
 		}
 		if r.err != nil {
@@ -844,7 +844,7 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("DeliveryCompleteCount", r.off)
 		}
 		s.DeliveryCompleteCount = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.DeliveryCompleteCount)
 		}
 		if r.err != nil {
@@ -881,11 +881,11 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

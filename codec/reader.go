@@ -68,7 +68,9 @@ type Reader struct {
 // into the Reader's buffer. value is the decoded value of a primitive field
 // (int8..int64, uint16, uint32, float64, bool, string, *string, []byte,
 // UUID, TaggedField), a *Records for a record set, nil for a struct or an
-// array. After a decoding error, the fields begun last are not ended.
+// array. After a decoding error no field is ended: the fields begun last
+// stay open. Bytes a known tagged field leaves unread are reported as a
+// field "(unread)".
 type Tracer interface {
 	Begin(name string, off int)
 	BeginIndex(i, off int)

@@ -68,29 +68,25 @@ type SectionTracer interface {
 // A compressed payload (a batch's Records, a wrapper message's Value) is
 // one field whose value is its Compression; when t is a SectionTracer, the
 // payload is then decompressed and its records or inner messages reported
-// inside a section. Decompression is bounded by opts as in
-// DecodeRecordSet (a given Budget is read, not charged). Inner messages
-// of a wrapper are not decompressed further: Kafka forbids nested
-// compression.
+// inside a section. Decompressed bytes are charged to opts.Budget, or to a
+// budget of opts.MaxDecompressedBytes of the call's own, as
+// DecodeRecordSet charges them: share one budget among the record sets of
+// a frame to bound what tracing the frame holds. Inner messages of a
+// wrapper are not decompressed further: Kafka forbids nested compression.
 func TraceRecordSet(raw []byte, t Tracer, opts RecordDecodeOptions) {
-	rt := recordTracer{t: t}
-	rt.st, _ = t.(SectionTracer)
-	limit := opts.MaxDecompressedBytes
-	if opts.Budget != nil {
-		limit = opts.Budget.Limit() - opts.Budget.Used()
-	} else if limit <= 0 {
-		limit = DefaultMaxDecompressedBytes
+	rt := recordTracer{t: t, dec: recordDecoder{s: &RecordSet{}, budget: opts.Budget}}
+	if rt.dec.budget == nil {
+		rt.dec.budget = NewRecordBudget(opts.MaxDecompressedBytes)
 	}
-	rt.budget, rt.left = limit, limit
+	rt.st, _ = t.(SectionTracer)
 	rt.set(raw, nil)
 }
 
 // recordTracer walks one record set.
 type recordTracer struct {
-	t      Tracer
-	st     SectionTracer // nil when t follows no sections
-	budget int64         // decompression budget, bytes
-	left   int64         // what is left of it
+	t   Tracer
+	st  SectionTracer // nil when t follows no sections
+	dec recordDecoder // for its decompression within the budget
 }
 
 // leaf reports a field with nothing inside.
@@ -249,14 +245,10 @@ func (rt *recordTracer) batch(buf []byte, pos, n, idx int) {
 	rt.t.End(pos+n, b)
 }
 
-// decompress decompresses a payload within what is left of the budget.
+// decompress decompresses a payload within what is left of the budget,
+// as the decoder does.
 func (rt *recordTracer) decompress(c Compression, src []byte, brokenLZ4Header bool) ([]byte, error) {
-	if rt.left <= 0 {
-		return nil, fmt.Errorf("%s decompression: the decompression budget of %s is spent", c, formatByteSize(rt.budget))
-	}
-	out, err := decompressIn(c, src, rt.left, rt.budget, brokenLZ4Header)
-	rt.left -= int64(len(out))
-	return out, err
+	return rt.dec.decompress(c, src, brokenLZ4Header)
 }
 
 // records traces the records of batch b in buf[from:to]: RecordCount of

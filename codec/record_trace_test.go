@@ -21,11 +21,12 @@ type sectionSpanTracer struct {
 
 type traceSection struct {
 	data   []byte
+	err    error
 	leaves []span
 }
 
 func (t *sectionSpanTracer) BeginSection(c Compression, data []byte, err error) {
-	s := &traceSection{data: data}
+	s := &traceSection{data: data, err: err}
 	t.sections = append(t.sections, s)
 	t.open = append(t.open, s)
 	// Leaves reported inside go to the section: park the frame's.
@@ -133,6 +134,32 @@ func TestTraceRecordSetCompressed(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTraceRecordSetBudget checks that decompression stops at the budget
+// shared by the record sets of a frame, and that what was decompressed is
+// still covered.
+func TestTraceRecordSetBudget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	b := randomBatch(rng, CompressionGzip, 30)
+	raw := b.AppendTo(nil)
+	budget := NewRecordBudget(int64(len(raw)) * 2) // less than two decompressed batches
+	var sections []*traceSection
+	for i := 0; i < 3; i++ {
+		tr := &sectionSpanTracer{}
+		TraceRecordSet(raw, tr, RecordDecodeOptions{Budget: budget})
+		checkCover(t, "budget", tr.leaves, 0, len(raw))
+		for _, s := range tr.sections {
+			checkCover(t, "budget section", s.leaves, 0, len(s.data))
+		}
+		sections = append(sections, tr.sections...)
+	}
+	if len(sections) != 3 || sections[0].err != nil || sections[2].err == nil {
+		t.Errorf("budget not shared: sections %d, errors %v %v", len(sections), sections[0].err, sections[len(sections)-1].err)
+	}
+	if budget.Used() > budget.Limit() {
+		t.Errorf("budget overspent: %d of %d", budget.Used(), budget.Limit())
 	}
 }
 

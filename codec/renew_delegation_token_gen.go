@@ -29,7 +29,7 @@ func (s *RenewDelegationTokenRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.Hmac = r.Bytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Hmac)
 		}
 		if r.err != nil {
@@ -42,7 +42,7 @@ func (s *RenewDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RenewPeriodMs", r.off)
 		}
 		s.RenewPeriodMs = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RenewPeriodMs)
 		}
 		if r.err != nil {
@@ -77,11 +77,11 @@ func (s *RenewDelegationTokenRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -172,7 +172,7 @@ func (s *RenewDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -185,7 +185,7 @@ func (s *RenewDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ExpiryTimestampMs", r.off)
 		}
 		s.ExpiryTimestampMs = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ExpiryTimestampMs)
 		}
 		if r.err != nil {
@@ -198,7 +198,7 @@ func (s *RenewDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -233,11 +233,11 @@ func (s *RenewDelegationTokenResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

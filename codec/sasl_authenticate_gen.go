@@ -27,7 +27,7 @@ func (s *SaslAuthenticateRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.AuthBytes = r.Bytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AuthBytes)
 		}
 		if r.err != nil {
@@ -62,11 +62,11 @@ func (s *SaslAuthenticateRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -150,7 +150,7 @@ func (s *SaslAuthenticateResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -167,7 +167,7 @@ func (s *SaslAuthenticateResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -184,7 +184,7 @@ func (s *SaslAuthenticateResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.AuthBytes = r.Bytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AuthBytes)
 		}
 		if r.err != nil {
@@ -197,7 +197,7 @@ func (s *SaslAuthenticateResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SessionLifetimeMs", r.off)
 		}
 		s.SessionLifetimeMs = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SessionLifetimeMs)
 		}
 		if r.err != nil {
@@ -234,11 +234,11 @@ func (s *SaslAuthenticateResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -18,7 +18,7 @@ func (s *SaslHandshakeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Mechanism", r.off)
 		}
 		s.Mechanism = r.String()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Mechanism)
 		}
 		if r.err != nil {
@@ -85,7 +85,7 @@ func (s *SaslHandshakeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -120,7 +120,7 @@ func (s *SaslHandshakeResponse) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.String()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -133,7 +133,7 @@ func (s *SaslHandshakeResponse) readFrom(r *Reader, version int16) {
 				s.Mechanisms = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -56,7 +56,7 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -69,7 +69,7 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -82,7 +82,7 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ShareSessionEpoch", r.off)
 		}
 		s.ShareSessionEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ShareSessionEpoch)
 		}
 		if r.err != nil {
@@ -95,7 +95,7 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsRenewAck", r.off)
 		}
 		s.IsRenewAck = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsRenewAck)
 		}
 		if r.err != nil {
@@ -131,7 +131,7 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareAcknowledgeRequestAcknowledgeTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -144,7 +144,7 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -175,11 +175,11 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -259,7 +259,7 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -293,7 +293,7 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), ShareAcknowledgeRequestAcknowledgePartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -306,7 +306,7 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -337,11 +337,11 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -400,7 +400,7 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -434,7 +434,7 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 					}
 					a = append(grow(a, n), ShareAcknowledgeRequestAcknowledgementBatch{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -447,7 +447,7 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 				s.AcknowledgementBatches = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -478,11 +478,11 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -542,7 +542,7 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 			r.tr.Begin("FirstOffset", r.off)
 		}
 		s.FirstOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.FirstOffset)
 		}
 		if r.err != nil {
@@ -555,7 +555,7 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 			r.tr.Begin("LastOffset", r.off)
 		}
 		s.LastOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LastOffset)
 		}
 		if r.err != nil {
@@ -590,7 +590,7 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 					var e int8
 					e = r.Int8()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -603,7 +603,7 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 				s.AcknowledgeTypes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -634,11 +634,11 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -797,7 +797,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -810,7 +810,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -823,7 +823,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -836,7 +836,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcquisitionLockTimeoutMs", r.off)
 		}
 		s.AcquisitionLockTimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AcquisitionLockTimeoutMs)
 		}
 		if r.err != nil {
@@ -872,7 +872,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareAcknowledgeResponseShareAcknowledgeTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -885,7 +885,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 				s.Responses = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -915,7 +915,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareAcknowledgeResponseNodeEndpoint{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -928,7 +928,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 				s.NodeEndpoints = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -959,11 +959,11 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1059,7 +1059,7 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -1093,7 +1093,7 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 					}
 					a = append(grow(a, n), ShareAcknowledgeResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1106,7 +1106,7 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1137,11 +1137,11 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1203,7 +1203,7 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1216,7 +1216,7 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1229,7 +1229,7 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -1242,7 +1242,7 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 			r.tr.Begin("CurrentLeader", r.off)
 		}
 		s.CurrentLeader.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -1277,11 +1277,11 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1345,7 +1345,7 @@ func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) readFrom(r *Reader, version i
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderId)
 		}
 		if r.err != nil {
@@ -1358,7 +1358,7 @@ func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) readFrom(r *Reader, version i
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -1393,11 +1393,11 @@ func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) readFrom(r *Reader, version i
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1449,7 +1449,7 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NodeId)
 		}
 		if r.err != nil {
@@ -1462,7 +1462,7 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -1475,7 +1475,7 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -1488,7 +1488,7 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Rack)
 		}
 		if r.err != nil {
@@ -1523,11 +1523,11 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

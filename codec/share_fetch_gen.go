@@ -79,7 +79,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -92,7 +92,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -105,7 +105,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ShareSessionEpoch", r.off)
 		}
 		s.ShareSessionEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ShareSessionEpoch)
 		}
 		if r.err != nil {
@@ -118,7 +118,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxWaitMs", r.off)
 		}
 		s.MaxWaitMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxWaitMs)
 		}
 		if r.err != nil {
@@ -131,7 +131,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MinBytes", r.off)
 		}
 		s.MinBytes = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MinBytes)
 		}
 		if r.err != nil {
@@ -144,7 +144,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxBytes", r.off)
 		}
 		s.MaxBytes = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxBytes)
 		}
 		if r.err != nil {
@@ -157,7 +157,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxRecords", r.off)
 		}
 		s.MaxRecords = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxRecords)
 		}
 		if r.err != nil {
@@ -172,7 +172,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BatchSize", r.off)
 		}
 		s.BatchSize = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BatchSize)
 		}
 		if r.err != nil {
@@ -187,7 +187,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ShareAcquireMode", r.off)
 		}
 		s.ShareAcquireMode = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ShareAcquireMode)
 		}
 		if r.err != nil {
@@ -202,7 +202,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsRenewAck", r.off)
 		}
 		s.IsRenewAck = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsRenewAck)
 		}
 		if r.err != nil {
@@ -238,7 +238,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchRequestFetchTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -251,7 +251,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -281,7 +281,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchRequestForgottenTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -294,7 +294,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 				s.ForgottenTopicsData = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -325,11 +325,11 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -467,7 +467,7 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -501,7 +501,7 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchRequestFetchPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -514,7 +514,7 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -545,11 +545,11 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -609,7 +609,7 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -622,7 +622,7 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionMaxBytes", r.off)
 		}
 		s.PartitionMaxBytes = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionMaxBytes)
 		}
 		if r.err != nil {
@@ -658,7 +658,7 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchRequestAcknowledgementBatch{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -671,7 +671,7 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 				s.AcknowledgementBatches = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -702,11 +702,11 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -773,7 +773,7 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("FirstOffset", r.off)
 		}
 		s.FirstOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.FirstOffset)
 		}
 		if r.err != nil {
@@ -786,7 +786,7 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("LastOffset", r.off)
 		}
 		s.LastOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LastOffset)
 		}
 		if r.err != nil {
@@ -821,7 +821,7 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 					var e int8
 					e = r.Int8()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -834,7 +834,7 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 				s.AcknowledgeTypes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -865,11 +865,11 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -935,7 +935,7 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -970,7 +970,7 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -983,7 +983,7 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1014,11 +1014,11 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1192,7 +1192,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -1205,7 +1205,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1218,7 +1218,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -1231,7 +1231,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcquisitionLockTimeoutMs", r.off)
 		}
 		s.AcquisitionLockTimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AcquisitionLockTimeoutMs)
 		}
 		if r.err != nil {
@@ -1267,7 +1267,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchResponseShareFetchableTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1280,7 +1280,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 				s.Responses = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1310,7 +1310,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchResponseNodeEndpoint{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1323,7 +1323,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 				s.NodeEndpoints = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1354,11 +1354,11 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1454,7 +1454,7 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -1488,7 +1488,7 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 					}
 					a = append(grow(a, n), ShareFetchResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1501,7 +1501,7 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1532,11 +1532,11 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1602,7 +1602,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1615,7 +1615,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1628,7 +1628,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -1641,7 +1641,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcknowledgeErrorCode", r.off)
 		}
 		s.AcknowledgeErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AcknowledgeErrorCode)
 		}
 		if r.err != nil {
@@ -1654,7 +1654,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcknowledgeErrorMessage", r.off)
 		}
 		s.AcknowledgeErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AcknowledgeErrorMessage)
 		}
 		if r.err != nil {
@@ -1667,7 +1667,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CurrentLeader", r.off)
 		}
 		s.CurrentLeader.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -1680,7 +1680,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Records", r.off)
 		}
 		s.Records.Raw = r.CompactNullableBytes()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, &s.Records)
 		}
 		if r.err != nil {
@@ -1714,7 +1714,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchResponseAcquiredRecords{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1727,7 +1727,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				s.AcquiredRecords = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1758,11 +1758,11 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1863,7 +1863,7 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderId)
 		}
 		if r.err != nil {
@@ -1876,7 +1876,7 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -1911,11 +1911,11 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1966,7 +1966,7 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 			r.tr.Begin("FirstOffset", r.off)
 		}
 		s.FirstOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.FirstOffset)
 		}
 		if r.err != nil {
@@ -1979,7 +1979,7 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LastOffset", r.off)
 		}
 		s.LastOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LastOffset)
 		}
 		if r.err != nil {
@@ -1992,7 +1992,7 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 			r.tr.Begin("DeliveryCount", r.off)
 		}
 		s.DeliveryCount = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.DeliveryCount)
 		}
 		if r.err != nil {
@@ -2027,11 +2027,11 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2090,7 +2090,7 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NodeId)
 		}
 		if r.err != nil {
@@ -2103,7 +2103,7 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -2116,7 +2116,7 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -2129,7 +2129,7 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Rack)
 		}
 		if r.err != nil {
@@ -2164,11 +2164,11 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -47,7 +47,7 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -60,7 +60,7 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 				s.GroupIds = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -69,7 +69,7 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeAuthorizedOperations", r.off)
 		}
 		s.IncludeAuthorizedOperations = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncludeAuthorizedOperations)
 		}
 		if r.err != nil {
@@ -104,11 +104,11 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -242,7 +242,7 @@ func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -276,7 +276,7 @@ func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareGroupDescribeResponseDescribedGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -289,7 +289,7 @@ func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
 				s.Groups = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -320,11 +320,11 @@ func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -384,7 +384,7 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -397,7 +397,7 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -432,7 +432,7 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -445,7 +445,7 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -476,11 +476,11 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -566,7 +566,7 @@ func (s *ShareGroupDescribeResponseAssignment) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), ShareGroupDescribeResponseTopicPartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -579,7 +579,7 @@ func (s *ShareGroupDescribeResponseAssignment) readFrom(r *Reader, version int16
 				s.TopicPartitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -610,11 +610,11 @@ func (s *ShareGroupDescribeResponseAssignment) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -673,7 +673,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -686,7 +686,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -699,7 +699,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -712,7 +712,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("GroupState", r.off)
 		}
 		s.GroupState = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupState)
 		}
 		if r.err != nil {
@@ -725,7 +725,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("GroupEpoch", r.off)
 		}
 		s.GroupEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupEpoch)
 		}
 		if r.err != nil {
@@ -738,7 +738,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("AssignmentEpoch", r.off)
 		}
 		s.AssignmentEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AssignmentEpoch)
 		}
 		if r.err != nil {
@@ -751,7 +751,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("AssignorName", r.off)
 		}
 		s.AssignorName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AssignorName)
 		}
 		if r.err != nil {
@@ -785,7 +785,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), ShareGroupDescribeResponseMember{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -798,7 +798,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 				s.Members = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -807,7 +807,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("AuthorizedOperations", r.off)
 		}
 		s.AuthorizedOperations = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AuthorizedOperations)
 		}
 		if r.err != nil {
@@ -842,11 +842,11 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -960,7 +960,7 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -973,7 +973,7 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RackId", r.off)
 		}
 		s.RackId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RackId)
 		}
 		if r.err != nil {
@@ -986,7 +986,7 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberEpoch)
 		}
 		if r.err != nil {
@@ -999,7 +999,7 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientId", r.off)
 		}
 		s.ClientId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientId)
 		}
 		if r.err != nil {
@@ -1012,7 +1012,7 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientHost", r.off)
 		}
 		s.ClientHost = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientHost)
 		}
 		if r.err != nil {
@@ -1047,7 +1047,7 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1060,7 +1060,7 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 				s.SubscribedTopicNames = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1069,7 +1069,7 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Assignment", r.off)
 		}
 		s.Assignment.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -1104,11 +1104,11 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

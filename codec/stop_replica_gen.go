@@ -70,7 +70,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ControllerId)
 		}
 		if r.err != nil {
@@ -83,7 +83,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("isKRaftController", r.off)
 		}
 		s.isKRaftController = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.isKRaftController)
 		}
 		if r.err != nil {
@@ -98,7 +98,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerEpoch", r.off)
 		}
 		s.ControllerEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ControllerEpoch)
 		}
 		if r.err != nil {
@@ -111,7 +111,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerEpoch)
 		}
 		if r.err != nil {
@@ -126,7 +126,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("DeletePartitions", r.off)
 		}
 		s.DeletePartitions = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.DeletePartitions)
 		}
 		if r.err != nil {
@@ -162,7 +162,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StopReplicaRequestStopReplicaPartitionV0{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -175,7 +175,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 				s.UngroupedPartitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -215,7 +215,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StopReplicaRequestStopReplicaTopicV1{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -228,7 +228,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -260,7 +260,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StopReplicaRequestStopReplicaTopicState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -273,7 +273,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 				s.TopicStates = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -306,11 +306,11 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -433,7 +433,7 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version i
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.String()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -448,7 +448,7 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version i
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -485,11 +485,11 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version i
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -543,7 +543,7 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -584,7 +584,7 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -597,7 +597,7 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 				s.PartitionIndexes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -630,11 +630,11 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -701,7 +701,7 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -737,7 +737,7 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StopReplicaRequestStopReplicaPartitionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -750,7 +750,7 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 				s.PartitionStates = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -783,11 +783,11 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -847,7 +847,7 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -862,7 +862,7 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -877,7 +877,7 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 			r.tr.Begin("DeletePartition", r.off)
 		}
 		s.DeletePartition = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.DeletePartition)
 		}
 		if r.err != nil {
@@ -914,11 +914,11 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1073,7 +1073,7 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1111,7 +1111,7 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StopReplicaResponseStopReplicaPartitionError{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1124,7 +1124,7 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 				s.PartitionErrors = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1155,11 +1155,11 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1227,7 +1227,7 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 		} else {
 			s.TopicName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -1240,7 +1240,7 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1253,7 +1253,7 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1288,11 +1288,11 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -49,7 +49,7 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -62,7 +62,7 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 				s.GroupIds = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -71,7 +71,7 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeAuthorizedOperations", r.off)
 		}
 		s.IncludeAuthorizedOperations = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncludeAuthorizedOperations)
 		}
 		if r.err != nil {
@@ -84,7 +84,7 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeTopologyDescription", r.off)
 		}
 		s.IncludeTopologyDescription = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IncludeTopologyDescription)
 		}
 		if r.err != nil {
@@ -121,11 +121,11 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -370,7 +370,7 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -404,7 +404,7 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseDescribedGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -417,7 +417,7 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 				s.Groups = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -448,11 +448,11 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -511,7 +511,7 @@ func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -524,7 +524,7 @@ func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -559,11 +559,11 @@ func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -614,7 +614,7 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubtopologyId)
 		}
 		if r.err != nil {
@@ -627,7 +627,7 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partition)
 		}
 		if r.err != nil {
@@ -640,7 +640,7 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("Offset", r.off)
 		}
 		s.Offset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Offset)
 		}
 		if r.err != nil {
@@ -675,11 +675,11 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -758,7 +758,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -771,7 +771,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 				s.ActiveTasks = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -801,7 +801,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -814,7 +814,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 				s.StandbyTasks = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -844,7 +844,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -857,7 +857,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 				s.WarmupTasks = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -888,11 +888,11 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -976,7 +976,7 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubtopologyId)
 		}
 		if r.err != nil {
@@ -1011,7 +1011,7 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1024,7 +1024,7 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1055,11 +1055,11 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1118,7 +1118,7 @@ func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16
 			r.tr.Begin("Key", r.off)
 		}
 		s.Key = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Key)
 		}
 		if r.err != nil {
@@ -1131,7 +1131,7 @@ func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16
 			r.tr.Begin("Value", r.off)
 		}
 		s.Value = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
@@ -1166,11 +1166,11 @@ func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1222,7 +1222,7 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -1235,7 +1235,7 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("Partitions", r.off)
 		}
 		s.Partitions = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partitions)
 		}
 		if r.err != nil {
@@ -1248,7 +1248,7 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("ReplicationFactor", r.off)
 		}
 		s.ReplicationFactor = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicationFactor)
 		}
 		if r.err != nil {
@@ -1282,7 +1282,7 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseKeyValue{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1295,7 +1295,7 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 				s.TopicConfigs = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1326,11 +1326,11 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1403,7 +1403,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubtopologyId)
 		}
 		if r.err != nil {
@@ -1437,7 +1437,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTopologyDescriptionNode{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1450,7 +1450,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 				s.Nodes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1481,11 +1481,11 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1548,7 +1548,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -1561,7 +1561,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 			r.tr.Begin("NodeType", r.off)
 		}
 		s.NodeType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NodeType)
 		}
 		if r.err != nil {
@@ -1596,7 +1596,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1609,7 +1609,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 				s.SourceTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1618,7 +1618,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 			r.tr.Begin("SinkTopic", r.off)
 		}
 		s.SinkTopic = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SinkTopic)
 		}
 		if r.err != nil {
@@ -1653,7 +1653,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1666,7 +1666,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 				s.Stores = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1697,7 +1697,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1710,7 +1710,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 				s.Successors = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1741,11 +1741,11 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1852,7 +1852,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r 
 			r.tr.Begin("Source", r.off)
 		}
 		s.Source.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -1865,7 +1865,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r 
 			r.tr.Begin("Processor", r.off)
 		}
 		s.Processor.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -1900,11 +1900,11 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1964,7 +1964,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1977,7 +1977,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -1990,7 +1990,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -2003,7 +2003,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("GroupState", r.off)
 		}
 		s.GroupState = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupState)
 		}
 		if r.err != nil {
@@ -2016,7 +2016,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("GroupEpoch", r.off)
 		}
 		s.GroupEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupEpoch)
 		}
 		if r.err != nil {
@@ -2029,7 +2029,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("AssignmentEpoch", r.off)
 		}
 		s.AssignmentEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AssignmentEpoch)
 		}
 		if r.err != nil {
@@ -2047,7 +2047,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			s.Topology = new(StreamsGroupDescribeResponseTopology)
 			s.Topology.readFrom(r, version)
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -2081,7 +2081,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseMember{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -2094,7 +2094,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 				s.Members = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2103,7 +2103,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("AuthorizedOperations", r.off)
 		}
 		s.AuthorizedOperations = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AuthorizedOperations)
 		}
 		if r.err != nil {
@@ -2121,7 +2121,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			s.TopologyDescription = new(StreamsGroupDescribeResponseTopologyDescription)
 			s.TopologyDescription.readFrom(r, version)
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -2136,7 +2136,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("TopologyDescriptionStatus", r.off)
 		}
 		s.TopologyDescriptionStatus = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopologyDescriptionStatus)
 		}
 		if r.err != nil {
@@ -2151,7 +2151,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("AssignorName", r.off)
 		}
 		s.AssignorName = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AssignorName)
 		}
 		if r.err != nil {
@@ -2188,11 +2188,11 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2339,7 +2339,7 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Epoch)
 		}
 		if r.err != nil {
@@ -2375,7 +2375,7 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseSubtopology{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -2388,7 +2388,7 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 				s.Subtopologies = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2419,11 +2419,11 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2487,7 +2487,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubtopologyId)
 		}
 		if r.err != nil {
@@ -2522,7 +2522,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -2535,7 +2535,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 				s.SourceTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2566,7 +2566,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -2579,7 +2579,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 				s.RepartitionSinkTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2609,7 +2609,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTopicInfo{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -2622,7 +2622,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 				s.StateChangelogTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2652,7 +2652,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTopicInfo{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -2665,7 +2665,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 				s.RepartitionSourceTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2696,11 +2696,11 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2822,7 +2822,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -2835,7 +2835,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberEpoch)
 		}
 		if r.err != nil {
@@ -2848,7 +2848,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("InstanceId", r.off)
 		}
 		s.InstanceId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.InstanceId)
 		}
 		if r.err != nil {
@@ -2861,7 +2861,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("RackId", r.off)
 		}
 		s.RackId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RackId)
 		}
 		if r.err != nil {
@@ -2874,7 +2874,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ClientId", r.off)
 		}
 		s.ClientId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientId)
 		}
 		if r.err != nil {
@@ -2887,7 +2887,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ClientHost", r.off)
 		}
 		s.ClientHost = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ClientHost)
 		}
 		if r.err != nil {
@@ -2900,7 +2900,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("TopologyEpoch", r.off)
 		}
 		s.TopologyEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopologyEpoch)
 		}
 		if r.err != nil {
@@ -2913,7 +2913,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ProcessId", r.off)
 		}
 		s.ProcessId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProcessId)
 		}
 		if r.err != nil {
@@ -2931,7 +2931,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			s.UserEndpoint = new(StreamsGroupDescribeResponseEndpoint)
 			s.UserEndpoint.readFrom(r, version)
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -2965,7 +2965,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseKeyValue{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -2978,7 +2978,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 				s.ClientTags = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3008,7 +3008,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTaskOffset{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -3021,7 +3021,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 				s.TaskOffsets = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3051,7 +3051,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTaskOffset{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -3064,7 +3064,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 				s.TaskEndOffsets = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3073,7 +3073,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("Assignment", r.off)
 		}
 		s.Assignment.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -3086,7 +3086,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("TargetAssignment", r.off)
 		}
 		s.TargetAssignment.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -3099,7 +3099,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("IsClassic", r.off)
 		}
 		s.IsClassic = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.IsClassic)
 		}
 		if r.err != nil {
@@ -3134,11 +3134,11 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3336,7 +3336,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTopologyDescriptionSubtopology{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -3349,7 +3349,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 				s.Subtopologies = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -3381,7 +3381,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTopologyDescriptionGlobalStore{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -3394,7 +3394,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 				s.GlobalStores = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -3427,11 +3427,11 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

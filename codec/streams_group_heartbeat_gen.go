@@ -128,7 +128,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -141,7 +141,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -154,7 +154,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberEpoch)
 		}
 		if r.err != nil {
@@ -167,7 +167,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndpointInformationEpoch", r.off)
 		}
 		s.EndpointInformationEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EndpointInformationEpoch)
 		}
 		if r.err != nil {
@@ -180,7 +180,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("InstanceId", r.off)
 		}
 		s.InstanceId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.InstanceId)
 		}
 		if r.err != nil {
@@ -193,7 +193,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RackId", r.off)
 		}
 		s.RackId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RackId)
 		}
 		if r.err != nil {
@@ -206,7 +206,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RebalanceTimeoutMs", r.off)
 		}
 		s.RebalanceTimeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.RebalanceTimeoutMs)
 		}
 		if r.err != nil {
@@ -224,7 +224,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			s.Topology = new(StreamsGroupHeartbeatRequestTopology)
 			s.Topology.readFrom(r, version)
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -260,7 +260,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -273,7 +273,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				s.ActiveTasks = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -305,7 +305,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -318,7 +318,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				s.StandbyTasks = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -350,7 +350,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -363,7 +363,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				s.WarmupTasks = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -372,7 +372,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProcessId", r.off)
 		}
 		s.ProcessId = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProcessId)
 		}
 		if r.err != nil {
@@ -390,7 +390,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			s.UserEndpoint = new(StreamsGroupHeartbeatRequestEndpoint)
 			s.UserEndpoint.readFrom(r, version)
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -426,7 +426,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestKeyValue{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -439,7 +439,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				s.ClientTags = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -471,7 +471,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskOffset{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -484,7 +484,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				s.TaskOffsets = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -516,7 +516,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskOffset{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -529,7 +529,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				s.TaskEndOffsets = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -538,7 +538,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ShutdownApplication", r.off)
 		}
 		s.ShutdownApplication = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ShutdownApplication)
 		}
 		if r.err != nil {
@@ -573,11 +573,11 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -816,7 +816,7 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) readFrom(r *Reader, version int16
 			r.tr.Begin("Key", r.off)
 		}
 		s.Key = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Key)
 		}
 		if r.err != nil {
@@ -829,7 +829,7 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) readFrom(r *Reader, version int16
 			r.tr.Begin("Value", r.off)
 		}
 		s.Value = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Value)
 		}
 		if r.err != nil {
@@ -864,11 +864,11 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -920,7 +920,7 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -933,7 +933,7 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("Partitions", r.off)
 		}
 		s.Partitions = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partitions)
 		}
 		if r.err != nil {
@@ -946,7 +946,7 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("ReplicationFactor", r.off)
 		}
 		s.ReplicationFactor = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ReplicationFactor)
 		}
 		if r.err != nil {
@@ -980,7 +980,7 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestKeyValue{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -993,7 +993,7 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 				s.TopicConfigs = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1024,11 +1024,11 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1101,7 +1101,7 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -1114,7 +1114,7 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -1149,11 +1149,11 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1204,7 +1204,7 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubtopologyId)
 		}
 		if r.err != nil {
@@ -1217,7 +1217,7 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partition)
 		}
 		if r.err != nil {
@@ -1230,7 +1230,7 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("Offset", r.off)
 		}
 		s.Offset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Offset)
 		}
 		if r.err != nil {
@@ -1265,11 +1265,11 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1326,7 +1326,7 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubtopologyId)
 		}
 		if r.err != nil {
@@ -1361,7 +1361,7 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1374,7 +1374,7 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1405,11 +1405,11 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1468,7 +1468,7 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Epoch)
 		}
 		if r.err != nil {
@@ -1502,7 +1502,7 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestSubtopology{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1515,7 +1515,7 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 				s.Subtopologies = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1546,11 +1546,11 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1614,7 +1614,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubtopologyId)
 		}
 		if r.err != nil {
@@ -1649,7 +1649,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1662,7 +1662,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				s.SourceTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1693,7 +1693,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1706,7 +1706,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				s.SourceTopicRegex = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1736,7 +1736,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTopicInfo{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1749,7 +1749,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				s.StateChangelogTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1780,7 +1780,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -1793,7 +1793,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				s.RepartitionSinkTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1823,7 +1823,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTopicInfo{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1836,7 +1836,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				s.RepartitionSourceTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1866,7 +1866,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestCopartitionGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1879,7 +1879,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				s.CopartitionGroups = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1910,11 +1910,11 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2076,7 +2076,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					var e int16
 					e = r.Int16()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -2089,7 +2089,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 				s.SourceTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2120,7 +2120,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					var e int16
 					e = r.Int16()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -2133,7 +2133,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 				s.SourceTopicRegex = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2164,7 +2164,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					var e int16
 					e = r.Int16()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -2177,7 +2177,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 				s.RepartitionSourceTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2208,11 +2208,11 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2426,7 +2426,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -2439,7 +2439,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -2452,7 +2452,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -2465,7 +2465,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -2478,7 +2478,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberEpoch)
 		}
 		if r.err != nil {
@@ -2491,7 +2491,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("HeartbeatIntervalMs", r.off)
 		}
 		s.HeartbeatIntervalMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.HeartbeatIntervalMs)
 		}
 		if r.err != nil {
@@ -2504,7 +2504,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcceptableRecoveryLagLegacy", r.off)
 		}
 		s.AcceptableRecoveryLagLegacy = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AcceptableRecoveryLagLegacy)
 		}
 		if r.err != nil {
@@ -2519,7 +2519,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TaskOffsetIntervalMs", r.off)
 		}
 		s.TaskOffsetIntervalMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TaskOffsetIntervalMs)
 		}
 		if r.err != nil {
@@ -2532,7 +2532,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcceptableRecoveryLag", r.off)
 		}
 		s.AcceptableRecoveryLag = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AcceptableRecoveryLag)
 		}
 		if r.err != nil {
@@ -2570,7 +2570,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseStatus{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -2583,7 +2583,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 				s.Status = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2615,7 +2615,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -2628,7 +2628,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 				s.ActiveTasks = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2660,7 +2660,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -2673,7 +2673,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 				s.StandbyTasks = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2705,7 +2705,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -2718,7 +2718,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 				s.WarmupTasks = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2727,7 +2727,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopologyDescriptionRequired", r.off)
 		}
 		s.TopologyDescriptionRequired = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopologyDescriptionRequired)
 		}
 		if r.err != nil {
@@ -2742,7 +2742,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndpointInformationEpoch", r.off)
 		}
 		s.EndpointInformationEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.EndpointInformationEpoch)
 		}
 		if r.err != nil {
@@ -2778,7 +2778,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseEndpointToPartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -2791,7 +2791,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 				s.PartitionsByUserEndpoint = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -2822,11 +2822,11 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3029,7 +3029,7 @@ func (s *StreamsGroupHeartbeatResponseStatus) readFrom(r *Reader, version int16)
 			r.tr.Begin("StatusCode", r.off)
 		}
 		s.StatusCode = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.StatusCode)
 		}
 		if r.err != nil {
@@ -3042,7 +3042,7 @@ func (s *StreamsGroupHeartbeatResponseStatus) readFrom(r *Reader, version int16)
 			r.tr.Begin("StatusDetail", r.off)
 		}
 		s.StatusDetail = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.StatusDetail)
 		}
 		if r.err != nil {
@@ -3077,11 +3077,11 @@ func (s *StreamsGroupHeartbeatResponseStatus) readFrom(r *Reader, version int16)
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3131,7 +3131,7 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 			r.tr.Begin("Topic", r.off)
 		}
 		s.Topic = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Topic)
 		}
 		if r.err != nil {
@@ -3166,7 +3166,7 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -3179,7 +3179,7 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3210,11 +3210,11 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3273,7 +3273,7 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubtopologyId)
 		}
 		if r.err != nil {
@@ -3308,7 +3308,7 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -3321,7 +3321,7 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3352,11 +3352,11 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3415,7 +3415,7 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) readFrom(r *Reader, version int1
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -3428,7 +3428,7 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) readFrom(r *Reader, version int1
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -3463,11 +3463,11 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3519,7 +3519,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 			r.tr.Begin("UserEndpoint", r.off)
 		}
 		s.UserEndpoint.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -3553,7 +3553,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseTopicPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -3566,7 +3566,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 				s.ActivePartitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3596,7 +3596,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseTopicPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -3609,7 +3609,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 				s.StandbyPartitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -3640,11 +3640,11 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

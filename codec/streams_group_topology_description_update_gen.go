@@ -66,7 +66,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -79,7 +79,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -92,7 +92,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 			r.tr.Begin("TopologyEpoch", r.off)
 		}
 		s.TopologyEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopologyEpoch)
 		}
 		if r.err != nil {
@@ -105,7 +105,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 			r.tr.Begin("TopologyDescription", r.off)
 		}
 		s.TopologyDescription.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -140,11 +140,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -229,7 +229,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 					}
 					a = append(grow(a, n), StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -242,7 +242,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 				s.Subtopologies = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -272,7 +272,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 					}
 					a = append(grow(a, n), StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -285,7 +285,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 				s.GlobalStores = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -316,11 +316,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -388,7 +388,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SubtopologyId)
 		}
 		if r.err != nil {
@@ -422,7 +422,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 					}
 					a = append(grow(a, n), StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -435,7 +435,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 				s.Nodes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -466,11 +466,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -533,7 +533,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -546,7 +546,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 			r.tr.Begin("NodeType", r.off)
 		}
 		s.NodeType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.NodeType)
 		}
 		if r.err != nil {
@@ -581,7 +581,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -594,7 +594,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 				s.SourceTopics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -603,7 +603,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 			r.tr.Begin("SinkTopic", r.off)
 		}
 		s.SinkTopic = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SinkTopic)
 		}
 		if r.err != nil {
@@ -638,7 +638,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -651,7 +651,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 				s.Stores = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -682,7 +682,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -695,7 +695,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 				s.Successors = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -726,11 +726,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -837,7 +837,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 			r.tr.Begin("Source", r.off)
 		}
 		s.Source.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -850,7 +850,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 			r.tr.Begin("Processor", r.off)
 		}
 		s.Processor.readFrom(r, version)
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 		if r.err != nil {
@@ -885,11 +885,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1009,7 +1009,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) readFrom(r *Reader, vers
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -1022,7 +1022,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) readFrom(r *Reader, vers
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1035,7 +1035,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) readFrom(r *Reader, vers
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -1070,11 +1070,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) readFrom(r *Reader, vers
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

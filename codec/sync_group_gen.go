@@ -47,7 +47,7 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -60,7 +60,7 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GenerationId", r.off)
 		}
 		s.GenerationId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GenerationId)
 		}
 		if r.err != nil {
@@ -77,7 +77,7 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -94,7 +94,7 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupInstanceId = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupInstanceId)
 		}
 		if r.err != nil {
@@ -109,7 +109,7 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProtocolType", r.off)
 		}
 		s.ProtocolType = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProtocolType)
 		}
 		if r.err != nil {
@@ -124,7 +124,7 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProtocolName", r.off)
 		}
 		s.ProtocolName = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProtocolName)
 		}
 		if r.err != nil {
@@ -168,7 +168,7 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), SyncGroupRequestAssignment{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -181,7 +181,7 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 				s.Assignments = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -212,11 +212,11 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -330,7 +330,7 @@ func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MemberId)
 		}
 		if r.err != nil {
@@ -347,7 +347,7 @@ func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
 		} else {
 			s.Assignment = r.Bytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Assignment)
 		}
 		if r.err != nil {
@@ -382,11 +382,11 @@ func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -481,7 +481,7 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -496,7 +496,7 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -509,7 +509,7 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProtocolType", r.off)
 		}
 		s.ProtocolType = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProtocolType)
 		}
 		if r.err != nil {
@@ -524,7 +524,7 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProtocolName", r.off)
 		}
 		s.ProtocolName = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProtocolName)
 		}
 		if r.err != nil {
@@ -543,7 +543,7 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.Assignment = r.Bytes()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Assignment)
 		}
 		if r.err != nil {
@@ -578,11 +578,11 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -169,4 +169,3 @@ func readCorpusFile(t *testing.T, path string) []any {
 	}
 	return out
 }
-

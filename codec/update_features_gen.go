@@ -37,7 +37,7 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("timeoutMs", r.off)
 		}
 		s.timeoutMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.timeoutMs)
 		}
 		if r.err != nil {
@@ -71,7 +71,7 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), UpdateFeaturesRequestFeatureUpdateKey{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -84,7 +84,7 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 				s.FeatureUpdates = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -93,7 +93,7 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ValidateOnly", r.off)
 		}
 		s.ValidateOnly = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ValidateOnly)
 		}
 		if r.err != nil {
@@ -130,11 +130,11 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -202,7 +202,7 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 			r.tr.Begin("Feature", r.off)
 		}
 		s.Feature = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Feature)
 		}
 		if r.err != nil {
@@ -215,7 +215,7 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 			r.tr.Begin("MaxVersionLevel", r.off)
 		}
 		s.MaxVersionLevel = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.MaxVersionLevel)
 		}
 		if r.err != nil {
@@ -228,7 +228,7 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 			r.tr.Begin("AllowDowngrade", r.off)
 		}
 		s.AllowDowngrade = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.AllowDowngrade)
 		}
 		if r.err != nil {
@@ -243,7 +243,7 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 			r.tr.Begin("UpgradeType", r.off)
 		}
 		s.UpgradeType = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.UpgradeType)
 		}
 		if r.err != nil {
@@ -280,11 +280,11 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -392,7 +392,7 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 		if r.err != nil {
@@ -405,7 +405,7 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -418,7 +418,7 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -452,7 +452,7 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), UpdateFeaturesResponseUpdatableFeatureResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -465,7 +465,7 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 				s.Results = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -498,11 +498,11 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -576,7 +576,7 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 			r.tr.Begin("Feature", r.off)
 		}
 		s.Feature = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Feature)
 		}
 		if r.err != nil {
@@ -589,7 +589,7 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -602,7 +602,7 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -637,11 +637,11 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -82,7 +82,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ControllerId)
 		}
 		if r.err != nil {
@@ -95,7 +95,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("isKRaftController", r.off)
 		}
 		s.isKRaftController = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.isKRaftController)
 		}
 		if r.err != nil {
@@ -111,7 +111,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerEpoch", r.off)
 		}
 		s.ControllerEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ControllerEpoch)
 		}
 		if r.err != nil {
@@ -124,7 +124,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.BrokerEpoch)
 		}
 		if r.err != nil {
@@ -160,7 +160,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataPartitionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -173,7 +173,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 				s.UngroupedPartitionStates = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -213,7 +213,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataTopicState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -226,7 +226,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 				s.TopicStates = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -266,7 +266,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataBroker{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -279,7 +279,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 				s.LiveBrokers = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -311,7 +311,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 				}
 				s.Type = r.Int8()
 				r.unlimit(full, end, 0)
-				if r.tr != nil {
+				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, s.Type)
 				}
 				if r.err != nil {
@@ -327,11 +327,11 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -468,7 +468,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.String()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -483,7 +483,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -496,7 +496,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("ControllerEpoch", r.off)
 		}
 		s.ControllerEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ControllerEpoch)
 		}
 		if r.err != nil {
@@ -509,7 +509,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("Leader", r.off)
 		}
 		s.Leader = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Leader)
 		}
 		if r.err != nil {
@@ -522,7 +522,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -561,7 +561,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -574,7 +574,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 				s.Isr = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -583,7 +583,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("ZkVersion", r.off)
 		}
 		s.ZkVersion = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ZkVersion)
 		}
 		if r.err != nil {
@@ -622,7 +622,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -635,7 +635,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 				s.Replicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -670,7 +670,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -683,7 +683,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 				s.OfflineReplicas = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -716,11 +716,11 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -863,7 +863,7 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 		} else {
 			s.TopicName = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicName)
 		}
 		if r.err != nil {
@@ -878,7 +878,7 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -922,7 +922,7 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 					}
 					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataPartitionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -935,7 +935,7 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 				s.PartitionStates = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -968,11 +968,11 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1049,7 +1049,7 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 			r.tr.Begin("Id", r.off)
 		}
 		s.Id = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Id)
 		}
 		if r.err != nil {
@@ -1062,7 +1062,7 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 			r.tr.Begin("V0Host", r.off)
 		}
 		s.V0Host = r.String()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.V0Host)
 		}
 		if r.err != nil {
@@ -1077,7 +1077,7 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 			r.tr.Begin("V0Port", r.off)
 		}
 		s.V0Port = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.V0Port)
 		}
 		if r.err != nil {
@@ -1121,7 +1121,7 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 					}
 					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataEndpoint{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -1134,7 +1134,7 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 				s.Endpoints = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	} else {
@@ -1149,7 +1149,7 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 		} else {
 			s.Rack = r.NullableString()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Rack)
 		}
 		if r.err != nil {
@@ -1186,11 +1186,11 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1280,7 +1280,7 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Port)
 		}
 		if r.err != nil {
@@ -1299,7 +1299,7 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 		} else {
 			s.Host = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Host)
 		}
 		if r.err != nil {
@@ -1318,7 +1318,7 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 		} else {
 			s.Listener = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Listener)
 		}
 		if r.err != nil {
@@ -1333,7 +1333,7 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 			r.tr.Begin("SecurityProtocol", r.off)
 		}
 		s.SecurityProtocol = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.SecurityProtocol)
 		}
 		if r.err != nil {
@@ -1370,11 +1370,11 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1510,7 +1510,7 @@ func (s *UpdateMetadataResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1545,11 +1545,11 @@ func (s *UpdateMetadataResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -55,7 +55,7 @@ func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.GroupId)
 		}
 		if r.err != nil {
@@ -89,7 +89,7 @@ func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), WriteShareGroupStateRequestWriteStateData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -102,7 +102,7 @@ func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -133,11 +133,11 @@ func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -196,7 +196,7 @@ func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version 
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -230,7 +230,7 @@ func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version 
 					}
 					a = append(grow(a, n), WriteShareGroupStateRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -243,7 +243,7 @@ func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version 
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -274,11 +274,11 @@ func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version 
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -341,7 +341,7 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partition)
 		}
 		if r.err != nil {
@@ -354,7 +354,7 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			r.tr.Begin("StateEpoch", r.off)
 		}
 		s.StateEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.StateEpoch)
 		}
 		if r.err != nil {
@@ -367,7 +367,7 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
 		if r.err != nil {
@@ -380,7 +380,7 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			r.tr.Begin("StartOffset", r.off)
 		}
 		s.StartOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.StartOffset)
 		}
 		if r.err != nil {
@@ -393,7 +393,7 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			r.tr.Begin("DeliveryCompleteCount", r.off)
 		}
 		s.DeliveryCompleteCount = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.DeliveryCompleteCount)
 		}
 		if r.err != nil {
@@ -429,7 +429,7 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), WriteShareGroupStateRequestStateBatch{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -442,7 +442,7 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 				s.StateBatches = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -473,11 +473,11 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -566,7 +566,7 @@ func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("FirstOffset", r.off)
 		}
 		s.FirstOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.FirstOffset)
 		}
 		if r.err != nil {
@@ -579,7 +579,7 @@ func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("LastOffset", r.off)
 		}
 		s.LastOffset = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.LastOffset)
 		}
 		if r.err != nil {
@@ -592,7 +592,7 @@ func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("DeliveryState", r.off)
 		}
 		s.DeliveryState = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.DeliveryState)
 		}
 		if r.err != nil {
@@ -605,7 +605,7 @@ func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("DeliveryCount", r.off)
 		}
 		s.DeliveryCount = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.DeliveryCount)
 		}
 		if r.err != nil {
@@ -640,11 +640,11 @@ func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int1
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -795,7 +795,7 @@ func (s *WriteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), WriteShareGroupStateResponseWriteStateResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -808,7 +808,7 @@ func (s *WriteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 				s.Results = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -839,11 +839,11 @@ func (s *WriteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -895,7 +895,7 @@ func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, versi
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TopicId)
 		}
 		if r.err != nil {
@@ -929,7 +929,7 @@ func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, versi
 					}
 					a = append(grow(a, n), WriteShareGroupStateResponsePartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -942,7 +942,7 @@ func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, versi
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -973,11 +973,11 @@ func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1037,7 +1037,7 @@ func (s *WriteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versio
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Partition)
 		}
 		if r.err != nil {
@@ -1050,7 +1050,7 @@ func (s *WriteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versio
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1063,7 +1063,7 @@ func (s *WriteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versio
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorMessage)
 		}
 		if r.err != nil {
@@ -1098,11 +1098,11 @@ func (s *WriteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versio
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -72,7 +72,7 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), WriteTxnMarkersRequestWritableTxnMarker{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -85,7 +85,7 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 				s.Markers = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -116,11 +116,11 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -180,7 +180,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProducerId)
 		}
 		if r.err != nil {
@@ -193,7 +193,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			r.tr.Begin("ProducerEpoch", r.off)
 		}
 		s.ProducerEpoch = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProducerEpoch)
 		}
 		if r.err != nil {
@@ -206,7 +206,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			r.tr.Begin("TransactionResult", r.off)
 		}
 		s.TransactionResult = r.Bool()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionResult)
 		}
 		if r.err != nil {
@@ -248,7 +248,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), WriteTxnMarkersRequestWritableTxnMarkerTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -261,7 +261,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -270,7 +270,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			r.tr.Begin("CoordinatorEpoch", r.off)
 		}
 		s.CoordinatorEpoch = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.CoordinatorEpoch)
 		}
 		if r.err != nil {
@@ -283,7 +283,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			r.tr.Begin("TransactionVersion", r.off)
 		}
 		s.TransactionVersion = r.Int8()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.TransactionVersion)
 		}
 		if r.err != nil {
@@ -320,11 +320,11 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -419,7 +419,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -458,7 +458,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, e)
 					}
 					if r.err != nil {
@@ -471,7 +471,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 				s.PartitionIndexes = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -502,11 +502,11 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -674,7 +674,7 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), WriteTxnMarkersResponseWritableTxnMarkerResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -687,7 +687,7 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 				s.Markers = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -718,11 +718,11 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -778,7 +778,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ProducerId)
 		}
 		if r.err != nil {
@@ -820,7 +820,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 					}
 					a = append(grow(a, n), WriteTxnMarkersResponseWritableTxnMarkerTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -833,7 +833,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 				s.Topics = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -864,11 +864,11 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -935,7 +935,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.Name)
 		}
 		if r.err != nil {
@@ -977,7 +977,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 					}
 					a = append(grow(a, n), WriteTxnMarkersResponseWritableTxnMarkerPartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.End(r.off, nil)
 					}
 					if r.err != nil {
@@ -990,7 +990,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 				s.Partitions = a
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1021,11 +1021,11 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}
@@ -1092,7 +1092,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Re
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.PartitionIndex)
 		}
 		if r.err != nil {
@@ -1105,7 +1105,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Re
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, s.ErrorCode)
 		}
 		if r.err != nil {
@@ -1140,11 +1140,11 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Re
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
 			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
-		if r.tr != nil {
+		if r.tr != nil && r.err == nil {
 			r.tr.End(r.off, nil)
 		}
 	}

@@ -482,7 +482,7 @@ func (g *gen) decode(gs *gstruct) {
 		g.p("%s", open(c))
 		g.p("if r.tr != nil {\nr.tr.Begin(%q, r.off)\n}", f.Name)
 		g.decodeField(f, "s."+f.Name)
-		g.p("if r.tr != nil {\nr.tr.End(r.off, %s)\n}", g.traceValue(f, "s."+f.Name))
+		g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, %s)\n}", g.traceValue(f, "s."+f.Name))
 		if !f.IsArray() {
 			g.p("\t\tif r.err != nil {\n\t\t\tr.PushPath(%q)\n\t\t\treturn\n\t\t}", f.Name)
 		}
@@ -529,7 +529,7 @@ func (g *gen) decode(gs *gstruct) {
 				}
 				g.decodeField(f, "s."+f.Name)
 				g.p("\t\t\t\tr.unlimit(full, end, %d)", f.Tag)
-				g.p("if r.tr != nil {\nr.tr.End(r.off, %s)\n}", g.traceValue(f, "s."+f.Name))
+				g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, %s)\n}", g.traceValue(f, "s."+f.Name))
 				g.p("\t\t\t\tif r.err != nil {\n\t\t\t\t\tr.PushPath(%q)\n\t\t\t\t\treturn\n\t\t\t\t}", f.Name)
 				g.p("\t\t\t\tcontinue")
 			}
@@ -538,9 +538,9 @@ func (g *gen) decode(gs *gstruct) {
 		g.p("\t\t\tif s.UnknownTags == nil {\ns.UnknownTags = make([]TaggedField, 0, n-i)\n}")
 		g.p("if r.tr != nil {\nr.tr.Begin(\"(unknown tag)\", tagOff)\n}")
 		g.p("\t\t\ts.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})")
-		g.p("if r.tr != nil {\nr.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])\n}")
+		g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])\n}")
 		g.p("\t\t}")
-		g.p("if r.tr != nil {\nr.tr.End(r.off, nil)\n}")
+		g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, nil)\n}")
 		g.p("\t}")
 	}
 	g.p("}\n")
@@ -652,11 +652,11 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 			g.p("var e %s", elemGo)
 			g.p("%s", g.readPrim(et, "e", flex, "false", false, neverFlex))
 			g.p("a = append(grow(a, n), e)")
-			g.p("if r.tr != nil {\nr.tr.End(r.off, e)\n}")
+			g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, e)\n}")
 		} else {
 			g.p("a = append(grow(a, n), %s{})", elemGo)
 			g.p("a[i].readFrom(r, version)")
-			g.p("if r.tr != nil {\nr.tr.End(r.off, nil)\n}")
+			g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, nil)\n}")
 		}
 		g.p("if r.err != nil {\nr.PushIndex(i)\nr.PushPath(%q)\n%s = a\nreturn\n}", f.Name, target)
 		g.p("}")
@@ -716,7 +716,6 @@ func (g *gen) elemMinWireSplit(f *schema.Field) (flexMin, rigidMin int) {
 	})
 	return max(flexMin, 1), max(rigidMin, 1)
 }
-
 
 // eachVersion calls fn for every valid version in within.
 func (g *gen) eachVersion(within schema.Versions, fn func(int16)) {
