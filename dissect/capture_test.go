@@ -377,13 +377,17 @@ func TestSession(t *testing.T) {
 	c := newConn(t, ethernet, 40000, 9092, &clock)
 	specs, reqs, resps := conversation(3, 1)
 	d := New(Options{})
-	s := d.NewSession()
+	var got []*Exchange
+	s := d.NewSession(func(e *Exchange) { got = append(got, e) })
 	for i := range reqs {
 		for _, p := range append(c.send(true, reqs[i]), c.send(false, resps[i])...) {
 			s.Packet(layers.LinkTypeEthernet, p.data, gopacket.CaptureInfo{Timestamp: p.ci.Timestamp})
 		}
+		// Each exchange comes out as soon as its response is in.
+		if len(got) != i+1 {
+			t.Errorf("after exchange %d: %d emitted", i, len(got))
+		}
 	}
-	var got []*Exchange
-	s.Close(func(e *Exchange) { got = append(got, e) })
+	s.Close()
 	checkExchanges(t, got, specs, false)
 }

@@ -45,7 +45,8 @@ type Decoded struct {
 
 // DecodeOptions configures a Decoder.
 type DecodeOptions struct {
-	// Records bounds record set decoding (decompressed size cap).
+	// Records bounds record set decoding: MaxDecompressedBytes is the budget
+	// of each frame (decompressed bytes plus decoded records).
 	Records codec.RecordDecodeOptions
 }
 
@@ -67,7 +68,8 @@ func NewDecoder(opts DecodeOptions) *Decoder {
 // and for a request whose response is missing though one was expected.
 func (d *Decoder) Decode(ex *Exchange) {
 	d.DecodeFrames(ex)
-	if ex.Request != nil && ex.Response == nil && !noResponseExpected(ex) {
+	// The dissector notes why a response is missing (ex.NoResponse).
+	if ex.Request != nil && ex.Response == nil && ex.NoResponse == ResponseSeen && !ex.SASLToken && !noResponseExpected(ex) {
 		ex.AddNote("no response captured")
 	}
 }
@@ -77,6 +79,9 @@ func (d *Decoder) Decode(ex *Exchange) {
 func (d *Decoder) DecodeFrames(ex *Exchange) {
 	dec := &Decoded{}
 	ex.Decoded = dec
+	if ex.SASLToken {
+		return // raw SASL tokens: no Kafka header or body (see Exchange.SASLToken)
+	}
 	if ex.APIKey >= 0 {
 		if api, ok := codec.LookupAPI(ex.APIKey); ok {
 			dec.API = api
@@ -264,8 +269,12 @@ func (d *Decoder) summarize(ex *Exchange, dec *Decoded) {
 				dec.Errors = append(dec.Errors, e)
 			}
 		}
+		// One budget for every record set of the frame, so that a frame of
+		// many small bombs costs no more than one (codec.RecordBudget).
+		opts := d.opts.Records
+		opts.Budget = codec.NewRecordBudget(opts.MaxDecompressedBytes)
 		for _, rr := range d.sum.Records {
-			set := rr.Records.DecodeRecords(d.opts.Records)
+			set := rr.Records.DecodeRecords(opts)
 			if set == nil {
 				continue
 			}

@@ -1,12 +1,12 @@
 package dissect
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -20,35 +20,132 @@ const DefaultPort = 9092
 // Options.MaxFrameSize is 0: 100 MiB, Kafka's socket.request.max.bytes.
 const DefaultMaxFrameSize = 100 << 20
 
-// Options configures a Dissector.
+// Defaults of the streaming limits (see Options).
+const (
+	DefaultReorderWindow      = 10 * time.Second
+	DefaultIdleTimeout        = 2 * time.Minute
+	DefaultMaxConnections     = 100_000
+	DefaultMaxPendingRequests = 1000
+	DefaultMaxBufferedBytes   = 256 << 20
+	DefaultBacklogPackets     = 32
+	DefaultBacklogBytes       = 64 << 10
+	DefaultBacklogTotalBytes  = 16 << 20
+)
+
+// Options configures a Dissector. Zero values take the defaults.
 type Options struct {
-	// Ports are the broker TCP ports; empty means 9092. Only connections
-	// with one end on one of them are dissected, and that end is the
-	// broker. With both ends on broker ports, the end the SYN went to is
-	// the broker, or the lower port when no SYN was captured.
+	// Ports are the broker TCP ports; empty means 9092. Connections with
+	// one end on one of them, or on a broker learned from the capture (see
+	// AnyPort), are dissected, and that end is the broker. With both ends
+	// on broker ports, the end the SYN went to is the broker, or the lower
+	// port when no SYN was captured.
 	Ports []uint16
+	// AnyPort also dissects connections on other ports whose client opens
+	// with a plausible Kafka request (size, ApiKey and ApiVersion per
+	// ValidRequest, CorrelationId, printable ClientId); their server joins
+	// the broker set. A port 0 in Ports means AnyPort too. Brokers named in
+	// Metadata, FindCoordinator and DescribeCluster responses join the set
+	// either way.
+	AnyPort bool
 	// MaxFrameSize is the largest frame accepted, in bytes; 0 means 100 MiB.
 	// A larger size prefix is skipped by its length without buffering it.
 	MaxFrameSize int
 	// ValidRequest, if set, says whether an ApiKey and ApiVersion are
 	// plausible for a request; it is used to find a frame boundary after a
-	// gap. When nil, ApiKey 0..100 is plausible. ApiVersion must be 0..50
+	// gap, to tell a request from a SASL token, and to detect Kafka on any
+	// port. When nil, ApiKey 0..100 is plausible. ApiVersion must be 0..50
 	// either way.
 	ValidRequest func(apiKey, apiVersion int16) bool
+
+	// ReorderWindow is how long, in capture time, reassembly waits for the
+	// bytes missing before out-of-order data (a retransmission) before
+	// giving them up as a gap; it is also the longest a connection whose
+	// detection is pending (AnyPort) holds the output back. Default 10 s.
+	ReorderWindow time.Duration
+	// IdleTimeout closes a connection that carried no packet for that long
+	// in capture time; its requests still waiting get a note, and it keeps
+	// its stream number if it wakes up. Default 2 min.
+	IdleTimeout time.Duration
+	// MaxConnections bounds the connections dissected at once (and the
+	// unknown connections tracked); packets of further ones are not
+	// dissected until some close (Stats.ConnLimit). Default 100 000.
+	MaxConnections int
+	// MaxPendingRequests bounds the requests waiting for a response on one
+	// connection; beyond, the oldest completes unanswered, with a note.
+	// Default 1000.
+	MaxPendingRequests int
+	// MaxBufferedBytes bounds the exchanges held for ordering (their frames
+	// plus about 512 bytes each): beyond, the dissector stops waiting for
+	// the responses of the oldest requests (each gets a note). Default 256 MiB.
+	MaxBufferedBytes int64
+	// BacklogPackets and BacklogBytes bound the packets kept per connection
+	// not (yet) known to be Kafka, for a replay once its broker is learned;
+	// BacklogTotalBytes bounds them all. Defaults 32 packets, 64 KiB and
+	// 16 MiB. A negative BacklogPackets keeps none (and, without AnyPort,
+	// tracks no unknown connection).
+	BacklogPackets    int
+	BacklogBytes      int
+	BacklogTotalBytes int
+}
+
+// limits are the Options' limits with defaults applied.
+type limits struct {
+	window, idle    time.Duration
+	connections     int
+	pendingRequests int
+	earlyResponses  int
+	bufferedBytes   int64
+	backlogPackets  int
+	backlogBytes    int
+	backlogTotal    int
+}
+
+// maxEarlyResponses bounds the responses a connection holds while their
+// request may still be framed; beyond, the oldest stands alone.
+const maxEarlyResponses = 256
+
+func (o *Options) limits() limits {
+	def := func(v, d int) int {
+		if v == 0 {
+			return d
+		}
+		return v
+	}
+	l := limits{
+		window:          o.ReorderWindow,
+		idle:            o.IdleTimeout,
+		connections:     max(1, def(o.MaxConnections, DefaultMaxConnections)),
+		pendingRequests: max(1, def(o.MaxPendingRequests, DefaultMaxPendingRequests)),
+		earlyResponses:  maxEarlyResponses,
+		bufferedBytes:   o.MaxBufferedBytes,
+		backlogPackets:  def(o.BacklogPackets, DefaultBacklogPackets),
+		backlogBytes:    def(o.BacklogBytes, DefaultBacklogBytes),
+		backlogTotal:    def(o.BacklogTotalBytes, DefaultBacklogTotalBytes),
+	}
+	if l.window <= 0 {
+		l.window = DefaultReorderWindow
+	}
+	if l.idle <= 0 {
+		l.idle = DefaultIdleTimeout
+	}
+	if l.bufferedBytes <= 0 {
+		l.bufferedBytes = DefaultMaxBufferedBytes
+	}
+	return l
 }
 
 // Stats counts what a Dissector read, over every capture it read.
 type Stats struct {
 	Packets      int64 // packets read
 	TCPPackets   int64 // packets that decoded to TCP over IPv4 or IPv6
-	KafkaPackets int64 // TCP packets with one end on a broker port: the ones reassembled
+	KafkaPackets int64 // TCP packets with one end on a broker: the ones reassembled
 	// Skipped counts packets not dissected; the fields below break it down.
 	Skipped         int64
 	NotTCP          int64 // not IP, or IP but not TCP
 	Fragments       int64 // IP fragments (not reassembled)
 	Malformed       int64 // headers that do not decode, or a TCP header cut off
 	UnsupportedLink int64 // link types we do not decode
-	OtherPorts      int64 // TCP with neither end on a broker port
+	OtherPorts      int64 // TCP with neither end on a broker
 	// SnapTruncated counts TCP packets the snap length cut short; the lost
 	// bytes are gaps in their stream.
 	SnapTruncated int64
@@ -56,13 +153,35 @@ type Stats struct {
 	// below their captured length (a writer bug) and was raised to it.
 	PatchedRecords int64
 	Connections    int   // TCP connections to a broker
-	Frames         int64 // Kafka frames (requests and responses)
+	Frames         int64 // Kafka frames (requests, responses, SASL tokens)
 	Exchanges      int64 // exchanges emitted
 	// LostBytes counts stream bytes dropped without an exchange to note
 	// them on (the stream ended while looking for a frame boundary);
 	// Problems says what happened, for the first few such cases.
 	LostBytes int64
 	Problems  []string
+
+	// LearnedBrokers counts brokers added to the broker set from the
+	// capture (responses naming brokers, AnyPort detection);
+	// DetectedConnections the connections AnyPort recognised.
+	LearnedBrokers      int
+	DetectedConnections int
+	// Replayed counts packets kept while their connection was unknown and
+	// replayed once it was recognised (moved from OtherPorts to
+	// KafkaPackets); BacklogDropped those kept but not replayed, because
+	// exchanges captured after them had already been emitted.
+	Replayed       int64
+	BacklogDropped int64
+	// AfterClose counts packets of a connection that closed moments
+	// before (its last ACKs); ConnLimit packets of connections beyond
+	// Options.MaxConnections. Both are among KafkaPackets, not dissected.
+	AfterClose int64
+	ConnLimit  int64
+	// PeakOpenConnections and PeakBufferedExchanges are the most
+	// connections open and exchanges held for ordering at once: what
+	// memory grows with.
+	PeakOpenConnections   int
+	PeakBufferedExchanges int
 }
 
 const maxProblems = 100
@@ -72,14 +191,24 @@ const maxProblems = 100
 type Dissector struct {
 	opts       Options
 	ports      []uint16
+	anyPort    bool
 	maxFrame   int
+	lim        limits
 	stats      Stats
+	problems   map[string]bool // in Stats.Problems already
 	nextStream int
 }
 
 // New returns a Dissector.
 func New(opts Options) *Dissector {
-	d := &Dissector{opts: opts, ports: slices.Clone(opts.Ports), maxFrame: opts.MaxFrameSize}
+	d := &Dissector{opts: opts, maxFrame: opts.MaxFrameSize, anyPort: opts.AnyPort, lim: opts.limits(), problems: map[string]bool{}}
+	for _, p := range opts.Ports {
+		if p == 0 {
+			d.anyPort = true
+		} else if !slices.Contains(d.ports, p) {
+			d.ports = append(d.ports, p)
+		}
+	}
 	if len(d.ports) == 0 {
 		d.ports = []uint16{DefaultPort}
 	}
@@ -95,10 +224,6 @@ func (d *Dissector) Stats() Stats {
 	s := d.stats
 	s.Problems = slices.Clone(s.Problems)
 	return s
-}
-
-func (d *Dissector) isKafkaPort(p uint16) bool {
-	return slices.Contains(d.ports, p)
 }
 
 // ReadFile reads the capture at path ("-" for standard input); see
@@ -122,8 +247,9 @@ func (d *Dissector) ReadFile(path string, emit func(*Exchange)) error {
 }
 
 // ReadCapture reads a whole pcap or pcapng capture (gzip-compressed or not)
-// and calls emit once per exchange, in capture order (Exchange.Order, then
-// stream and position in the stream), after the capture has been read.
+// and calls emit once per exchange, in capture order, while it reads: see
+// Session for when each exchange comes out. Memory does not grow with the
+// capture's length.
 //
 // The error is nil at the end of a sound capture. It wraps ErrNotCapture
 // when the input is empty or not a capture, and ErrCaptureDamaged (as a
@@ -134,7 +260,7 @@ func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
 	if err != nil {
 		return err
 	}
-	s := d.NewSession()
+	s := d.NewSession(emit)
 	var readErr error
 	for {
 		data, ci, link, err := cr.next()
@@ -147,36 +273,109 @@ func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
 		s.Packet(link, data, ci)
 	}
 	d.stats.PatchedRecords += cr.patched()
-	s.Close(emit)
+	s.Close()
 	return readErr
 }
 
-// Session dissects packets handed to it one at a time, for a caller that
-// reads packets itself (a live capture). Packets are numbered from 0 in the
+// Session dissects packets handed to it one at a time: a capture file read
+// by ReadCapture, or a live capture. Packets are numbered from 0 in the
 // order they are handed over. A Session belongs to its Dissector, whose
 // Stats it updates; use one at a time.
+//
+// # Order
+//
+// Exchanges are emitted in capture order: by Exchange.Order (the packet
+// that carried the request's first byte, or the response's when no request
+// was captured), then by stream, then by position in the stream. This
+// holds absolutely: an exchange is emitted only when no exchange with a
+// smaller key can still appear.
+//
+// # When an exchange is emitted
+//
+// An exchange is emitted, from inside Packet, Advance or Close, as soon as
+// (1) it is complete: its response was matched, or it will get none (a
+// Produce with Acks=0 at once; a request whose connection answered a later
+// request, closed, went idle, or hit a limit), and (2) every exchange with
+// a smaller key has been emitted, and no byte that could still start such
+// an exchange's first frame remains unframed. Such bytes are a framer's
+// partial frame, bytes reassembly holds behind a hole, responses waiting
+// for their request (after a hole), and connections whose Kafka detection
+// is pending (AnyPort).
+//
+// So after its own completion an exchange waits at most for: the
+// exchanges captured before it to complete (a request's response time;
+// when a connection goes silent, Options.IdleTimeout); a hole before it in
+// any connection to be filled or given up (Options.ReorderWindow, checked
+// every quarter window: 1.25 × ReorderWindow); a frame in transit when it
+// was captured to be received whole; a frame found by scanning after a
+// hole to be confirmed by the frame after it (ReorderWindow); a pending
+// Kafka detection (AnyPort: ReorderWindow). In a sound capture, that is
+// the response time of the requests captured before it: an exchange comes
+// out at the packet that completes it, or as soon as every earlier one
+// did. The capture time that counts is the newest seen so far (timestamps
+// going backwards do not move it back; one far in the future makes the
+// time-based bounds wait until then, and the limits below still hold);
+// Advance moves it without a packet.
+//
+// # Memory
+//
+// What a Session holds is bounded by the rate of traffic times these
+// delays, and by the limits in Options: open connections, requests
+// waiting per connection, exchanges held for ordering
+// (MaxBufferedBytes), reassembly pages, frame size, and the backlog of
+// connections not yet known to be Kafka. Closed and idle connections are
+// freed. None of it grows with the capture's length.
 type Session struct {
-	d     *Dissector
-	dec   *linkDecoder
-	asm   *reassembly.Assembler
-	cur   tcpPacket
-	n     int64 // packets so far
-	slab  []pktCtx
-	conns []*conn
-	out   []ordered
+	d       *Dissector
+	dec     *linkDecoder
+	asm     *reassembly.Assembler
+	cur     tcpPacket
+	n       int64     // packets so far
+	clock   time.Time // newest capture time so far
+	slab    []pktCtx
+	brokers brokerSet
+	anyPort bool
+
+	ord   orderer
+	lows  lowHeap            // connections and detections that may still produce exchanges
+	dirty []*conn            // connections to look at after the current packet
+	conns map[*conn]struct{} // open connections
+	open  int
+
+	unknown *unknownTable  // nil: none tracked
+	promote []*unknownConn // recognised, to replay
+
+	closed   map[flowKey]closedConn // recently closed connections
+	closedQ  []closedEntry          // their expiry order: FIN/RST-closed
+	dormantQ []closedEntry          // idle-flushed
+
+	nextFlush time.Time
+	closing   NoResponseReason // why reassembly closes connections now
+	ending    bool             // Close is running
+	done      bool
 }
 
-// ordered is an exchange with its sort key.
-type ordered struct {
-	ex     *Exchange
-	order  int64
-	stream int
-	pos    int64
-}
-
-// NewSession starts dissecting a new packet sequence: a new capture.
-func (d *Dissector) NewSession() *Session {
-	s := &Session{d: d, dec: newLinkDecoder()}
+// NewSession starts dissecting a new packet sequence (a new capture);
+// emit receives every exchange, in capture order (see Session).
+func (d *Dissector) NewSession(emit func(*Exchange)) *Session {
+	s := &Session{
+		d: d, dec: newLinkDecoder(),
+		brokers: brokerSet{ports: d.ports},
+		anyPort: d.anyPort,
+		conns:   make(map[*conn]struct{}),
+		closed:  make(map[flowKey]closedConn),
+	}
+	s.ord = orderer{emit: func(ex *Exchange) {
+		d.stats.Exchanges++
+		if emit != nil {
+			emit(ex)
+		}
+	}, maxBytes: d.lim.bufferedBytes}
+	if d.anyPort || d.lim.backlogPackets > 0 {
+		lim := d.lim
+		lim.backlogPackets = max(lim.backlogPackets, 0)
+		s.unknown = &unknownTable{lim: lim, m: make(map[flowKey]*unknownConn)}
+	}
 	pool := reassembly.NewStreamPool(streamFactory{s})
 	s.asm = reassembly.NewAssembler(pool)
 	s.asm.MaxBufferedPagesPerConnection = maxPagesPerConn
@@ -184,78 +383,186 @@ func (d *Dissector) NewSession() *Session {
 	return s
 }
 
-// Packet dissects one packet of the given link type. data is not kept.
+// Packet dissects one packet of the given link type, and emits the
+// exchanges it makes ready. data is not kept.
 func (s *Session) Packet(link layers.LinkType, data []byte, ci gopacket.CaptureInfo) {
+	if s.done {
+		return
+	}
 	st := &s.d.stats
 	st.Packets++
 	idx := s.n
 	s.n++
+	if ci.Timestamp.After(s.clock) {
+		s.clock = ci.Timestamp
+	}
 	switch s.dec.decode(link, data, &s.cur) {
 	case kindTCP:
 		st.TCPPackets++
+		if s.brokers.has(s.cur.Src) || s.brokers.has(s.cur.Dst) {
+			s.assemble(ci.Timestamp, idx, s.clock)
+		} else {
+			s.unknownPacket(link, data, ci.Timestamp, idx)
+		}
 	case kindNotTCP:
 		st.Skipped++
 		st.NotTCP++
-		return
 	case kindFragment:
 		st.Skipped++
 		st.Fragments++
-		return
 	case kindUnsupported:
 		st.Skipped++
 		st.UnsupportedLink++
-		return
 	default:
 		st.Skipped++
 		st.Malformed++
-		return
 	}
-	if !s.d.isKafkaPort(s.cur.Src.Port()) && !s.d.isKafkaPort(s.cur.Dst.Port()) {
-		st.Skipped++
-		st.OtherPorts++
-		return
-	}
+	s.maintain()
+}
+
+// assemble hands the decoded packet (s.cur) to reassembly.
+func (s *Session) assemble(ts time.Time, idx int64, clock time.Time) {
+	st := &s.d.stats
 	st.KafkaPackets++
 	if s.cur.Missing > 0 {
 		// Reassembly sees the missing bytes as a hole before the next
 		// segment and reports them as skipped.
 		st.SnapTruncated++
 	}
-	s.asm.AssembleWithContext(s.cur.NetFlow, s.cur.TCP, s.newCtx(ci.Timestamp, idx))
+	s.asm.AssembleWithContext(s.cur.NetFlow, s.cur.TCP, s.newCtx(ts, idx, clock))
 }
+
+// Advance moves the session's capture time to t, if later, without a
+// packet: a live capture calls it while no packet comes, so that holes are
+// given up, idle connections flushed, and the exchanges waiting for them
+// emitted.
+func (s *Session) Advance(t time.Time) {
+	if s.done {
+		return
+	}
+	if t.After(s.clock) {
+		s.clock = t
+	}
+	s.maintain()
+}
+
+// Buffered returns how many exchanges the session holds for ordering.
+func (s *Session) Buffered() int { return len(s.ord.h) }
 
 // Close ends the packet sequence: every connection still open is flushed
-// (partial frames become truncated frames, requests without a response
-// stand alone), and emit is called once per exchange in capture order.
-func (s *Session) Close(emit func(*Exchange)) {
-	s.asm.FlushAll()
-	for _, c := range s.conns {
-		c.finish() // connections reassembly no longer held
+// (partial frames become truncated frames, requests without a response get
+// a note), and every exchange left is emitted. The Session is done.
+func (s *Session) Close() {
+	if s.done {
+		return
 	}
-	s.conns = nil
-	slices.SortStableFunc(s.out, func(a, b ordered) int {
-		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.stream, b.stream), cmp.Compare(a.pos, b.pos))
-	})
-	out := s.out
-	s.out = nil
-	s.d.stats.Exchanges += int64(len(out))
-	for _, o := range out {
-		if emit != nil {
-			emit(o.ex)
+	s.ending = true
+	s.closing = CaptureEnded
+	for {
+		s.asm.FlushAll()
+		for c := range s.conns {
+			c.finish(CaptureEnded) // connections reassembly no longer holds
 		}
+		if len(s.promote) == 0 {
+			break
+		}
+		// The last responses named brokers with unknown connections.
+		s.replayPromoted()
+	}
+	s.closing = ResponseSeen
+	s.refresh()
+	s.ord.release(noLow)
+	s.updatePeaks()
+	s.done = true
+	s.unknown = nil
+	s.closed = nil
+}
+
+// maintain runs after each packet: the periodic flush, replays of
+// connections just recognised, and the emission of what is ready.
+func (s *Session) maintain() {
+	if !s.clock.Before(s.nextFlush) && !s.clock.IsZero() {
+		s.flush()
+	}
+	for len(s.promote) > 0 || len(s.dirty) > 0 {
+		s.replayPromoted()
+		s.refresh()
+	}
+	s.ord.release(s.lowWater())
+	s.updatePeaks()
+}
+
+// flush gives up holes older than the reorder window and closes the
+// connections idle for longer than the idle timeout.
+func (s *Session) flush() {
+	lim := &s.d.lim
+	older := s.clock.Add(-lim.window)
+	s.closing = ConnectionIdle
+	s.asm.FlushWithOptions(reassembly.FlushOptions{T: older, TC: s.clock.Add(-lim.idle)})
+	s.closing = ResponseSeen
+	for c := range s.conns {
+		// The flush delivered (or gave up) every byte queued before older.
+		if c.held[toBroker].flushedBefore(older) || c.held[toClient].flushedBefore(older) || len(c.early) > 0 {
+			c.touch() // and responses waiting for their request may have waited long enough
+		}
+		for _, f := range c.fr {
+			if f != nil && f.waiting() && f.last.time <= older.UnixNano() {
+				f.acceptWaiting() // no follower came in time to judge it
+				c.touch()
+			}
+		}
+	}
+	s.expireUnknown()
+	s.expireClosed()
+	s.nextFlush = s.clock.Add(max(lim.window/4, time.Millisecond))
+}
+
+func (s *Session) replayPromoted() {
+	for len(s.promote) > 0 {
+		u := s.promote[0]
+		s.promote = s.promote[1:]
+		s.replay(u)
+	}
+	s.promote = nil
+}
+
+// refresh looks at the connections touched since the last time: responses
+// waiting for their request may be decidable, and low-water marks moved.
+func (s *Session) refresh() {
+	for len(s.dirty) > 0 {
+		c := s.dirty[len(s.dirty)-1]
+		s.dirty = s.dirty[:len(s.dirty)-1]
+		c.dirty = false
+		if c.done {
+			continue
+		}
+		c.settleEarly()
+		s.lows.set(&c.blocker, c.computeLow())
 	}
 }
 
-// add collects an exchange for Close; pos is the stream offset of its
-// first frame.
-func (s *Session) add(ex *Exchange, pos int64) {
-	s.out = append(s.out, ordered{ex: ex, order: ex.Order(), stream: ex.Stream, pos: pos})
+// lowWater is the smallest packet index that may still begin an exchange:
+// exchanges with a smaller order can be emitted.
+func (s *Session) lowWater() int64 {
+	return min(s.n, s.lows.min())
+}
+
+func (s *Session) updatePeaks() {
+	st := &s.d.stats
+	st.PeakBufferedExchanges = max(st.PeakBufferedExchanges, s.ord.peak)
 }
 
 // lost records bytes dropped with no exchange to note them on.
 func (s *Session) lost(problem string, n int64) {
 	s.d.stats.LostBytes += n
-	if len(s.d.stats.Problems) < maxProblems {
-		s.d.stats.Problems = append(s.d.stats.Problems, problem)
+	s.problem(problem)
+}
+
+// problem records a problem for Stats, once.
+func (s *Session) problem(p string) {
+	d := s.d
+	if len(d.stats.Problems) < maxProblems && !d.problems[p] {
+		d.problems[p] = true
+		d.stats.Problems = append(d.stats.Problems, p)
 	}
 }

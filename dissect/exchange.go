@@ -5,6 +5,7 @@
 package dissect
 
 import (
+	"fmt"
 	"net/netip"
 	"time"
 )
@@ -49,12 +50,76 @@ type Exchange struct {
 	CorrelationID int32
 	ClientID      *string
 
+	// NoResponse says why Response is nil although Request is not: a
+	// Produce with Acks=0 expects none, or the response was lost, the
+	// connection closed, the capture ended... The matcher notes the reason
+	// (except for Acks=0). It is ResponseSeen when a response was matched
+	// and on exchanges without a request.
+	NoResponse NoResponseReason
+
+	// SASLToken marks a pseudo-exchange of raw SASL tokens, sent without a
+	// Kafka header after a SaslHandshake v0 request (KIP-43): Request is
+	// the client's token, Response the broker's next frame (often empty:
+	// Size 0); either is nil when not captured. APIKey, APIVersion and
+	// CorrelationID are -1. The tokens carry credentials: show their bytes
+	// only when asked to.
+	SASLToken bool
+	// SASLMechanism is the mechanism the SaslHandshake named (PLAIN,
+	// SCRAM-SHA-256, GSSAPI...), on SASL token exchanges.
+	SASLMechanism string
+
 	// Decoded is filled by the decoding stage (see Decoder).
 	Decoded *Decoded
 
 	// Notes says what a user must know about this exchange: request missing,
 	// truncated frame, unknown API key, gap in the stream, decode errors...
 	Notes []string
+}
+
+// NoResponseReason says why an exchange with a request has no response.
+type NoResponseReason uint8
+
+const (
+	// ResponseSeen: a response was matched, or there is no request.
+	ResponseSeen NoResponseReason = iota
+	// NoResponseExpected: a Produce request with Acks=0, never answered.
+	NoResponseExpected
+	// ResponseLost: the broker answered a later request on the connection;
+	// Kafka answers in request order, so this response was sent but not
+	// captured.
+	ResponseLost
+	// ConnectionClosed: the connection closed (FIN or RST) first.
+	ConnectionClosed
+	// ConnectionIdle: the connection carried no packet for
+	// Options.IdleTimeout of capture time and was flushed.
+	ConnectionIdle
+	// CaptureEnded: the capture ended first; the response may have come
+	// after it.
+	CaptureEnded
+	// ResponseGaveUp: a limit (Options.MaxPendingRequests,
+	// Options.MaxBufferedBytes) made the dissector stop waiting for it.
+	ResponseGaveUp
+)
+
+// String returns the note the matcher adds for the reason.
+func (r NoResponseReason) String() string {
+	switch r {
+	case ResponseSeen:
+		return "response seen"
+	case NoResponseExpected:
+		return "no response expected (Produce with Acks=0)"
+	case ResponseLost:
+		return "response not captured: the broker answered a later request on this connection, and Kafka answers in order"
+	case ConnectionClosed:
+		return "connection closed before the response"
+	case ConnectionIdle:
+		return "connection idle: flushed before the response"
+	case CaptureEnded:
+		return "capture ended before the response"
+	case ResponseGaveUp:
+		return "stopped waiting for the response (a dissector limit was reached)"
+	}
+	return fmt.Sprintf("NoResponseReason(%d)", uint8(r))
 }
 
 // Order returns the capture order key of the exchange: the packet index of

@@ -23,11 +23,22 @@ func (d frameDir) String() string {
 	return "broker→client"
 }
 
-// pktRef identifies the packet that carried a byte of a stream.
+// pktRef identifies the packet that carried a byte of a stream. A framer
+// keeps a few dozen (a size prefix's, the resynchronisation window's), so
+// it is kept small.
 type pktRef struct {
-	index int64     // 0-based packet number in the capture
-	time  time.Time // its capture time
+	index int64 // 0-based packet number in the capture
+	time  int64 // its capture time, Unix nanoseconds (see captureTime)
+	// TCP facts, for pairing a response with a request by what the
+	// broker had acknowledged (conn.pairable): the packet's sequence
+	// number and acknowledgment number, valid when tcp and ackOK.
+	seq, ack   uint32
+	tcp, ackOK bool
 }
+
+// captureTime turns a pktRef time back into a time.Time, as capture
+// readers make them (time.Unix).
+func captureTime(ns int64) time.Time { return time.Unix(0, ns) }
 
 // locator maps an offset in the chunk being framed to the packet that
 // carried that byte.
@@ -42,9 +53,18 @@ type frameSink interface {
 	// key within the direction).
 	frame(dir frameDir, f *Frame, notes []string, pos int64)
 	// pendingRequest reports whether a request with this CorrelationId is
-	// waiting for its response; used to recognise a response boundary
-	// when resynchronising.
-	pendingRequest(correlationID int32) bool
+	// waiting for a response that the packet at can carry (the broker had
+	// received the request by then); used to recognise a response
+	// boundary when resynchronising.
+	pendingRequest(correlationID int32, at pktRef) bool
+	// nextRequest reports whether a request with this CorrelationId can
+	// follow the requests framed so far (clients number them upward);
+	// used to recognise a request boundary when resynchronising.
+	nextRequest(correlationID int32) bool
+	// bodyFits reports whether a whole frame (without its size prefix)
+	// decodes exactly as what its header says it is, or cannot be judged;
+	// used to confirm a frame start found by scanning.
+	bodyFits(dir frameDir, frame []byte) bool
 	// lost reports stream bytes that were dropped without any frame to
 	// carry a note about them (the stream ended before the next frame).
 	lost(dir frameDir, bytes int64, why string)
@@ -61,10 +81,14 @@ const (
 	// oversizedKeep is how many leading bytes of a frame above the size
 	// limit are kept (for its header), while the rest is skipped.
 	oversizedKeep = 4096
-	// maxRejects bounds the tentative frames given up in a row: each costs
-	// a rescan of its bytes, so without a bound a hostile stream could make
-	// the work quadratic.
-	maxRejects = 8
+	// maxRejects and rejectBudget bound the tentative frames given up in
+	// a row: each costs a rescan of its bytes, so without a bound a hostile
+	// stream could make the work quadratic. Past both (more than 8 frames
+	// and 256 KiB rescanned), a frame start found by scanning is taken as
+	// sure. The byte budget keeps doubting cheap small false frames, which
+	// bodies full of small integers offer many of.
+	maxRejects   = 8
+	rejectBudget = 256 << 10
 	// bodyChunk is the most a frame buffer is grown by before its bytes
 	// arrive: a size prefix alone never makes us allocate more.
 	bodyChunk = 64 << 10
@@ -108,13 +132,22 @@ type framer struct {
 
 	// A frame start found by scanning (after a gap, an implausible size, or
 	// at the start of a connection picked up mid-stream) is tentative until
-	// its end is seen: if what follows it is not a plausible frame start
-	// either, it was not a frame, and its bytes are scanned again from the
-	// byte after its start.
+	// the frame is whole and confirmed (see evidence.go): its body decodes
+	// as its header says, and what follows it is a plausible frame start
+	// (waiting for those bytes when the frame ends with a chunk). If not,
+	// it was not a frame, and its bytes are scanned again from the byte
+	// after its start.
 	tentative   bool
+	tentLenient bool   // it was found leniently: at the first byte of a stream picked up mid-stream
 	marks       []mark // which packets the bytes of the tentative frame came from
 	rejects     int    // tentative frames given up since the last sure frame
+	rejected    int64  // and their bytes, rescanned
 	tentSkipped int64  // bytes skipped before the tentative frame began
+
+	// raw says frames need no Kafka header and may be empty (size 0): the
+	// SASL tokens that follow a SaslHandshake v0 (KIP-43). The matcher
+	// switches it.
+	raw bool
 
 	// Resynchronisation.
 	win     [resyncWindow]byte // undecided bytes carried between chunks
@@ -185,20 +218,34 @@ func (f *framer) run(data []byte, loc locator, base int64) {
 				copy(grown, f.buf)
 				f.buf = grown
 			}
-			f.buf = append(f.buf, data[i:i+n]...)
-			i += n
-			f.last = loc.at(i - 1)
+			if n > 0 {
+				f.buf = append(f.buf, data[i:i+n]...)
+				i += n
+				f.last = loc.at(i - 1)
+			}
 			if len(f.buf) == int(f.size) {
-				if f.tentative && !f.followerOK(data[i:]) {
+				if f.tentative && n > 0 && !f.sink.bodyFits(f.dir, f.buf) {
+					// Just whole, and not what its header says it is.
 					b, l, base := f.reject()
 					f.run(b, l, base)
 					continue
 				}
-				if !f.tentative {
-					f.rejects = 0
+				if f.awaitsFollower() && i == len(data) {
+					// What follows decides, and it is not here yet: the
+					// frame waits, whole, for the next bytes (at most
+					// Options.ReorderWindow, see acceptWaiting).
+					return
 				}
-				f.tentative, f.marks = false, nil
-				f.emit(f.last, nil)
+				// A request found at the first byte of a stream picked up
+				// mid-stream rests on its header and body: what follows it
+				// may be anything (a broken client's lying size).
+				firstRequest := f.tentLenient && f.dir == toBroker
+				if f.tentative && !firstRequest && !f.followerOK(data[i:], loc, i) {
+					b, l, base := f.reject()
+					f.run(b, l, base)
+					continue
+				}
+				f.accept()
 			}
 		case stateSkip:
 			n := int(min(f.skipLeft, int64(len(data)-i)))
@@ -235,13 +282,24 @@ func (f *framer) begin() {
 		f.skipLeft = int64(size)
 		f.keepDone = false
 		f.buf = make([]byte, 0, min(int(size), oversizedKeep))
+	case size == 0:
+		// An empty SASL token (raw mode only: minSize is 0 there).
+		f.state = stateBody
+		f.buf = []byte{}
+		f.tentative, f.marks = false, nil
+		f.emit(f.last, nil)
 	default:
 		f.state = stateBody
 		f.buf = make([]byte, 0, min(int(size), bodyChunk))
 	}
 }
 
+// minSize is the smallest plausible frame: a request or response header,
+// or nothing at all for a raw SASL token.
 func (f *framer) minSize() int {
+	if f.raw {
+		return 0
+	}
 	if f.dir == toBroker {
 		return reqHeaderMin
 	}
@@ -260,9 +318,44 @@ func sizeString(n int) string {
 	return fmt.Sprintf("%d-byte", n)
 }
 
+// awaitsFollower reports whether a tentative frame, once whole, must wait
+// for the bytes after it to be judged: a frame start found by scanning
+// rests on a few bytes, and bodies are full of such patterns (a response
+// start is a size and a CorrelationId). It waits at most
+// Options.ReorderWindow; a gap or the end of the stream right after it
+// confirms it. A frame found at the first byte of a stream picked up
+// mid-stream and ending with a segment is taken at once: both its ends
+// fall on segment boundaries, as frames written one at a time do.
+func (f *framer) awaitsFollower() bool {
+	return f.tentative && !f.tentLenient
+}
+
+// waiting reports whether a whole frame waits for the bytes after it.
+func (f *framer) waiting() bool {
+	return f.state == stateBody && f.awaitsFollower() && len(f.buf) == int(f.size)
+}
+
+// acceptWaiting takes the frame waiting for what follows it: nothing came
+// in time to judge it (the session calls it once the frame's last byte is
+// older than Options.ReorderWindow).
+func (f *framer) acceptWaiting() {
+	if f.waiting() {
+		f.accept()
+	}
+}
+
+// accept hands over the whole frame collected, tentative or not.
+func (f *framer) accept() {
+	if !f.tentative {
+		f.rejects, f.rejected = 0, 0
+	}
+	f.tentative, f.marks = false, nil
+	f.emit(f.last, nil)
+}
+
 // emit hands the collected frame to the sink and waits for the next one.
 func (f *framer) emit(end pktRef, notes []string) {
-	fr := &Frame{Bytes: f.buf, Size: f.size, Time: f.start.time, EndTime: end.time, Packet: f.start.index,
+	fr := &Frame{Bytes: f.buf, Size: f.size, Time: captureTime(f.start.time), EndTime: captureTime(end.time), Packet: f.start.index,
 		Oversized: f.state == stateSkip}
 	f.buf = nil
 	f.state = stateHeader
@@ -281,8 +374,12 @@ func (f *framer) emit(end pktRef, notes []string) {
 // from the stream before the next bytes fed.
 func (f *framer) gap(n int64) {
 	if f.state == stateBody && f.tentative {
-		b, l, base := f.reject()
-		f.run(b, l, base)
+		if len(f.buf) == int(f.size) {
+			f.accept() // whole, and ending where the stream breaks off
+		} else {
+			b, l, base := f.reject()
+			f.run(b, l, base)
+		}
 	}
 	f.fresh = false
 	if n > 0 {
@@ -362,7 +459,7 @@ func (f *framer) enterResync(why *resyncCause) {
 	}
 	f.state = stateResync
 	f.why = why
-	f.rejects = 0
+	f.rejects, f.rejected = 0, 0
 	f.skipped = 0
 	f.nwin = 0
 	f.fresh = false
@@ -403,15 +500,17 @@ const (
 )
 
 // judge decides whether b (at most resyncWindow bytes, fewer at the end of
-// what has arrived) starts a frame. lenient judges a response by its size
-// alone: at the start of a connection picked up mid-stream the response may
-// answer a request that was never captured.
-func (f *framer) judge(b []byte, lenient bool) verdict {
-	return f.judgeSize(b, lenient, f.max)
+// what has arrived) starts a frame; at returns the packet of its first
+// byte. lenient judges a response by its size alone: at the start of a
+// connection picked up mid-stream the response may answer a request that
+// was never captured.
+func (f *framer) judge(b []byte, at func() pktRef, lenient bool) verdict {
+	return f.judgeWith(b, at, lenient, f.max)
 }
 
-// judgeSize is judge with maxSize as the largest plausible size.
-func (f *framer) judgeSize(b []byte, lenient bool, maxSize int) verdict {
+// judgeWith is judge with maxSize as the largest plausible size; at may be
+// nil when lenient.
+func (f *framer) judgeWith(b []byte, at func() pktRef, lenient bool, maxSize int) verdict {
 	if len(b) < 4 {
 		return needMore
 	}
@@ -423,20 +522,32 @@ func (f *framer) judgeSize(b []byte, lenient bool, maxSize int) verdict {
 		if len(b) < 8 {
 			return needMore
 		}
-		if lenient || f.sink.pendingRequest(int32(binary.BigEndian.Uint32(b[4:8]))) {
+		if lenient || f.sink.pendingRequest(int32(binary.BigEndian.Uint32(b[4:8])), at()) {
 			return plausible
 		}
 		return implausible
 	}
-	if len(b) < 12 {
+	v := judgeRequestHeader(b[4:], int(size), f.valid)
+	if v == plausible && !lenient && len(b) >= 12 && !f.sink.nextRequest(int32(binary.BigEndian.Uint32(b[8:12]))) {
+		return implausible
+	}
+	return v
+}
+
+// judgeRequestHeader decides whether h, the first bytes of a frame of size
+// bytes (after its size prefix), can be a request header: a plausible
+// ApiKey and ApiVersion (valid, or ApiKey 0..100, and ApiVersion 0..50
+// either way) and a ClientId that fits in the frame.
+func judgeRequestHeader(h []byte, size int, valid func(apiKey, apiVersion int16) bool) verdict {
+	if len(h) < reqHeaderMin {
 		return needMore
 	}
-	key, ver := int16(binary.BigEndian.Uint16(b[4:6])), int16(binary.BigEndian.Uint16(b[6:8]))
+	key, ver := int16(binary.BigEndian.Uint16(h[0:2])), int16(binary.BigEndian.Uint16(h[2:4]))
 	if ver < 0 || ver > 50 {
 		return implausible
 	}
-	if f.valid != nil {
-		if !f.valid(key, ver) {
+	if valid != nil {
+		if !valid(key, ver) {
 			return implausible
 		}
 	} else if key < 0 || key > 100 {
@@ -448,14 +559,46 @@ func (f *framer) judgeSize(b []byte, lenient bool, maxSize int) verdict {
 	if size < reqHeaderMin+2 {
 		return implausible
 	}
-	if len(b) < 14 {
+	if len(h) < reqHeaderMin+2 {
 		return needMore
 	}
 	// ClientId: a nullable int16-length string that must fit in the frame.
-	if n := int16(binary.BigEndian.Uint16(b[12:14])); n < -1 || int(n)+reqHeaderMin+2 > int(size) {
+	if n := int16(binary.BigEndian.Uint16(h[8:10])); n < -1 || int(n)+reqHeaderMin+2 > size {
 		return implausible
 	}
 	return plausible
+}
+
+// lowMark returns the smallest packet index among the bytes the framer
+// holds that may still begin a frame (a partial frame, a size prefix, the
+// resynchronisation window); ok is false when it holds none. A frame
+// handed over later starts either there or in bytes not fed yet.
+func (f *framer) lowMark() (low int64, ok bool) {
+	low = noLow
+	switch f.state {
+	case stateHeader:
+		for _, r := range f.preRef[:f.npre] {
+			low = min(low, r.index)
+		}
+	case stateBody, stateSkip:
+		low = f.start.index
+		if f.tentative {
+			// Given up, its bytes are scanned again: a frame may start at
+			// any of them, and reordered segments may have brought later
+			// bytes in earlier packets.
+			for _, r := range f.preRef {
+				low = min(low, r.index)
+			}
+			for _, m := range f.marks {
+				low = min(low, m.ref.index)
+			}
+		}
+	case stateResync:
+		for _, r := range f.winRef[:f.nwin] {
+			low = min(low, r.index)
+		}
+	}
+	return low, low != noLow
 }
 
 // resync scans data[i:], after the carried window, for a plausible frame
@@ -463,6 +606,7 @@ func (f *framer) judgeSize(b []byte, lenient bool, maxSize int) verdict {
 func (f *framer) resync(data []byte, i int, loc locator, base int64) int {
 	total := f.nwin + len(data) - i
 	var tmp [resyncWindow]byte
+	var conf *confirmer // made when first needed
 	for v := 0; v < total; v++ {
 		n := min(resyncWindow, total-v)
 		var b []byte
@@ -475,7 +619,30 @@ func (f *framer) resync(data []byte, i int, loc locator, base int64) int {
 			copy(b[c:], data[i:])
 		}
 		lenient := f.fresh && v == 0
-		switch f.judge(b, lenient) {
+		at := func() pktRef {
+			if v < f.nwin {
+				return f.winRef[v]
+			}
+			return loc.at(i + v - f.nwin)
+		}
+		verdict := f.judge(b, at, lenient)
+		if verdict == plausible && v >= f.nwin && !lenient {
+			// A start whose frame ends beyond the bytes at hand cannot be
+			// checked by what follows it: if a start the bytes do confirm
+			// lies inside its span, that one is the frame boundary, and
+			// this one a pattern inside a body (a false start with a large
+			// size would swallow the frames after it).
+			o := i + v - f.nwin
+			if end := int64(o) + 4 + int64(binary.BigEndian.Uint32(b)); end > int64(len(data)) {
+				if conf == nil {
+					conf = &confirmer{f: f, data: data, loc: loc, at: -1}
+				}
+				if conf.within(o, int(min(end, int64(len(data))))) {
+					verdict = implausible
+				}
+			}
+		}
+		switch verdict {
 		case needMore:
 			// Carry the undecided tail to the next chunk.
 			f.skipped += int64(v)
@@ -495,12 +662,13 @@ func (f *framer) resync(data []byte, i int, loc locator, base int64) int {
 		case plausible:
 			f.skipped += int64(v)
 			// A frame start found by scanning is tentative until its end
-			// shows it was one; after a few wrong guesses we stop doubting
-			// (and bound the rescanning).
-			// A mid-stream start on a boundary that passes the strict test
-			// is sure enough.
-			sure := lenient && (f.dir == toBroker || f.sink.pendingRequest(int32(binary.BigEndian.Uint32(b[4:8]))))
-			f.tentative = !sure && f.rejects < maxRejects
+			// shows it was one (its body decodes, a plausible frame
+			// follows); after enough wrong guesses we stop doubting (and
+			// bound the rescanning). A start at the first byte of a stream
+			// picked up mid-stream is no exception: segments need not
+			// start on frame boundaries.
+			f.tentative = f.rejects < maxRejects || f.rejected < rejectBudget
+			f.tentLenient = lenient
 			f.tentSkipped = f.skipped
 			f.fresh = false
 			f.state = stateHeader
@@ -574,14 +742,107 @@ func (m markLocator) at(off int) pktRef {
 
 // followerOK reports whether b, the bytes right after a tentative frame,
 // can start a frame: the frame ending where a chunk ends (usually a TCP
-// segment) or before something frame-like is evidence it was one.
-func (f *framer) followerOK(b []byte) bool {
+// segment) or before a plausible frame start is evidence it was one. The
+// follower is judged as strictly as a frame start found by scanning (a
+// size within the limit; for a response, a CorrelationId waiting): a
+// false frame found inside a body is followed by body bytes, and taking
+// them for a size prefix would swallow the stream (a size above the
+// limit is skipped by its length, one below it buffered).
+func (f *framer) followerOK(b []byte, loc locator, off int) bool {
 	if len(b) == 0 {
 		return true
 	}
-	// A frame above the size limit is still frame-like: it is skipped by
-	// its length, not a sign that we are lost.
-	return f.judgeSize(b[:min(len(b), resyncWindow)], true, 1<<31-1) != implausible
+	if !f.corrFollows(f.buf, b) {
+		return false
+	}
+	b = b[:min(len(b), resyncWindow)]
+	if f.tentLenient {
+		// After a frame found at the first byte of a stream picked up
+		// mid-stream, the follower is judged as leniently (responses may
+		// answer requests never captured), and a size above the limit is
+		// still frame-like: it is skipped by its length.
+		return f.judgeWith(b, nil, true, 1<<31-1) != implausible
+	}
+	return f.judge(b, func() pktRef { return loc.at(off) }, false) != implausible
+}
+
+// corrFollows reports whether next, the bytes after frame (without its
+// size prefix), may start the next frame as far as CorrelationIds go:
+// clients number the requests of a connection upward, and responses come
+// in request order, so the next frame's id is higher (by a bounded step,
+// or wrapped around). True when either id is not there to compare.
+func (f *framer) corrFollows(frame, next []byte) bool {
+	at := 0 // offset of the CorrelationId in a frame
+	if f.dir == toBroker {
+		at = 4
+	}
+	if len(frame) < at+4 || len(next) < 4+at+4 {
+		return true
+	}
+	return corrStep(int32(binary.BigEndian.Uint32(frame[at:])), int32(binary.BigEndian.Uint32(next[4+at:])))
+}
+
+// corrStep reports whether CorrelationId next may follow last: higher by
+// at most maxCorrelationStep, or wrapped around.
+func corrStep(last, next int32) bool {
+	d := int64(next) - int64(last)
+	return d > 0 && d <= maxCorrelationStep || d < -(1<<31)+maxCorrelationStep
+}
+
+// maxCorrelationStep is how far a CorrelationId may be ahead of the one
+// before it on a connection: requests lost in a gap, or a client
+// numbering the requests of all its connections in one sequence.
+const maxCorrelationStep = 1 << 20
+
+// confirmer finds, in a chunk, the frame starts the chunk itself
+// confirms: a plausible start whose frame ends inside the chunk, followed
+// there by another plausible start or by the chunk's end. Offsets are
+// judged in increasing order, each at most once per chunk, so that a scan
+// using it stays linear.
+type confirmer struct {
+	f    *framer
+	data []byte
+	loc  locator
+	next int // offsets below next have been judged
+	at   int // the last confirmed start found; -1: none yet
+}
+
+// within reports whether a confirmed start lies strictly after from and
+// before limit.
+func (c *confirmer) within(from, limit int) bool {
+	if c.at > from {
+		return c.at < limit
+	}
+	for p := max(from+1, c.next); p < min(limit, len(c.data)); p++ {
+		c.next = p + 1
+		if c.confirmed(p) {
+			c.at = p
+			return true
+		}
+	}
+	return false
+}
+
+func (c *confirmer) confirmed(p int) bool {
+	f, d := c.f, c.data
+	b := d[p:min(p+resyncWindow, len(d))]
+	if f.judge(b, func() pktRef { return c.loc.at(p) }, false) != plausible {
+		return false
+	}
+	end := int64(p) + 4 + int64(binary.BigEndian.Uint32(b))
+	switch {
+	case end > int64(len(d)):
+		return false
+	case !f.sink.bodyFits(f.dir, d[p+4:end]):
+		return false
+	case end == int64(len(d)):
+		return true
+	}
+	next := d[end:min(int(end)+resyncWindow, len(d))]
+	if !f.corrFollows(b[4:], next) {
+		return false
+	}
+	return f.judge(next, func() pktRef { return c.loc.at(int(end)) }, false) != implausible
 }
 
 // reject gives up a tentative frame: it returns the frame's bytes after its
@@ -600,6 +861,7 @@ func (f *framer) reject() ([]byte, locator, int64) {
 	}
 	base := f.startPos + 1
 	f.rejects++
+	f.rejected += int64(len(f.buf))
 	f.buf, f.marks, f.tentative = nil, nil, false
 	f.state = stateResync
 	f.fresh = false
@@ -616,6 +878,10 @@ func (w windowLocator) at(off int) pktRef { return w[off] }
 // finish ends the stream: a partial frame is handed over as truncated.
 func (f *framer) finish() {
 	for f.state == stateBody && f.tentative {
+		if len(f.buf) == int(f.size) {
+			f.accept() // whole, and ending with the stream
+			break
+		}
 		// A tentative frame the stream ended inside is not trusted.
 		b, l, base := f.reject()
 		f.run(b, l, base)

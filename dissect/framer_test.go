@@ -23,7 +23,11 @@ func (s *testSink) frame(dir frameDir, f *Frame, notes []string, pos int64) {
 	s.notes = append(s.notes, notes)
 }
 
-func (s *testSink) pendingRequest(id int32) bool {
+func (s *testSink) nextRequest(int32) bool { return true }
+
+func (s *testSink) bodyFits(frameDir, []byte) bool { return true }
+
+func (s *testSink) pendingRequest(id int32, _ pktRef) bool {
 	if s.pending == nil {
 		return false
 	}
@@ -39,7 +43,7 @@ func (s *testSink) lost(dir frameDir, n int64, why string) {
 type chunkLocator int64
 
 func (c chunkLocator) at(int) pktRef {
-	return pktRef{index: int64(c), time: time.Unix(int64(c), 0)}
+	return pktRef{index: int64(c), time: time.Unix(int64(c), 0).UnixNano()}
 }
 
 // frameAll feeds stream to a new framer in chunks of the given sizes (the

@@ -4,144 +4,460 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"time"
+
+	"github.com/gopacket/gopacket/reassembly"
+
+	"github.com/kdissect/kdissect/codec"
 )
 
 // framed is a frame as the framer handed it over.
 type framed struct {
-	f     *Frame
-	notes []string
-	pos   int64 // stream offset of its size prefix in its direction
+	f           *Frame
+	notes       []string
+	pos         int64     // stream offset of its size prefix in its direction
+	first, last pktRef    // packets of its first and last bytes
+	since       time.Time // session clock when it was framed
 }
 
-// conn is one TCP connection to a broker: the frames of both directions,
-// kept until the connection ends and then matched into exchanges.
+// waiting is a request waiting for its response.
+type waiting struct {
+	sl   *slot
+	last pktRef // packet of the request's last byte
+}
+
+// conn is one TCP connection to a broker. It matches online: each request
+// becomes an exchange in the session's orderer as soon as it is framed, and
+// is completed by its response, or as unanswered, as soon as that is known.
 //
-// Matching waits for the end because reassembly delivers each direction on
-// its own schedule: after a hole in the capture, one direction may be held
-// back while the other flows, so a response can be framed before its
-// request. Ordering both directions by the packet of each frame's first
-// byte restores what the wire did.
+// Kafka answers the requests of one connection in the order they were
+// sent. So a response completes the oldest request waiting with its
+// CorrelationId, and every request older than that one will get no
+// response any more: its response was lost in the capture. A response
+// pairs only with a request the broker had received when it sent the
+// response: its packet's TCP acknowledgment covers the request (pairable);
+// capture order decides when that is not known.
+//
+// Reassembly delivers each direction on its own schedule: after a hole in
+// the capture, one direction may be held back while the other flows, so a
+// response can be framed before its request. A response that matches no
+// waiting request therefore waits in early while its request may still be
+// framed (requestMayCome); then, unmatched, it stands alone.
 type conn struct {
-	stream         int
-	client, broker netip.AddrPort
-	s              *Session
-	fr             [2]*framer // by frameDir
-	reqs, resps    []framed
-	// outstanding counts requests framed minus responses framed, by
-	// CorrelationId: a resynchronising response stream accepts a frame
-	// start whose CorrelationId is among them.
-	outstanding map[int32]int
-	done        bool
+	blocker // the connection's low-water mark, see computeLow
+	s       *Session
+	stream  int
+	client  netip.AddrPort
+	broker  netip.AddrPort
+
+	fr   [2]*framer   // by frameDir
+	held [2]*heldList // bytes reassembly holds behind a hole, by frameDir
+
+	pending []waiting        // requests waiting for a response, oldest first
+	byCorr  map[int32]int    // how many of them have each CorrelationId
+	early   []framed         // responses framed before their request could be ruled out
+	sasl    *saslPhase       // raw SASL tokens are flowing (KIP-43)
+	noMore  NoResponseReason // set once no response can come any more
+	ended   [2]bool          // the direction ended (FIN or RST), by frameDir
+	// The CorrelationIds of the last two requests framed, and how many
+	// were framed (up to 2): clients number requests upward.
+	lastCorr [2]int32
+	nCorr    int
+	rst      [2]bool // an RST was seen in the direction
+	done     bool
+	dirty    bool // low and early need a look (Session.refresh)
+}
+
+func newKafkaConn(s *Session, stream int, client, broker netip.AddrPort) *conn {
+	return &conn{
+		blocker: blocker{low: noLow, idx: -1},
+		s:       s, stream: stream, client: client, broker: broker,
+		byCorr: make(map[int32]int),
+		held:   [2]*heldList{{}, {}},
+	}
 }
 
 func (c *conn) framer(dir frameDir, midStream bool) *framer {
 	if c.fr[dir] == nil {
 		c.fr[dir] = newFramer(dir, c.s.d.maxFrame, c.s.d.opts.ValidRequest, c, midStream)
+		if c.sasl != nil && (dir == toBroker || c.sasl.confirmed) {
+			c.fr[dir].raw = true
+		}
 	}
 	return c.fr[dir]
 }
 
-func (c *conn) frame(dir frameDir, f *Frame, notes []string, pos int64) {
-	c.s.d.stats.Frames++
-	if dir == toBroker {
-		c.reqs = append(c.reqs, framed{f, notes, pos})
-		if len(f.Bytes) >= reqHeaderMin {
-			c.outstanding[int32(binary.BigEndian.Uint32(f.Bytes[4:8]))]++
-		}
-		return
-	}
-	c.resps = append(c.resps, framed{f, notes, pos})
-	if len(f.Bytes) >= respHeaderMin {
-		id := int32(binary.BigEndian.Uint32(f.Bytes))
-		switch n := c.outstanding[id]; {
-		case n > 1:
-			c.outstanding[id] = n - 1
-		case n == 1:
-			delete(c.outstanding, id) // long connections use ever new ids
-		}
+// touch asks the session to look at the connection after the current
+// packet: its low-water mark may have moved, and early responses may be
+// decidable.
+func (c *conn) touch() {
+	if !c.dirty && !c.done {
+		c.dirty = true
+		c.s.dirty = append(c.s.dirty, c)
 	}
 }
 
-func (c *conn) pendingRequest(id int32) bool { return c.outstanding[id] > 0 }
+// frame takes a frame from one of the framers (frameSink).
+func (c *conn) frame(dir frameDir, f *Frame, notes []string, pos int64) {
+	c.s.d.stats.Frames++
+	c.touch()
+	// The framer that calls still knows the packets of the frame's ends.
+	fr := c.fr[dir]
+	r := framed{f: f, notes: notes, pos: pos, first: fr.start, last: fr.last, since: c.s.clock}
+	if dir == toBroker {
+		c.request(r)
+		return
+	}
+	c.response(r)
+}
 
 func (c *conn) lost(dir frameDir, n int64, why string) {
 	c.s.lost(fmt.Sprintf("stream %d %s (%v → %v): %d bytes not framed: %s", c.stream, dir, c.client, c.broker, n, why), n)
 }
 
-// finish ends the connection: partial frames become truncated frames, and
-// requests and responses are matched into exchanges.
-func (c *conn) finish() {
+func (c *conn) newExchange() *Exchange {
+	return &Exchange{Stream: c.stream, Client: c.client, Broker: c.broker, APIKey: -1, APIVersion: -1}
+}
+
+// request handles a frame from the client.
+func (c *conn) request(r framed) {
+	if c.sasl != nil {
+		if !plausibleRequest(r.f.Bytes, c.s.d.opts.ValidRequest) {
+			c.saslClientToken(r)
+			return
+		}
+		// A Kafka request again: authentication is over.
+		c.endSASL()
+	}
+	ex := c.newExchange()
+	ex.Request = r.f
+	ex.Notes = append(ex.Notes, r.notes...)
+	key := orderKey{r.f.Packet, c.stream, r.pos}
+	if !parseRequestHeader(ex, r.f.Bytes) {
+		ex.CorrelationID = -1
+		ex.AddNote(fmt.Sprintf("request of %d bytes is too short for a request header", len(r.f.Bytes)))
+		c.s.ord.add(ex, key, nil, true)
+		return
+	}
+	c.lastCorr = [2]int32{c.lastCorr[1], ex.CorrelationID}
+	c.nCorr = min(c.nCorr+1, 2)
+	if ex.APIKey == saslHandshakeKey && ex.APIVersion == 0 {
+		c.beginSASL(r.f.Bytes)
+	}
+	if ex.APIKey == produceKey {
+		if acks, ok := codec.ProduceAcks(r.f.Bytes); ok && acks == 0 {
+			// Never answered: it must not wait, nor make a later response
+			// look like its own.
+			ex.NoResponse = NoResponseExpected
+			c.s.ord.add(ex, key, nil, true)
+			return
+		}
+	}
+	if c.noMore != ResponseSeen && len(c.early) == 0 {
+		// No response will be framed any more, and none is waiting.
+		c.unanswered(c.s.ord.add(ex, key, c, false), c.noMore)
+		return
+	}
+	if max := c.s.d.lim.pendingRequests; len(c.pending) >= max {
+		c.s.problem(fmt.Sprintf("more than %d requests waiting for a response on one connection: stopped waiting for the oldest", max))
+		c.unanswered(c.dequeue(0), ResponseGaveUp)
+	}
+	c.pending = append(c.pending, waiting{c.s.ord.add(ex, key, c, false), r.last})
+	c.byCorr[ex.CorrelationID]++
+}
+
+// response handles a frame from the broker.
+func (c *conn) response(r framed) {
+	if c.sasl != nil && c.sasl.confirmed {
+		c.saslBrokerToken(r)
+		return
+	}
+	if len(c.early) > 0 {
+		// Responses are taken in their order on the wire.
+		c.early = append(c.early, r)
+		c.drainEarly()
+		return
+	}
+	if !c.match(r) {
+		c.early = append(c.early, r)
+		if len(c.early) > c.s.d.lim.earlyResponses {
+			c.orphan(c.early[0])
+			c.early = c.early[1:]
+		}
+	}
+}
+
+// drainEarly settles the responses waiting for their request, in order,
+// as far as possible.
+func (c *conn) drainEarly() {
+	i := 0
+	for ; i < len(c.early); i++ {
+		if !c.match(c.early[i]) {
+			break
+		}
+	}
+	c.early = c.early[i:]
+	if len(c.early) == 0 {
+		c.early = nil
+	}
+}
+
+// match settles response r if it can: it completes the oldest waiting
+// request with its CorrelationId (requests captured after r do not count),
+// or stands alone when its request can no longer be framed before r. It
+// reports false when r must wait for the client direction.
+func (c *conn) match(r framed) bool {
+	if len(r.f.Bytes) < respHeaderMin {
+		ex := c.newExchange()
+		ex.Response = r.f
+		ex.CorrelationID = -1
+		ex.Notes = append(ex.Notes, r.notes...)
+		ex.AddNote(fmt.Sprintf("response of %d bytes is too short for a CorrelationId", len(r.f.Bytes)))
+		c.s.ord.add(ex, orderKey{r.f.Packet, c.stream, r.pos}, nil, true)
+		return true
+	}
+	id := int32(binary.BigEndian.Uint32(r.f.Bytes))
+	if c.byCorr[id] > 0 {
+		for i, w := range c.pending {
+			if w.sl.ex.CorrelationID != id {
+				continue
+			}
+			if !pairable(w, r) {
+				break // sent after this response: not its request
+			}
+			// Every request before it was answered before it, unseen.
+			for range i {
+				c.unanswered(c.dequeue(0), ResponseLost)
+			}
+			sl := c.dequeue(0)
+			ex := sl.ex
+			ex.Response = r.f
+			ex.Notes = append(ex.Notes, r.notes...)
+			c.s.ord.complete(sl)
+			c.answered(ex)
+			return true
+		}
+	}
+	if c.requestMayCome(r) {
+		return false
+	}
+	c.orphan(r)
+	return true
+}
+
+// pairable reports whether response r can answer request w: the broker
+// sent r after it received the whole of w. The TCP acknowledgment of r's
+// first packet says so (it reaches into the packet of w's last byte);
+// without it, capture order must: w's first byte captured before r's.
+func pairable(w waiting, r framed) bool {
+	if w.last.tcp && r.first.tcp && r.first.ackOK {
+		return reassembly.Sequence(w.last.seq).Difference(reassembly.Sequence(r.first.ack)) > 0
+	}
+	return w.sl.ex.Request.Packet <= r.f.Packet
+}
+
+// requestMayCome reports whether the request response r answers may still
+// be framed: bytes of the client direction captured before r are not
+// framed yet (a partial frame, bytes reassembly holds behind a hole), or
+// r acknowledges client bytes not delivered yet (the capture wrote them
+// after r). A response waits at most Options.ReorderWindow of capture time.
+func (c *conn) requestMayCome(r framed) bool {
+	if c.clientLow() < r.f.Packet {
+		return true // bounded: holes are given up, frames complete or wait a window at most
+	}
+	h := c.held[toBroker]
+	return r.first.ackOK && h.known && !c.ended[toBroker] && h.next.Difference(reassembly.Sequence(r.first.ack)) > 0 &&
+		c.s.clock.Sub(r.since) < c.s.d.lim.window
+}
+
+// orphan emits a response whose request was not captured.
+func (c *conn) orphan(r framed) {
+	ex := c.newExchange()
+	ex.Response = r.f
+	if len(r.f.Bytes) >= respHeaderMin {
+		ex.CorrelationID = int32(binary.BigEndian.Uint32(r.f.Bytes))
+	} else {
+		ex.CorrelationID = -1
+	}
+	ex.Notes = append(ex.Notes, r.notes...)
+	ex.AddNote("response without a captured request")
+	c.s.ord.add(ex, orderKey{r.f.Packet, c.stream, r.pos}, nil, true)
+}
+
+// answered looks into a complete exchange for what the connection or the
+// session must learn from it: the end of a SaslHandshake, brokers.
+func (c *conn) answered(ex *Exchange) {
+	switch ex.APIKey {
+	case saslHandshakeKey:
+		if ex.APIVersion == 0 {
+			c.saslHandshakeAnswered(ex)
+		}
+	case metadataKey, findCoordinatorKey, describeClusterKey:
+		c.s.learnFrom(ex)
+	}
+}
+
+// dequeue removes the i-th waiting request.
+func (c *conn) dequeue(i int) *slot {
+	sl := c.pending[i].sl
+	copy(c.pending[i:], c.pending[i+1:])
+	c.pending[len(c.pending)-1] = waiting{}
+	c.pending = c.pending[:len(c.pending)-1]
+	id := sl.ex.CorrelationID
+	if n := c.byCorr[id]; n > 1 {
+		c.byCorr[id] = n - 1
+	} else {
+		delete(c.byCorr, id) // long connections use ever new ids
+	}
+	return sl
+}
+
+// unanswered completes a request that will get no response, with a note
+// saying why.
+func (c *conn) unanswered(sl *slot, why NoResponseReason) {
+	ex := sl.ex
+	ex.NoResponse = why
+	ex.AddNote(c.reasonNote(why))
+	c.s.ord.complete(sl)
+}
+
+func (c *conn) reasonNote(why NoResponseReason) string {
+	switch why {
+	case ConnectionIdle:
+		return fmt.Sprintf("connection idle for %v of capture time: flushed before the response", c.s.d.lim.idle)
+	case ResponseGaveUp:
+		return fmt.Sprintf("stopped waiting for the response: more than %d requests were waiting on this connection", c.s.d.lim.pendingRequests)
+	}
+	return why.String()
+}
+
+// giveUp stops waiting for the response of a held exchange (the orderer's
+// buffer limit was reached).
+func (c *conn) giveUp(sl *slot) {
+	for i, p := range c.pending {
+		if p.sl == sl {
+			c.dequeue(i)
+			c.s.problem(fmt.Sprintf("more than %s of exchanges held waiting for earlier responses: stopped waiting", sizeString(int(c.s.d.lim.bufferedBytes))))
+			ex := sl.ex
+			ex.NoResponse = ResponseGaveUp
+			ex.AddNote(fmt.Sprintf("stopped waiting for the response: more than %s of later exchanges were held behind it", sizeString(int(c.s.d.lim.bufferedBytes))))
+			c.s.ord.complete(sl)
+			return
+		}
+	}
+	if c.sasl != nil {
+		for i, p := range c.sasl.tokens {
+			if p == sl {
+				c.sasl.tokens = append(c.sasl.tokens[:i], c.sasl.tokens[i+1:]...)
+				c.completeToken(sl, nil)
+				return
+			}
+		}
+	}
+	c.s.ord.complete(sl) // not ours any more: nothing to wait for
+}
+
+// clientLow is the smallest packet index at which a request may still be
+// framed: in the client framer's partial frame, or in bytes reassembly
+// holds behind a hole in the client direction. noLow when none.
+func (c *conn) clientLow() int64 {
+	low := c.held[toBroker].min()
+	if f := c.fr[toBroker]; f != nil {
+		if m, ok := f.lowMark(); ok {
+			low = min(low, m)
+		}
+	}
+	return low
+}
+
+// computeLow returns the smallest order key an exchange this connection
+// has not handed to the orderer yet may have: the packet of a byte that
+// may still begin a frame, in either direction, or of a response waiting
+// for its request.
+func (c *conn) computeLow() int64 {
+	if c.done {
+		return noLow
+	}
+	low := min(c.clientLow(), c.held[toClient].min())
+	if f := c.fr[toClient]; f != nil {
+		if m, ok := f.lowMark(); ok {
+			low = min(low, m)
+		}
+	}
+	for _, r := range c.early {
+		low = min(low, r.f.Packet)
+	}
+	return low
+}
+
+// directionEnded notes that a direction ended (its FIN or RST was
+// reassembled). Once the broker's side ended, or the client reset the
+// connection, no response will be framed any more: requests waiting
+// complete as soon as no response framed early may still be theirs,
+// rather than when the connection is flushed.
+func (c *conn) directionEnded(dir frameDir) {
+	c.ended[dir] = true
+	if f := c.fr[dir]; f != nil {
+		f.finish()
+	}
+	c.touch()
+	if dir == toClient || c.rst[toBroker] {
+		c.drainEarly()
+		c.stopWaiting(ConnectionClosed)
+	}
+}
+
+// stopWaiting says no response will be framed any more: requests waiting
+// complete unanswered, once the responses framed early are settled
+// (settleEarly).
+func (c *conn) stopWaiting(why NoResponseReason) {
+	if c.noMore == ResponseSeen {
+		c.noMore = why
+	}
+	c.settleEarly()
+}
+
+// settleEarly settles the responses framed early, and when none is left
+// and no response will come, completes the requests waiting.
+func (c *conn) settleEarly() {
+	c.drainEarly()
+	if c.noMore == ResponseSeen || len(c.early) > 0 {
+		return
+	}
+	for len(c.pending) > 0 {
+		c.unanswered(c.dequeue(0), c.noMore)
+	}
+	if c.sasl != nil {
+		c.endSASL()
+	}
+}
+
+// finish ends the connection: partial frames become truncated frames,
+// responses still waiting for their request stand alone, and requests still
+// waiting for a response complete with why.
+func (c *conn) finish(why NoResponseReason) {
 	if c.done {
 		return
 	}
-	c.done = true
+	if c.ended[toClient] || c.ended[toBroker] {
+		why = ConnectionClosed
+	}
 	for _, fr := range c.fr {
 		if fr != nil {
 			fr.finish()
 		}
 	}
-	c.match()
-	c.reqs, c.resps, c.outstanding, c.fr = nil, nil, nil, [2]*framer{}
-}
-
-// match pairs responses with requests by CorrelationId, walking both
-// directions in capture order (the packet of each frame's first byte). A
-// response completes the oldest request still waiting with its
-// CorrelationId; one that matches none stands alone.
-func (c *conn) match() {
-	waiting := make(map[int32][]*Exchange)
-	i, j := 0, 0
-	for i < len(c.reqs) || j < len(c.resps) {
-		if j == len(c.resps) || (i < len(c.reqs) && c.reqs[i].f.Packet <= c.resps[j].f.Packet) {
-			r := c.reqs[i]
-			i++
-			ex := c.newExchange()
-			ex.Request = r.f
-			ex.Notes = append(ex.Notes, r.notes...)
-			if !parseRequestHeader(ex, r.f.Bytes) {
-				ex.CorrelationID = -1
-				ex.AddNote(fmt.Sprintf("request of %d bytes is too short for a request header", len(r.f.Bytes)))
-				c.s.add(ex, r.pos)
-				continue
-			}
-			waiting[ex.CorrelationID] = append(waiting[ex.CorrelationID], ex)
-			c.s.add(ex, r.pos)
-			continue
-		}
-		r := c.resps[j]
-		j++
-		if len(r.f.Bytes) < respHeaderMin {
-			ex := c.newExchange()
-			ex.Response = r.f
-			ex.CorrelationID = -1
-			ex.Notes = append(ex.Notes, r.notes...)
-			ex.AddNote(fmt.Sprintf("response of %d bytes is too short for a CorrelationId", len(r.f.Bytes)))
-			c.s.add(ex, r.pos)
-			continue
-		}
-		id := int32(binary.BigEndian.Uint32(r.f.Bytes))
-		if q := waiting[id]; len(q) > 0 {
-			ex := q[0]
-			if len(q) == 1 {
-				delete(waiting, id)
-			} else {
-				waiting[id] = q[1:]
-			}
-			ex.Response = r.f
-			ex.Notes = append(ex.Notes, r.notes...)
-			continue
-		}
-		ex := c.newExchange()
-		ex.Response = r.f
-		ex.CorrelationID = id
-		ex.Notes = append(ex.Notes, r.notes...)
-		ex.AddNote("response without a captured request")
-		c.s.add(ex, r.pos)
+	c.held = [2]*heldList{{}, {}}
+	c.drainEarly() // with nothing held, every early response settles
+	for _, r := range c.early {
+		c.orphan(r) // cannot happen; for safety
 	}
-}
-
-func (c *conn) newExchange() *Exchange {
-	return &Exchange{Stream: c.stream, Client: c.client, Broker: c.broker, APIKey: -1, APIVersion: -1}
+	c.early = nil
+	c.stopWaiting(why)
+	c.done = true
+	c.fr = [2]*framer{}
+	c.byCorr = nil
+	c.s.connDone(c)
 }
 
 // parseRequestHeader reads ApiKey, ApiVersion, CorrelationId and ClientId
@@ -164,3 +480,20 @@ func parseRequestHeader(ex *Exchange, b []byte) bool {
 	}
 	return true
 }
+
+// plausibleRequest reports whether a frame (without its size prefix) reads
+// as a Kafka request header: a known ApiKey and ApiVersion, a non-negative
+// CorrelationId and a ClientId that fits.
+func plausibleRequest(b []byte, valid func(int16, int16) bool) bool {
+	return len(b) >= reqHeaderMin && int32(binary.BigEndian.Uint32(b[4:8])) >= 0 &&
+		judgeRequestHeader(b, len(b), valid) == plausible
+}
+
+// ApiKeys the matcher looks into.
+const (
+	produceKey         = 0
+	metadataKey        = 3
+	findCoordinatorKey = 10
+	saslHandshakeKey   = 17
+	describeClusterKey = 60
+)

@@ -172,11 +172,17 @@ func TestPublicCaptures(t *testing.T) {
 				}
 				checkFrame(t, i, "request", e.Request, w.reqSize)
 				checkFrame(t, i, "response", e.Response, w.respSize)
-				if w.reqSize == 0 {
+				switch {
+				case w.reqSize == 0:
 					if len(e.Notes) != 1 || e.Notes[0] != "response without a captured request" {
 						t.Errorf("exchange %d: notes %q", i, e.Notes)
 					}
-				} else if len(e.Notes) != 0 {
+				case w.respSize == 0:
+					// The one note says why no response came.
+					if e.NoResponse == ResponseSeen || len(e.Notes) != 1 || e.Notes[0] != e.NoResponse.String() && e.NoResponse != ConnectionIdle {
+						t.Errorf("exchange %d: no response (%v), notes %q", i, e.NoResponse, e.Notes)
+					}
+				case len(e.Notes) != 0:
 					t.Errorf("exchange %d: notes %q", i, e.Notes)
 				}
 				if i > 0 && e.Order() < got[i-1].Order() {

@@ -20,6 +20,9 @@ var summaryHeader = []string{"time (UTC)", "stream", "client", "broker", "api", 
 
 // Table collects exchanges as rows of the summary table and renders them.
 type Table struct {
+	// Colors paints the errors and notes cells; the zero value does not.
+	Colors Colors
+
 	w    io.Writer
 	rows [][]string
 }
@@ -33,6 +36,8 @@ func (t *Table) Write(ex *dissect.Exchange) error {
 	for i := range row {
 		row[i] = sanitize(row[i])
 	}
+	row[9] = t.Colors.Error(row[9])  // errors
+	row[11] = t.Colors.Note(row[11]) // notes
 	t.rows = append(t.rows, row)
 	return nil
 }

@@ -1,0 +1,113 @@
+package dissect
+
+import (
+	"encoding/binary"
+
+	"github.com/kdissect/kdissect/codec"
+)
+
+// A frame start found by scanning (after a gap, at the start of a
+// connection picked up mid-stream) rests on a few bytes, and Kafka bodies
+// are full of patterns that read as a size and a header: small integers,
+// and nested length-prefixed fields that end together with their frame
+// (a Produce request ends with its records). The framer keeps such a
+// frame tentative until it is confirmed, and the connection, which knows
+// the conversation so far, supplies the evidence (frameSink):
+//
+//   - a response start must carry the CorrelationId of a request waiting,
+//     that the broker had received when it sent the response
+//     (pendingRequest);
+//   - a request start must continue the connection's numbering: clients
+//     number requests upward (nextRequest);
+//   - a whole frame must decode as what its header says it is (bodyFits);
+//   - the frame after it must be plausible too, and continue the
+//     numbering (framer.followerOK).
+//
+// The damage tests (damage_test.go) cut real traffic anywhere and check
+// that no frame is invented.
+
+// nextRequest reports whether a request with CorrelationId id can follow
+// the requests framed so far (frameSink): clients number the requests of
+// a connection upward (a few skip some), so a frame start found by
+// scanning with an older or far newer id is a pattern inside a body. A
+// client that repeats one id (seen twice in a row) may repeat it again.
+func (c *conn) nextRequest(id int32) bool {
+	if c.nCorr == 0 {
+		return true
+	}
+	last := c.lastCorr[1]
+	if id == last {
+		return c.nCorr == 2 && c.lastCorr[0] == last
+	}
+	return corrStep(last, id)
+}
+
+// bodyFits reports whether a whole frame decodes as what it says it is
+// (frameSink): a request as its ApiKey and ApiVersion, a response as the
+// response to the oldest waiting request with its CorrelationId. A frame
+// the codec cannot judge (an ApiKey or version it does not know, a
+// response to no request waiting, a raw SASL token) fits.
+func (c *conn) bodyFits(dir frameDir, b []byte) bool {
+	var key, ver int16
+	var hv int16
+	if c.fr[dir] != nil && c.fr[dir].raw {
+		return true
+	}
+	if dir == toBroker {
+		if len(b) < reqHeaderMin {
+			return false
+		}
+		key, ver = int16(binary.BigEndian.Uint16(b)), int16(binary.BigEndian.Uint16(b[2:]))
+		hv = codec.RequestHeaderVersion(key, ver)
+	} else {
+		if len(b) < respHeaderMin {
+			return false
+		}
+		id := int32(binary.BigEndian.Uint32(b))
+		found := false
+		for _, w := range c.pending {
+			if w.sl.ex.CorrelationID == id {
+				key, ver, found = w.sl.ex.APIKey, w.sl.ex.APIVersion, true
+				break
+			}
+		}
+		if !found {
+			return true
+		}
+		hv = codec.ResponseHeaderVersion(key, ver)
+	}
+	api, ok := codec.LookupAPI(key)
+	if !ok || !api.SupportsVersion(ver) {
+		return true
+	}
+	r := codec.NewReader(b)
+	var body codec.Message
+	if dir == toBroker {
+		var h codec.RequestHeader
+		h.ReadFrom(r, hv)
+		body = api.NewRequest()
+	} else {
+		var h codec.ResponseHeader
+		h.ReadFrom(r, hv)
+		body = api.NewResponse()
+	}
+	body.ReadFrom(r, ver)
+	// Bytes after the body are allowed: real clients send some (librdkafka's
+	// ApiVersions v0 request carries 4); the decoder notes them.
+	return r.Err() == nil
+}
+
+// pendingRequest reports whether a request waiting has CorrelationId id
+// and could be answered by a response starting in packet at (frameSink).
+func (c *conn) pendingRequest(id int32, at pktRef) bool {
+	if c.byCorr[id] == 0 {
+		return false
+	}
+	r := framed{f: &Frame{Packet: at.index}, first: at}
+	for _, w := range c.pending {
+		if w.sl.ex.CorrelationID == id && pairable(w, r) {
+			return true
+		}
+	}
+	return false
+}

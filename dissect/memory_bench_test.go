@@ -1,0 +1,86 @@
+package dissect
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// peakMemory dissects a synthetic capture of about size bytes, generated
+// while it is read (through a pipe, so the capture is never in memory). It
+// returns the peak live heap (HeapAlloc right after a collection, every
+// 1000 exchanges, from the emit callback: at the same points of the work
+// whatever the scheduling), the peak heap in use (HeapInuse, sampled every
+// 5 ms: live data and garbage not yet collected, so it depends on the
+// collector's pacing), both in bytes, the exchanges emitted and the Stats.
+func peakMemory(tb testing.TB, size int64) (live, inuse uint64, exchanges int, st Stats) {
+	runtime.GC()
+	pr, pw := io.Pipe()
+	go func() {
+		// 10 ms between packets: even 100 MB spans many idle timeouts.
+		_, err := writeGenCapture(pw, genCapture{conns: 64, perConn: 50, bytes: size, seed: 1, tick: 10 * time.Millisecond})
+		pw.CloseWithError(err)
+	}()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			inuse = max(inuse, ms.HeapInuse)
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	d := New(Options{})
+	var ms runtime.MemStats
+	err := d.ReadCapture(pr, func(*Exchange) {
+		exchanges++
+		if exchanges%1000 == 0 {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			live = max(live, ms.HeapAlloc)
+		}
+	})
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return live, inuse, exchanges, d.Stats()
+}
+
+// BenchmarkPeakMemory shows that memory does not grow with the capture's
+// length: peak_MB, the peak live heap dissecting a 100 MB and a 1 GB
+// synthetic capture, is the same (benchmarks run only with -bench):
+//
+//	go test ./dissect -run '^$' -bench PeakMemory -benchtime 1x
+func BenchmarkPeakMemory(b *testing.B) {
+	for _, size := range []int64{100 << 20, 1 << 30} {
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			var live, inuse uint64
+			var n int
+			var st Stats
+			for b.Loop() {
+				live, inuse, n, st = peakMemory(b, size)
+			}
+			b.SetBytes(size)
+			b.ReportMetric(float64(live)/(1<<20), "peak_MB")
+			b.ReportMetric(float64(inuse)/(1<<20), "peak_inuse_MB")
+			b.ReportMetric(float64(n), "exchanges")
+			b.ReportMetric(float64(st.Connections), "connections")
+			b.ReportMetric(float64(st.PeakOpenConnections), "peak_open_conns")
+			b.ReportMetric(float64(st.PeakBufferedExchanges), "peak_buffered")
+		})
+	}
+}

@@ -1,0 +1,355 @@
+package render
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/codec/schema"
+	"github.com/kdissect/kdissect/dissect"
+)
+
+// DetailOptions configures the detail view.
+type DetailOptions struct {
+	// ShowSecrets shows credentials; by default they are redacted, as in
+	// JSON (see Hexdump for which).
+	ShowSecrets bool
+	// Records bounds the decompression of record payloads.
+	Records codec.RecordDecodeOptions
+	// Colors paints errors and notes; the zero value paints nothing.
+	Colors Colors
+}
+
+// Detail writes every field of each exchange's request and response as
+// an indented tree, in wire order, with Kafka's field names; values with
+// their units (durations, sizes, times), error codes with their name,
+// description and whether they are retriable, records with their offset,
+// time, key, value and headers. Each exchange starts with a heading: API,
+// time, stream, client → broker, correlation id, client id, latency,
+// sizes, topics, errors and notes.
+//
+// What the hexdump shows as wire mechanics (lengths, counts, null
+// markers, tags) is left out; the hexdump shows every byte. Long values
+// are cut, with their full size said.
+type Detail struct {
+	w      *bufio.Writer
+	opts   DetailOptions
+	schema *schema.Schema
+	base   valueStyle // st without the frame's context
+	st     valueStyle
+	n      int
+}
+
+// NewDetail returns a detail writer to w. Call Flush at the end.
+func NewDetail(w io.Writer, opts DetailOptions) (*Detail, error) {
+	s, err := LoadSchema()
+	if err != nil {
+		return nil, err
+	}
+	return &Detail{
+		w: bufio.NewWriterSize(w, 64<<10), opts: opts, schema: s,
+		base: valueStyle{showSecrets: opts.ShowSecrets, maxText: 1024, maxHex: 256},
+	}, nil
+}
+
+// Flush writes buffered output.
+func (d *Detail) Flush() error { return d.w.Flush() }
+
+// Write writes one exchange.
+func (d *Detail) Write(ex *dissect.Exchange) error {
+	d.n++
+	var b strings.Builder
+	if d.n > 1 {
+		b.WriteByte('\n')
+	}
+	exchangeHeading(&b, d.n, ex, d.opts.Colors)
+	for _, response := range []bool{false, true} {
+		ft := TraceFrame(ex, response, TraceOptions{Records: d.opts.Records, Schema: d.schema})
+		if ft == nil {
+			continue
+		}
+		b.WriteString(d.opts.Colors.Heading(ft.Root.Name) + "\n")
+		d.st = d.base.forFrame(ft)
+		for _, n := range ft.Root.Children {
+			if n.Name == "Size" {
+				continue // in the heading
+			}
+			d.node(&b, n, 1, nil)
+		}
+	}
+	_, err := d.w.WriteString(b.String())
+	return err
+}
+
+// batchCtx is the batch whose records are being written, for control
+// records.
+type batchCtx struct{ batch *codec.RecordBatch }
+
+// hiddenLeaves are the wire mechanics the detail view leaves out.
+var hiddenLeaves = map[string]bool{
+	"(length)": true, "(count)": true, "(tag)": true, "(null marker)": true,
+	"KeyLength": true, "ValueLength": true,
+}
+
+// node writes n at depth.
+func (d *Detail) node(b *strings.Builder, n *Node, depth int, bc *batchCtx) {
+	c := d.opts.Colors
+	indent := strings.Repeat("  ", depth)
+	line := func(s string) { b.WriteString(indent + s + "\n") }
+	switch v := n.Value.(type) {
+	case *codec.Records:
+		d.records(b, n, v, depth)
+		return
+	case *codec.RecordBatch:
+		line(fmt.Sprintf("%s record batch", n.Name))
+		d.entryFields(b, n, depth+1, &batchCtx{batch: v})
+		return
+	case *codec.Record:
+		d.record(b, n, v, depth, bc)
+		return
+	case *codec.LegacyMessage:
+		head := fmt.Sprintf("%s message (magic %d): %s", n.Name, v.Magic, legacyOffset(v))
+		if t, ok := msTime(v.Timestamp); ok && v.Magic >= 1 {
+			head += " · " + t
+		}
+		line(head)
+		d.entryFields(b, n, depth+1, bc)
+		return
+	}
+	switch {
+	case n.Section != nil:
+		// The records or inner messages of a compressed payload, under
+		// the payload's line (see entryFields).
+		if n.Section.Err != nil {
+			line(c.Note("decompression: " + sanitize(n.Section.Err.Error())))
+		}
+		for _, ch := range n.Children {
+			if ch.Name == "Records" && !ch.IsLeaf() {
+				for _, r := range ch.Children {
+					d.node(b, r, depth, bc)
+				}
+				continue
+			}
+			d.node(b, ch, depth, bc)
+		}
+		return
+	case n.Name == "Records" && n.Field == nil && !n.IsLeaf():
+		// The uncompressed records of a batch.
+		line("Records: " + plural(len(n.Children), "record"))
+		for _, ch := range n.Children {
+			d.node(b, ch, depth+1, bc)
+		}
+		return
+	case n.Name == "(tagged fields)":
+		for _, ch := range n.Children {
+			d.node(b, ch, depth, bc)
+		}
+		return
+	case n.IsLeaf():
+		if hiddenLeaves[n.Name] {
+			return
+		}
+		name := n.Name
+		if name == "(unknown tag)" {
+			name = "unknown tagged field"
+		}
+		text := name + ": " + formatValue(n, d.st)
+		switch nodeStyle(n) {
+		case StyleError:
+			text = c.Error(text)
+		case StyleNote:
+			text = c.Note(text)
+		}
+		line(text)
+		return
+	}
+	// A struct or an array.
+	if m := n.Child("(null marker)"); m != nil {
+		if null, _ := m.Value.(bool); null {
+			line(n.Name + ": null")
+			return
+		}
+	}
+	if l := n.Child("(length)"); l != nil && n.Field != nil && n.Field.IsArray() {
+		count, _ := l.Value.(int)
+		switch {
+		case count < 0:
+			line(n.Name + ": null")
+			return
+		case count == 0:
+			line(n.Name + ": []")
+			return
+		}
+		if s, ok := d.inlineArray(n); ok {
+			line(n.Name + ": " + s)
+			return
+		}
+		line(fmt.Sprintf("%s: %s", n.Name, arrayCount(count)))
+	} else if s, ok := d.inlineStruct(n); ok {
+		line(n.Name + " " + s)
+		return
+	} else {
+		line(n.Name)
+	}
+	for _, ch := range n.Children {
+		d.node(b, ch, depth+1, bc)
+	}
+}
+
+// entryFields writes the fields of a batch or legacy message: a
+// compressed payload as one line saying both sizes, with what it holds
+// under it.
+func (d *Detail) entryFields(b *strings.Builder, n *Node, depth int, bc *batchCtx) {
+	indent := strings.Repeat("  ", depth)
+	for i, ch := range n.Children {
+		if ch.Section != nil {
+			d.node(b, ch, depth+1, bc) // under the payload's line
+			continue
+		}
+		comp, ok := ch.Value.(codec.Compression)
+		if !ok || !ch.IsLeaf() {
+			if m, ok := n.Value.(*codec.LegacyMessage); ok && ch.Name == "Offset" && m.AbsoluteOffset == m.Offset {
+				continue // in the heading
+			}
+			d.node(b, ch, depth, bc)
+			continue
+		}
+		s := fmt.Sprintf("%s: %s-compressed, %s", ch.Name, comp, plural(ch.End-ch.Start, "byte"))
+		if i+1 < len(n.Children) && n.Children[i+1].Section != nil {
+			s += fmt.Sprintf(", %s decompressed", plural(len(n.Children[i+1].Section.Data), "byte"))
+			if ch.Name == "Value" {
+				s += " (the inner messages)"
+			}
+		}
+		b.WriteString(indent + s + "\n")
+	}
+}
+
+// inlineStruct writes an array element of a few plain fields on one
+// line: "ApiKey: 0 (Produce) · MinVersion: 0 · MaxVersion: 13".
+func (d *Detail) inlineStruct(n *Node) (string, bool) {
+	if !strings.HasPrefix(n.Name, "[") {
+		return "", false
+	}
+	var parts []string
+	for _, ch := range n.Children {
+		if ch.Name == "(tagged fields)" && len(ch.Children) == 1 {
+			continue // none: its count alone
+		}
+		if !ch.IsLeaf() || nodeStyle(ch) != StylePlain || isErrorField(ch) || ch.Value == nil {
+			return "", false
+		}
+		if hiddenLeaves[ch.Name] {
+			continue
+		}
+		parts = append(parts, ch.Name+": "+formatValue(ch, d.st))
+	}
+	s := strings.Join(parts, " · ")
+	if len(parts) == 0 || len(parts) > 6 || len(s) > 100 {
+		return "", false
+	}
+	return s, true
+}
+
+// inlineArray writes an array of primitives on one line: [0, 1, 2].
+func (d *Detail) inlineArray(n *Node) (string, bool) {
+	var parts []string
+	for _, ch := range n.Children {
+		if ch.Name == "(length)" {
+			continue
+		}
+		if !ch.IsLeaf() || nodeStyle(ch) != StylePlain {
+			return "", false
+		}
+		parts = append(parts, formatValue(ch, d.st))
+	}
+	s := "[" + strings.Join(parts, ", ") + "]"
+	if len(s) > 120 {
+		return "", false
+	}
+	return s, true
+}
+
+// records writes a records field: what the set holds, then its entries.
+func (d *Detail) records(b *strings.Builder, n *Node, r *codec.Records, depth int) {
+	indent := strings.Repeat("  ", depth)
+	if r.IsNull() {
+		b.WriteString(indent + n.Name + ": null\n")
+		return
+	}
+	batches, messages, records := 0, 0, 0
+	var count func(*Node)
+	count = func(n *Node) {
+		switch v := n.Value.(type) {
+		case *codec.RecordBatch:
+			batches++
+		case *codec.Record:
+			records++
+		case *codec.LegacyMessage:
+			messages++
+			if v.Compression() != codec.CompressionNone {
+				messages-- // a wrapper: its inner messages count
+			}
+		}
+		for _, c := range n.Children {
+			count(c)
+		}
+	}
+	count(n)
+	var parts []string
+	if batches > 0 {
+		if batches == 1 {
+			parts = append(parts, "1 batch")
+		} else {
+			parts = append(parts, fmt.Sprintf("%d batches", batches))
+		}
+		parts = append(parts, plural(records, "record"))
+	}
+	if messages > 0 {
+		parts = append(parts, plural(messages, "message"))
+	}
+	parts = append(parts, plural(len(r.Raw), "byte"))
+	b.WriteString(indent + n.Name + ": " + strings.Join(parts, ", ") + "\n")
+	for _, ch := range n.Children {
+		d.node(b, ch, depth+1, nil)
+	}
+}
+
+// record writes a v2 record: offset and time, then key, value, headers.
+func (d *Detail) record(b *strings.Builder, n *Node, r *codec.Record, depth int, bc *batchCtx) {
+	indent := strings.Repeat("  ", depth)
+	head := fmt.Sprintf("%s offset %d", n.Name, r.Offset)
+	if t, ok := msTime(r.Timestamp); ok {
+		head += " · " + t
+	}
+	b.WriteString(indent + head + "\n")
+	in := indent + "  "
+	if bc != nil && bc.batch.IsControl() && len(r.Key) >= 4 {
+		ct := codec.ControlType(int16(r.Key[2])<<8 | int16(r.Key[3]))
+		s := "Control: " + ct.String()
+		if (ct == codec.ControlAbort || ct == codec.ControlCommit) && len(r.Value) >= 6 {
+			s += fmt.Sprintf(" (coordinator epoch %d)", int32(binary.BigEndian.Uint32(r.Value[2:])))
+		}
+		b.WriteString(in + s + "\n")
+	}
+	if r.Attributes != 0 {
+		fmt.Fprintf(b, "%sAttributes: %d\n", in, r.Attributes)
+	}
+	b.WriteString(in + "Key: " + formatBytes(r.Key, d.st) + "\n")
+	b.WriteString(in + "Value: " + formatBytes(r.Value, d.st) + "\n")
+	if len(r.Headers) > 0 {
+		b.WriteString(in + "Headers:\n")
+		for _, h := range r.Headers {
+			b.WriteString(in + "  " + quote(h.Key, d.st.maxText) + ": " + formatBytes(h.Value, d.st) + "\n")
+		}
+	}
+	// What did not decode in the record.
+	for _, ch := range n.Children {
+		if nodeStyle(ch) == StyleNote {
+			d.node(b, ch, depth+1, bc)
+		}
+	}
+}

@@ -1,0 +1,449 @@
+package render
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/codec/schema"
+	"github.com/kdissect/kdissect/dissect"
+)
+
+// The detail and hexdump views share one model of a frame: a tree of
+// fields with their byte ranges and values, built by decoding the frame
+// again with a codec.Tracer. The generated decoders report every field of
+// the header and body in wire order with Kafka's names; records fields
+// are traced one level further by codec.TraceRecordSet, and compressed
+// record payloads are followed into their decompressed bytes. So both
+// views are exact and in wire order, and the hexdump's leaves cover every
+// byte of the frame once.
+
+// Node is one field of a traced frame.
+type Node struct {
+	// Name is the field's name as Kafka spells it, "[i]" for an array
+	// element, or a name in parentheses for what is no field of the
+	// schema: "(length)", "(count)", "(tagged fields)", "(not decoded)"...
+	Name string
+	// Start and End are the field's byte range: offsets into the frame
+	// with its 4-byte size prefix, or into Section.Data for the fields
+	// inside a section.
+	Start, End int
+	// Value is the decoded value of a leaf (see codec.Tracer and
+	// codec.TraceRecordSet), a *codec.RecordBatch, *codec.Record or
+	// *codec.LegacyMessage for a record-level container, else nil.
+	Value any
+	// Children are the fields inside, in wire order.
+	Children []*Node
+	// Section, on a section node, holds the decompressed bytes its
+	// children's offsets point into.
+	Section *Section
+	// Field is the schema's declaration of the field, when it has one.
+	Field *schema.Field
+	// Secret says the value is a credential: shown only with ShowSecrets.
+	Secret bool
+
+	scope  []*schema.Field // fields the children are declared among
+	common []*schema.Struct
+}
+
+// Section is the decompressed content of a compressed record payload.
+type Section struct {
+	Compression codec.Compression
+	Data        []byte
+	Err         error // why Data holds less than the payload, if it does
+}
+
+// IsLeaf reports whether n has no field inside.
+func (n *Node) IsLeaf() bool { return len(n.Children) == 0 && n.Section == nil }
+
+// Child returns the first child called name, or nil.
+func (n *Node) Child(name string) *Node {
+	for _, c := range n.Children {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// undecoded is the value of a field whose decoding failed.
+type undecoded struct{ err error }
+
+// FrameTree is the traced model of one frame of an exchange.
+type FrameTree struct {
+	Response bool
+	Frame    *dissect.Frame
+	// Root spans the frame with its size prefix: the Size field, the
+	// header, the body and whatever could not be decoded.
+	Root *Node
+
+	topicNames map[codec.UUID]string // topic IDs the decoder named
+}
+
+// frameTracer builds a Node tree from Tracer calls.
+type frameTracer struct {
+	stack []*Node
+	bases []int // offset added to reported offsets, per open section level
+	opts  codec.RecordDecodeOptions
+	// r is the reader traced. Once it has failed, End calls are ignored:
+	// the generated decoders still end a leaf whose read failed, and an
+	// array element whose decoding failed inside, which would end the
+	// innermost field begun instead; fail closes what is open.
+	r *codec.Reader
+}
+
+func (t *frameTracer) top() *Node { return t.stack[len(t.stack)-1] }
+
+func (t *frameTracer) base() int { return t.bases[len(t.bases)-1] }
+
+func (t *frameTracer) push(n *Node) {
+	p := t.top()
+	p.Children = append(p.Children, n)
+	t.stack = append(t.stack, n)
+}
+
+// Begin implements codec.Tracer.
+func (t *frameTracer) Begin(name string, off int) {
+	p := t.top()
+	n := &Node{Name: name, Start: off + t.base(), End: -1}
+	n.common = p.common
+	if strings.HasPrefix(name, "(") {
+		// "(tagged fields)" holds its struct's tagged fields; "(length)"
+		// and the like hold none.
+		n.scope = p.scope
+	} else if p.scope != nil {
+		for _, f := range p.scope {
+			if f.Name == name {
+				n.Field = f
+				n.scope = structFields(f, p.common)
+				break
+			}
+		}
+	}
+	t.push(n)
+}
+
+// BeginIndex implements codec.Tracer.
+func (t *frameTracer) BeginIndex(i, off int) {
+	p := t.top()
+	t.push(&Node{Name: "[" + strconv.Itoa(i) + "]", Start: off + t.base(), End: -1, Field: p.Field, scope: p.scope, common: p.common})
+}
+
+// End implements codec.Tracer.
+func (t *frameTracer) End(off int, value any) {
+	if t.r != nil && t.r.Failed() {
+		return
+	}
+	n := t.top()
+	n.End = off + t.base()
+	n.Value = value
+	if last := lastInSpace(n); last != nil && last.End < n.End {
+		// A known tagged field whose decoder left bytes unread (a
+		// newer version of its struct): the reader skipped them.
+		n.Children = append(n.Children, &Node{Name: "(unread)", Start: last.End, End: n.End,
+			Value: codec.TraceNote(fmt.Sprintf("%s the field's decoder did not read", plural(n.End-last.End, "byte")))})
+	}
+	if r, ok := value.(*codec.Records); ok && r.Raw != nil {
+		// The field is its length, then the record set: trace that.
+		rawStart := n.End - len(r.Raw)
+		if rawStart > n.Start {
+			n.Children = append(n.Children, &Node{Name: "(length)", Start: n.Start, End: rawStart, Value: int32(len(r.Raw))})
+		}
+		t.bases = append(t.bases, rawStart)
+		codec.TraceRecordSet(r.Raw, t, t.opts)
+		t.bases = t.bases[:len(t.bases)-1]
+	}
+	if _, ok := value.(*codec.LegacyMessage); ok {
+		if a := n.Child("Attributes"); a != nil {
+			if v, ok := a.Value.(int8); ok {
+				a.Value = msgAttributes(v)
+			}
+		}
+	}
+	if n.Field != nil {
+		n.Secret = n.Field.Has(schema.Secret) || n.Field.Has(schema.SASL) ||
+			n.Field.Has(schema.Config) && t.sensitiveConfig()
+	}
+	t.stack = t.stack[:len(t.stack)-1]
+}
+
+// lastInSpace returns the last child of n whose offsets are in n's space
+// (not a decompressed section), or nil.
+func lastInSpace(n *Node) *Node {
+	for i := len(n.Children) - 1; i >= 0; i-- {
+		if n.Children[i].Section == nil {
+			return n.Children[i]
+		}
+	}
+	return nil
+}
+
+// sensitiveConfig reports whether the config value ending is one of a
+// password-like config: its struct's Name field says.
+func (t *frameTracer) sensitiveConfig() bool {
+	if len(t.stack) < 2 {
+		return false
+	}
+	if name := t.stack[len(t.stack)-2].Child("Name"); name != nil {
+		if s, ok := name.Value.(string); ok {
+			return codec.IsSensitiveConfig(s)
+		}
+	}
+	return false
+}
+
+// BeginSection implements codec.SectionTracer.
+func (t *frameTracer) BeginSection(c codec.Compression, data []byte, err error) {
+	n := &Node{Name: "(decompressed)", Start: 0, End: len(data), Section: &Section{Compression: c, Data: data, Err: err}}
+	t.push(n)
+	t.bases = append(t.bases, 0)
+}
+
+// EndSection implements codec.SectionTracer.
+func (t *frameTracer) EndSection() {
+	t.bases = t.bases[:len(t.bases)-1]
+	t.stack = t.stack[:len(t.stack)-1]
+}
+
+// fail closes the fields left open by a decoding error at err: the
+// innermost becomes the undecoded field (or gets one, when part of it
+// decoded), which with every field around it extends to end.
+func (t *frameTracer) fail(depth, end int, err error) {
+	if len(t.stack) <= depth {
+		return
+	}
+	in := t.top()
+	if len(in.Children) == 0 && in.Value == nil {
+		in.Value = undecoded{err}
+	} else {
+		start := in.Start
+		if k := len(in.Children); k > 0 {
+			start = in.Children[k-1].End
+		}
+		in.Children = append(in.Children, &Node{Name: "(not decoded)", Start: start, End: end, Value: undecoded{err}})
+	}
+	for len(t.stack) > depth {
+		t.top().End = end
+		t.stack = t.stack[:len(t.stack)-1]
+	}
+}
+
+// structFields returns the fields of the struct a field holds (or its
+// elements hold), nil for a primitive.
+func structFields(f *schema.Field, common []*schema.Struct) []*schema.Field {
+	if !f.IsStruct() {
+		return nil
+	}
+	if len(f.Fields) > 0 {
+		return f.Fields
+	}
+	for _, s := range common {
+		if s.Name == f.ElemType() {
+			return s.Fields
+		}
+	}
+	return nil
+}
+
+// TraceOptions configures tracing.
+type TraceOptions struct {
+	// Records bounds the decompression of record payloads.
+	Records codec.RecordDecodeOptions
+	// Schema is the protocol schema, for annotations (credentials,
+	// error codes); see LoadSchema.
+	Schema *schema.Schema
+}
+
+// LoadSchema loads the schema the views take field annotations from.
+func LoadSchema() (*schema.Schema, error) { return schema.Load() }
+
+// TraceFrame builds the field tree of the request (response false) or the
+// response of ex. ex must have been decoded (ex.Decoded set): the tree
+// follows the decoder's choices (header version, the ApiVersions v0
+// fallback).
+func TraceFrame(ex *dissect.Exchange, response bool, opts TraceOptions) *FrameTree {
+	f := ex.Request
+	if response {
+		f = ex.Response
+	}
+	if f == nil {
+		return nil
+	}
+	ft := &FrameTree{Response: response, Frame: f}
+	if ex.Decoded != nil {
+		for _, t := range ex.Decoded.Topics {
+			if t.Topic != "" && !t.TopicID.IsZero() {
+				if ft.topicNames == nil {
+					ft.topicNames = map[codec.UUID]string{}
+				}
+				ft.topicNames[t.TopicID] = t.Topic
+			}
+		}
+	}
+	root := &Node{Name: "Request", Start: 0, End: 4 + len(f.Bytes)}
+	if response {
+		root.Name = "Response"
+	}
+	ft.Root = root
+	root.Children = append(root.Children, &Node{Name: "Size", Start: 0, End: 4, Value: f.Size})
+	b := f.Bytes
+	if len(b) == 0 {
+		return ft
+	}
+	if ex.SASLToken {
+		// Raw SASL tokens (KIP-43): the client's carry the credential.
+		root.Children = append(root.Children, &Node{Name: "(SASL token)", Start: 4, End: 4 + len(b), Value: b, Secret: !response, Field: saslTokenField})
+		return ft
+	}
+	dec := ex.Decoded
+	if dec == nil {
+		dec = &dissect.Decoded{}
+	}
+	records := opts.Records
+	if records.Budget == nil {
+		// One budget for the frame, as the decoder has: a frame of
+		// many compressed record sets holds at most that much.
+		records.Budget = codec.NewRecordBudget(records.MaxDecompressedBytes)
+	}
+	t := &frameTracer{stack: []*Node{root}, bases: []int{4}, opts: records}
+	r := codec.NewReader(b)
+	r.SetTracer(t)
+	t.r = r
+
+	var api *codec.API
+	if ex.APIKey >= 0 {
+		api, _ = codec.LookupAPI(ex.APIKey)
+	}
+	version := ex.APIVersion
+	var hv int16
+	var hdr interface{ ReadFrom(*codec.Reader, int16) }
+	var hdrName string
+	if response {
+		hdr, hdrName = new(codec.ResponseHeader), "ResponseHeader"
+		if api != nil && api.SupportsVersion(ex.APIVersion) {
+			hv = codec.ResponseHeaderVersion(ex.APIKey, ex.APIVersion)
+			version = dec.ResponseVersion
+		}
+	} else {
+		hdr, hdrName = new(codec.RequestHeader), "RequestHeader"
+		hv = requestHeaderVersion(api, b, ex.APIKey, ex.APIVersion)
+	}
+	if api == nil && !response && len(b) >= 8 {
+		hv = 1 // unknown key: a v1 header (key, version, correlation id, client id) is the best guess
+	}
+	hnode := &Node{Name: hdrName + " v" + strconv.Itoa(int(hv)), Start: 4, End: -1}
+	hnode.scope, hnode.common = headerScope(opts.Schema, hdrName)
+	t.push(hnode)
+	hdr.ReadFrom(r, hv)
+	if err := r.Err(); err != nil {
+		t.fail(1, root.End, err)
+		return ft
+	}
+	hnode.End = 4 + r.Offset()
+	t.stack = t.stack[:1]
+
+	bodyStart := r.Offset()
+	rest := func(name, why string) {
+		if r.Offset() < len(b) {
+			root.Children = append(root.Children, &Node{Name: name, Start: 4 + r.Offset(), End: root.End, Value: codec.TraceNote(why)})
+		}
+	}
+	switch {
+	case api == nil:
+		rest("(body)", bodyWhy(ex, "unknown API key"))
+		return ft
+	case !api.SupportsVersion(ex.APIVersion):
+		rest("(body)", fmt.Sprintf("%s v%d: a version the codec does not know", api.Name, ex.APIVersion))
+		return ft
+	case f.Oversized:
+		rest("(body)", "oversized frame: body skipped")
+		return ft
+	}
+	var body codec.Message
+	if response {
+		body = api.NewResponse()
+	} else {
+		body = api.NewRequest()
+	}
+	bnode := &Node{Name: fmt.Sprintf("%s v%d", messageName(api, response), version), Start: 4 + bodyStart, End: -1}
+	bnode.scope, bnode.common = bodyScope(opts.Schema, api.Key, response)
+	t.push(bnode)
+	body.ReadFrom(r, version)
+	if err := r.Err(); err != nil {
+		t.fail(1, root.End, err)
+		return ft
+	}
+	bnode.End = 4 + r.Offset()
+	t.stack = t.stack[:1]
+	rest("(trailing bytes)", "bytes after the body")
+	return ft
+}
+
+// saslTokenField marks a raw SASL token as @sasl, for its redaction.
+var saslTokenField = &schema.Field{Name: "(SASL token)", Type: "bytes", Annotations: []schema.Annotation{schema.SASL}}
+
+// requestHeaderVersion is the request header version the decoder takes
+// (dissect.Decoder): Kafka's, except that ControlledShutdown v0 sent with
+// header v1 by some clients is read so when the frame then decodes
+// exactly.
+func requestHeaderVersion(api *codec.API, b []byte, key, version int16) int16 {
+	hv := codec.RequestHeaderVersion(key, version)
+	if hv != 0 || api == nil || !api.SupportsVersion(version) {
+		return hv
+	}
+	exact := func(hv int16) bool {
+		r := codec.NewReader(b)
+		new(codec.RequestHeader).ReadFrom(r, hv)
+		api.NewRequest().ReadFrom(r, version)
+		return r.Err() == nil && r.Remaining() == 0
+	}
+	if !exact(0) && exact(1) {
+		return 1
+	}
+	return 0
+}
+
+func bodyWhy(ex *dissect.Exchange, why string) string {
+	if ex.APIKey < 0 {
+		return "response to a request not captured: its ApiKey and version are unknown"
+	}
+	return fmt.Sprintf("%s %d", why, ex.APIKey)
+}
+
+// messageName is the schema's name of a body: "ProduceRequest".
+func messageName(api *codec.API, response bool) string {
+	if response {
+		return api.Name + "Response"
+	}
+	return api.Name + "Request"
+}
+
+func headerScope(s *schema.Schema, name string) ([]*schema.Field, []*schema.Struct) {
+	if s == nil {
+		return nil, nil
+	}
+	for _, m := range s.Headers {
+		if m.Name == name {
+			return m.Fields, m.Common
+		}
+	}
+	return nil, nil
+}
+
+func bodyScope(s *schema.Schema, key int16, response bool) ([]*schema.Field, []*schema.Struct) {
+	if s == nil {
+		return nil, nil
+	}
+	for _, a := range s.APIs {
+		if a.Key != key {
+			continue
+		}
+		m := a.Request
+		if response {
+			m = a.Response
+		}
+		return m.Fields, m.Common
+	}
+	return nil, nil
+}

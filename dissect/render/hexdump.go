@@ -1,0 +1,372 @@
+package render
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/codec/schema"
+	"github.com/kdissect/kdissect/dissect"
+)
+
+// HexdumpOptions configures the hexdump view.
+type HexdumpOptions struct {
+	// ShowSecrets shows the bytes of credentials; by default they are
+	// masked (see Hexdump).
+	ShowSecrets bool
+	// Records bounds the decompression of record payloads.
+	Records codec.RecordDecodeOptions
+	// Colors paints errors and notes; the zero value paints nothing.
+	Colors Colors
+}
+
+// Hexdump writes each frame of each exchange as an annotated hexdump:
+// every field with its byte range, its bytes and its value, nested as on
+// the wire, like Wireshark's byte view or Data::HexDump::Range:
+//
+//	0x0004-0x0005  00 00                      RequestApiKey = 0 (Produce)
+//
+// Offsets count the 4-byte size prefix, so they are offsets into the frame
+// as it crossed the wire. Every byte of the frame is under exactly one
+// field (see Labels). Fields longer than 8 bytes go on over more rows, 8
+// bytes each. A compressed record payload is one field; its decompressed
+// bytes follow as a section of their own, whose offsets, marked "+", are
+// into the decompressed data.
+//
+// Credentials are masked ("**" for each byte) unless ShowSecrets: the
+// bytes of every field the schema marks @secret (delegation token HMACs,
+// SCRAM salted passwords) or @sasl (SaslAuthenticate AuthBytes), the value
+// of every @config field whose config name codec.IsSensitiveConfig
+// judges a password, and the client's raw SASL tokens after a
+// SaslHandshake v0. The list is the schema's annotations, the same that
+// the JSON output redacts by, so the two cannot disagree.
+type Hexdump struct {
+	w      *bufio.Writer
+	opts   HexdumpOptions
+	schema *schema.Schema
+	n      int
+}
+
+// NewHexdump returns a hexdump writer to w. Call Flush at the end.
+func NewHexdump(w io.Writer, opts HexdumpOptions) (*Hexdump, error) {
+	s, err := LoadSchema()
+	if err != nil {
+		return nil, err
+	}
+	return &Hexdump{w: bufio.NewWriterSize(w, 64<<10), opts: opts, schema: s}, nil
+}
+
+// Flush writes buffered output.
+func (h *Hexdump) Flush() error { return h.w.Flush() }
+
+// hexPerRow is how many bytes a row shows.
+const hexPerRow = 8
+
+// Write writes the request and the response of ex.
+func (h *Hexdump) Write(ex *dissect.Exchange) error {
+	h.n++
+	var b strings.Builder
+	if h.n > 1 {
+		b.WriteByte('\n')
+	}
+	c := h.opts.Colors
+	exchangeHeading(&b, h.n, ex, c)
+	for _, response := range []bool{false, true} {
+		ft := TraceFrame(ex, response, TraceOptions{Records: h.opts.Records, Schema: h.schema})
+		if ft == nil {
+			continue
+		}
+		b.WriteByte('\n')
+		h.writeFrame(&b, ft)
+	}
+	_, err := h.w.WriteString(b.String())
+	return err
+}
+
+// writeFrame writes the rows of one frame.
+func (h *Hexdump) writeFrame(b *strings.Builder, ft *FrameTree) {
+	c := h.opts.Colors
+	f := ft.Frame
+	side := "Request"
+	if ft.Response {
+		side = "Response"
+	}
+	head := fmt.Sprintf("%s: %s (4-byte size prefix, %d-byte frame)", side, plural(4+len(f.Bytes), "byte"), f.Size)
+	if len(f.Bytes) < int(f.Size) {
+		head += fmt.Sprintf(", %d bytes of it not captured", int(f.Size)-len(f.Bytes))
+	}
+	b.WriteString(c.Heading(head) + "\n")
+	labels := Labels(ft, h.opts.ShowSecrets)
+	digits := 4
+	for _, l := range labels {
+		digits = max(digits, len(strconv.FormatInt(int64(max(l.End-1, 0)), 16)))
+	}
+	rangeWidth := 1 + 2*(digits+2) + 1
+	frame := frameBytes(f)
+	data := func(l *Label) []byte {
+		if l.Section > 0 {
+			return l.data
+		}
+		return frame
+	}
+	for i := range labels {
+		l := &labels[i]
+		mark := " "
+		if l.Section > 0 {
+			mark = "+"
+		}
+		rng := fmt.Sprintf("%s0x%0*x-0x%0*x", mark, digits, l.Start, digits, l.End-1)
+		if l.End <= l.Start {
+			rng = fmt.Sprintf("%s0x%0*x", mark, digits, l.Start)
+		}
+		text := l.Name
+		if l.Text != "" {
+			if l.Leaf {
+				text += " = " + l.Text
+			} else {
+				text += ": " + l.Text
+			}
+		}
+		switch l.Style {
+		case StyleError:
+			text = c.Error(text)
+		case StyleNote:
+			text = c.Note(text)
+		}
+		indent := strings.Repeat("  ", l.Depth)
+		if !l.Leaf {
+			fmt.Fprintf(b, "%-*s  %-*s  %s%s\n", rangeWidth, rng, 3*hexPerRow-1, "", indent, text)
+			continue
+		}
+		bs := data(l)[l.Start:l.End]
+		for row := 0; row == 0 || row*hexPerRow < len(bs); row++ {
+			chunk := bs[row*hexPerRow : min(len(bs), (row+1)*hexPerRow)]
+			hexs := hexRow(chunk, l.Masked)
+			if l.Masked {
+				hexs = c.Dim(hexs)
+			}
+			pad := strings.Repeat(" ", 3*hexPerRow-1-(3*len(chunk)-1))
+			if len(chunk) == 0 {
+				pad = strings.Repeat(" ", 3*hexPerRow-1)
+			}
+			if row == 0 {
+				fmt.Fprintf(b, "%-*s  %s%s  %s%s\n", rangeWidth, rng, hexs, pad, indent, text)
+				continue
+			}
+			off := fmt.Sprintf("%s0x%0*x", mark, digits, l.Start+row*hexPerRow)
+			fmt.Fprintf(b, "%-*s  %s%s  %s  |%s|\n", rangeWidth, off, hexs, pad, indent, asciiRow(chunk, l.Masked))
+		}
+	}
+}
+
+// frameBytes returns the frame as it crossed the wire: the size prefix,
+// then the bytes captured.
+func frameBytes(f *dissect.Frame) []byte {
+	b := make([]byte, 4, 4+len(f.Bytes))
+	binary.BigEndian.PutUint32(b, uint32(f.Size))
+	return append(b, f.Bytes...)
+}
+
+// hexRow writes bytes as "0a 1b 2c", or "** ** **" masked.
+func hexRow(b []byte, masked bool) string {
+	var s strings.Builder
+	for i, x := range b {
+		if i > 0 {
+			s.WriteByte(' ')
+		}
+		if masked {
+			s.WriteString("**")
+		} else {
+			fmt.Fprintf(&s, "%02x", x)
+		}
+	}
+	return s.String()
+}
+
+// asciiRow writes the printable ASCII of b, dots for the rest.
+func asciiRow(b []byte, masked bool) string {
+	s := make([]byte, len(b))
+	for i, x := range b {
+		switch {
+		case masked:
+			s[i] = '*'
+		case x >= 0x20 && x < 0x7f:
+			s[i] = x
+		default:
+			s[i] = '.'
+		}
+	}
+	return string(s)
+}
+
+// LabelStyle says how a label is painted.
+type LabelStyle uint8
+
+// The label styles.
+const (
+	StylePlain LabelStyle = iota // nothing to point out
+	StyleError                   // a non-zero error code, a CRC mismatch
+	StyleNote                    // what was not decoded and why
+)
+
+// Label is one labelled byte range of a hexdump: a field.
+type Label struct {
+	// Section is 0 for a range of the frame, whose offsets count the
+	// 4-byte size prefix; k > 0 for a range of the k-th decompressed
+	// section of the frame (in order of appearance), whose offsets are
+	// into its decompressed data.
+	Section int
+	// Start and End delimit the range [Start, End).
+	Start, End int
+	// Depth is the nesting depth: 0 for the size prefix, the header, the
+	// body.
+	Depth int
+	// Path names the field from the frame down:
+	// "ProduceRequest v7.TopicData[0].PartitionData[0].Records[0].BaseOffset".
+	Path string
+	// Name and Text are what the row shows: "RequestApiKey", "0 (Produce)".
+	Name, Text string
+	// Leaf says the field has no field inside: the leaves of section 0
+	// cover the frame exactly once, those of section k its data.
+	Leaf bool
+	// Masked says the bytes are a credential, not shown.
+	Masked bool
+	Style  LabelStyle
+
+	data []byte // the section's data, for Section > 0
+}
+
+// Labels returns the labels of a frame's hexdump in the order they are
+// written: every field of the tree, depth first. Secret fields are masked
+// unless showSecrets.
+func Labels(ft *FrameTree, showSecrets bool) []Label {
+	w := labelWalker{st: valueStyle{showSecrets: showSecrets, maxText: 64, maxHex: 16}.forFrame(ft)}
+	for _, n := range ft.Root.Children {
+		w.walk(n, 0, "", 0, nil)
+	}
+	return w.out
+}
+
+type labelWalker struct {
+	st       valueStyle
+	out      []Label
+	sections int
+}
+
+func (w *labelWalker) walk(n *Node, depth int, path string, section int, data []byte) {
+	p := n.Name
+	if path != "" {
+		if strings.HasPrefix(n.Name, "[") {
+			p = path + n.Name
+		} else {
+			p = path + "." + n.Name
+		}
+	}
+	if n.Section != nil {
+		w.sections++
+		section, data = w.sections, n.Section.Data
+	}
+	l := Label{Section: section, Start: n.Start, End: n.End, Depth: depth, Path: p, Name: n.Name, Leaf: n.IsLeaf(), data: data}
+	if l.Leaf {
+		l.Text = formatValue(n, w.st)
+		l.Masked = n.Secret && !w.st.showSecrets
+	} else {
+		l.Text = containerText(n)
+	}
+	l.Style = nodeStyle(n)
+	w.out = append(w.out, l)
+	for _, c := range n.Children {
+		w.walk(c, depth+1, p, section, data)
+	}
+}
+
+// nodeStyle says how a node is painted.
+func nodeStyle(n *Node) LabelStyle {
+	switch v := n.Value.(type) {
+	case undecoded, codec.TraceNote:
+		return StyleNote
+	case codec.Checksum:
+		if !v.Valid {
+			return StyleError
+		}
+	case int16:
+		if v != 0 && isErrorField(n) {
+			return StyleError
+		}
+	}
+	if n.Section != nil && n.Section.Err != nil {
+		return StyleNote
+	}
+	return StylePlain
+}
+
+// containerText says what a field with fields inside holds.
+func containerText(n *Node) string {
+	switch v := n.Value.(type) {
+	case undecoded:
+		return "not decoded: " + sanitize(v.err.Error())
+	case *codec.Records:
+		return "record set, " + plural(len(v.Raw), "byte")
+	case *codec.RecordBatch:
+		return fmt.Sprintf("record batch (magic %d), BaseOffset %d, RecordCount %d, %s", v.Magic, v.BaseOffset, v.RecordCount, v.Compression())
+	case *codec.Record:
+		s := fmt.Sprintf("record, offset %d", v.Offset)
+		if t, ok := msTime(v.Timestamp); ok {
+			s += ", " + t
+		}
+		return s
+	case *codec.LegacyMessage:
+		s := fmt.Sprintf("message (magic %d), %s", v.Magic, legacyOffset(v))
+		if t, ok := msTime(v.Timestamp); ok && v.Magic >= 1 {
+			s += ", " + t
+		}
+		return s
+	}
+	if s := n.Section; s != nil {
+		t := fmt.Sprintf("%s decompressed by %s; offsets marked + are into them", plural(len(s.Data), "byte"), s.Compression)
+		if s.Err != nil {
+			t += "; " + sanitize(s.Err.Error())
+		}
+		return t
+	}
+	if l := n.Child("(length)"); l != nil && n.Field != nil && n.Field.IsArray() {
+		switch v := l.Value.(type) {
+		case int:
+			return arrayCount(v)
+		}
+	}
+	if c := n.Child("(count)"); c != nil {
+		switch v := c.Value.(type) {
+		case int:
+			return arrayCount(v)
+		case int32:
+			return arrayCount(int(v))
+		}
+	}
+	return ""
+}
+
+// legacyOffset says a legacy message's offset: for the inner message of a
+// magic-1 wrapper, its offset in the partition with the relative one on
+// the wire; in a Produce request, where the broker has not assigned
+// offsets yet, the relative one.
+func legacyOffset(m *codec.LegacyMessage) string {
+	if m.AbsoluteOffset != m.Offset && m.AbsoluteOffset >= 0 {
+		return fmt.Sprintf("offset %d (relative %d)", m.AbsoluteOffset, m.Offset)
+	}
+	return fmt.Sprintf("offset %d", m.Offset)
+}
+
+func arrayCount(n int) string {
+	switch {
+	case n < 0:
+		return "null"
+	case n == 1:
+		return "1 item"
+	}
+	return strconv.Itoa(n) + " items"
+}

@@ -1,0 +1,311 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/kdissect/kdissect/dissect/stats"
+)
+
+// StatsInfo is what the stats views say besides the aggregate.
+type StatsInfo struct {
+	Files   []string // the captures read
+	Packets int64    // packets read
+	Filter  string   // the exchange filter, "" when none
+}
+
+// WriteStatsTables writes the aggregate as tables: the capture, then per
+// API, per topic-partition, errors by name and by topic-partition, per
+// client id and per connection. Latencies are nearest-rank percentiles,
+// exact up to 1024 samples per row, within 0.4% beyond (stats.Histogram).
+func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
+	t := r.Totals
+	var b strings.Builder
+	b.WriteString("Capture\n")
+	kv := func(k, v string) { fmt.Fprintf(&b, "  %-15s %s\n", k, v) }
+	if len(info.Files) > 0 {
+		names := make([]string, len(info.Files))
+		for i, f := range info.Files {
+			names[i] = sanitize(f)
+		}
+		kv("files", strings.Join(names, ", "))
+	}
+	if info.Filter != "" {
+		kv("filter", sanitize(info.Filter))
+	}
+	kv("packets", strconv.FormatInt(info.Packets, 10))
+	kv("exchanges", strconv.FormatInt(t.Exchanges, 10))
+	if !t.First.IsZero() {
+		kv("span", fmt.Sprintf("%s to %s (%s)", t.First.UTC().Format(tsFormat), t.Last.UTC().Format(tsFormat), t.Duration().Round(time.Microsecond)))
+	}
+	kv("request bytes", strconv.FormatInt(t.RequestBytes, 10)+sizeSuffix(t.RequestBytes))
+	kv("response bytes", strconv.FormatInt(t.ResponseBytes, 10)+sizeSuffix(t.ResponseBytes))
+	kv("errors", strconv.FormatInt(t.Errors, 10))
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+
+	lat := func(h *stats.Histogram) []string {
+		if h.Count() == 0 {
+			return []string{"-", "-", "-", "-"}
+		}
+		return []string{usLatency(h.Percentile(50)), usLatency(h.Percentile(90)), usLatency(h.Percentile(99)), usLatency(h.Max())}
+	}
+	traffic := func(tr *stats.Traffic) []string {
+		return append([]string{
+			strconv.FormatInt(tr.Exchanges, 10), strconv.FormatInt(tr.NoResponse, 10),
+			strconv.FormatInt(tr.RequestBytes, 10), strconv.FormatInt(tr.ResponseBytes, 10),
+			strconv.FormatInt(tr.Errors, 10),
+		}, lat(&tr.Latency)...)
+	}
+	trafficHeader := []string{"exchanges", "no response", "request bytes", "response bytes", "errors", "p50", "p90", "p99", "max"}
+
+	var rows [][]string
+	for _, a := range r.APIs {
+		key := strconv.Itoa(int(a.Key))
+		if a.Key < 0 {
+			key = "-"
+		}
+		rows = append(rows, append([]string{a.Name, key}, traffic(&a.Traffic)...))
+	}
+	if err := statsTable(w, "APIs", append([]string{"api", "key"}, trafficHeader...), rows); err != nil {
+		return err
+	}
+
+	rows = rows[:0]
+	for _, p := range r.Partitions {
+		rows = append(rows, []string{sanitize(p.Topic), strconv.Itoa(int(p.Partition)),
+			strconv.FormatInt(p.ProducedRecords, 10), strconv.FormatInt(p.ProducedBytes, 10),
+			strconv.FormatInt(p.FetchedRecords, 10), strconv.FormatInt(p.FetchedBytes, 10)})
+	}
+	if err := statsTable(w, "Topic-partitions (records and record batch bytes)", []string{"topic", "partition", "produced records", "produced bytes", "fetched records", "fetched bytes"}, rows); err != nil {
+		return err
+	}
+
+	rows = rows[:0]
+	for _, e := range r.Errors {
+		rows = append(rows, []string{e.Name, strconv.Itoa(int(e.Code)), strconv.FormatInt(e.Count, 10)})
+	}
+	if err := statsTable(w, "Errors", []string{"error", "code", "count"}, rows); err != nil {
+		return err
+	}
+	rows = rows[:0]
+	for _, e := range r.PartitionErrors {
+		part := strconv.Itoa(int(e.Partition))
+		if e.Partition < 0 {
+			part = "-"
+		}
+		rows = append(rows, []string{sanitize(e.Topic), part, e.Name, strconv.FormatInt(e.Count, 10)})
+	}
+	if err := statsTable(w, "Errors by topic-partition", []string{"topic", "partition", "error", "count"}, rows); err != nil {
+		return err
+	}
+
+	rows = rows[:0]
+	for _, c := range r.Clients {
+		id := "(none)"
+		if c.ClientID != nil {
+			id = strconv.Quote(*c.ClientID)
+		}
+		rows = append(rows, append([]string{id}, traffic(&c.Traffic)...))
+	}
+	if err := statsTable(w, "Client ids", append([]string{"client id"}, trafficHeader...), rows); err != nil {
+		return err
+	}
+
+	rows = rows[:0]
+	for _, c := range r.Connections {
+		id := "(none)"
+		if c.ClientID != nil {
+			id = strconv.Quote(*c.ClientID)
+		}
+		rows = append(rows, append([]string{strconv.Itoa(c.Stream), c.Client, c.Broker, id}, traffic(&c.Traffic)...))
+	}
+	return statsTable(w, "Connections", append([]string{"stream", "client", "broker", "client id"}, trafficHeader...), rows)
+}
+
+// statsTable writes a titled table, or nothing without rows.
+func statsTable(w io.Writer, title string, header []string, rows [][]string) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintf(w, "\n%s\n", title); err != nil {
+		return err
+	}
+	tbl := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+	)
+	tbl.Header(header)
+	if err := tbl.Bulk(rows); err != nil {
+		return err
+	}
+	return tbl.Render()
+}
+
+// usLatency formats a latency in microseconds.
+func usLatency(us int64) string { return formatLatency(time.Duration(us) * time.Microsecond) }
+
+// The JSON form of the stats: one object, keys below, latencies in
+// microseconds (as latency_us in JSON Lines), sizes in bytes.
+type statsJSON struct {
+	Capture         captureJSON          `json:"capture"`
+	APIs            []apiJSON            `json:"apis"`
+	Partitions      []partitionJSON      `json:"partitions"`
+	Errors          []errorJSON          `json:"errors"`
+	PartitionErrors []partitionErrorJSON `json:"partition_errors"`
+	Clients         []clientJSON         `json:"clients"`
+	Connections     []connectionJSON     `json:"connections"`
+}
+
+type captureJSON struct {
+	Files         []string `json:"files"`
+	Filter        *string  `json:"filter"`
+	Packets       int64    `json:"packets"`
+	Exchanges     int64    `json:"exchanges"`
+	First         *string  `json:"first"`
+	Last          *string  `json:"last"`
+	DurationUs    int64    `json:"duration_us"`
+	RequestBytes  int64    `json:"request_bytes"`
+	ResponseBytes int64    `json:"response_bytes"`
+	Errors        int64    `json:"errors"`
+}
+
+type trafficJSON struct {
+	Exchanges     int64       `json:"exchanges"`
+	NoResponse    int64       `json:"no_response"`
+	RequestBytes  int64       `json:"request_bytes"`
+	ResponseBytes int64       `json:"response_bytes"`
+	Errors        int64       `json:"errors"`
+	Latency       latencyJSON `json:"latency_us"`
+}
+
+// latencyJSON holds nearest-rank percentiles; Exact says they are exact,
+// else within stats.RelativeError.
+type latencyJSON struct {
+	Count uint64 `json:"count"`
+	P50   *int64 `json:"p50"`
+	P90   *int64 `json:"p90"`
+	P99   *int64 `json:"p99"`
+	Max   *int64 `json:"max"`
+	Exact bool   `json:"exact"`
+}
+
+type apiJSON struct {
+	APIKey *int16 `json:"api_key"`
+	API    string `json:"api"`
+	trafficJSON
+}
+
+type partitionJSON struct {
+	Topic           string `json:"topic"`
+	Partition       int32  `json:"partition"`
+	ProducedRecords int64  `json:"produced_records"`
+	ProducedBytes   int64  `json:"produced_bytes"`
+	FetchedRecords  int64  `json:"fetched_records"`
+	FetchedBytes    int64  `json:"fetched_bytes"`
+}
+
+type errorJSON struct {
+	Code  int16  `json:"code"`
+	Name  string `json:"name"`
+	Count int64  `json:"count"`
+}
+
+type partitionErrorJSON struct {
+	Topic     string `json:"topic"`
+	Partition *int32 `json:"partition"`
+	errorJSON
+}
+
+type clientJSON struct {
+	ClientID *string `json:"client_id"`
+	trafficJSON
+}
+
+type connectionJSON struct {
+	Stream   int     `json:"stream"`
+	Client   string  `json:"client"`
+	Broker   string  `json:"broker"`
+	ClientID *string `json:"client_id"`
+	First    string  `json:"first"`
+	Last     string  `json:"last"`
+	trafficJSON
+}
+
+func toTrafficJSON(t *stats.Traffic) trafficJSON {
+	out := trafficJSON{Exchanges: t.Exchanges, NoResponse: t.NoResponse, RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes, Errors: t.Errors}
+	h := &t.Latency
+	out.Latency = latencyJSON{Count: h.Count(), Exact: h.Exact()}
+	if h.Count() > 0 {
+		p := func(v int64) *int64 { return &v }
+		out.Latency.P50, out.Latency.P90, out.Latency.P99, out.Latency.Max = p(h.Percentile(50)), p(h.Percentile(90)), p(h.Percentile(99)), p(h.Max())
+	}
+	return out
+}
+
+// WriteStatsJSON writes the aggregate as one JSON object (and a newline):
+// the tables' data with exact numbers.
+func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
+	t := r.Totals
+	out := statsJSON{
+		Capture: captureJSON{
+			Files: info.Files, Packets: info.Packets, Exchanges: t.Exchanges,
+			DurationUs: t.Duration().Microseconds(), RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes, Errors: t.Errors,
+		},
+		APIs: []apiJSON{}, Partitions: []partitionJSON{}, Errors: []errorJSON{}, PartitionErrors: []partitionErrorJSON{},
+		Clients: []clientJSON{}, Connections: []connectionJSON{},
+	}
+	if out.Capture.Files == nil {
+		out.Capture.Files = []string{}
+	}
+	if info.Filter != "" {
+		out.Capture.Filter = &info.Filter
+	}
+	if !t.First.IsZero() {
+		first, last := t.First.UTC().Format(tsFormat), t.Last.UTC().Format(tsFormat)
+		out.Capture.First, out.Capture.Last = &first, &last
+	}
+	for _, a := range r.APIs {
+		aj := apiJSON{API: a.Name, trafficJSON: toTrafficJSON(&a.Traffic)}
+		if a.Key >= 0 {
+			k := a.Key
+			aj.APIKey = &k
+		}
+		out.APIs = append(out.APIs, aj)
+	}
+	for _, p := range r.Partitions {
+		out.Partitions = append(out.Partitions, partitionJSON{p.Topic, p.Partition, p.ProducedRecords, p.ProducedBytes, p.FetchedRecords, p.FetchedBytes})
+	}
+	for _, e := range r.Errors {
+		out.Errors = append(out.Errors, errorJSON{e.Code, e.Name, e.Count})
+	}
+	for _, e := range r.PartitionErrors {
+		pe := partitionErrorJSON{Topic: e.Topic, errorJSON: errorJSON{e.Code, e.Name, e.Count}}
+		if e.Partition >= 0 {
+			p := e.Partition
+			pe.Partition = &p
+		}
+		out.PartitionErrors = append(out.PartitionErrors, pe)
+	}
+	for _, c := range r.Clients {
+		out.Clients = append(out.Clients, clientJSON{c.ClientID, toTrafficJSON(&c.Traffic)})
+	}
+	for _, c := range r.Connections {
+		out.Connections = append(out.Connections, connectionJSON{
+			Stream: c.Stream, Client: c.Client, Broker: c.Broker, ClientID: c.ClientID,
+			First: c.First.UTC().Format(tsFormat), Last: c.Last.UTC().Format(tsFormat), trafficJSON: toTrafficJSON(&c.Traffic),
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

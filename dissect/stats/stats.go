@@ -1,0 +1,375 @@
+// Package stats aggregates exchanges as they are dissected, for `kdissect
+// stats`: per API counts, bytes and latency percentiles; per
+// topic-partition records and bytes produced and fetched; errors by name
+// and by topic-partition; per client id and per connection; the span and
+// totals of the capture. Memory grows with the number of distinct keys
+// (APIs, topic-partitions, client ids, connections, error codes), not with
+// the number of exchanges: latencies go into bounded histograms.
+package stats
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect"
+)
+
+// Collector aggregates exchanges. Add them in any order; it is not safe
+// for concurrent use.
+type Collector struct {
+	apis        map[apiKey]*APIStats
+	partitions  map[tpKey]*PartitionStats
+	errors      map[int16]int64
+	errorsAt    map[tpErrKey]int64
+	clients     map[string]*ClientStats
+	noClientID  *ClientStats
+	connections map[int]*ConnectionStats
+	total       Totals
+}
+
+// apiKey identifies an API row: an ApiKey, -1 for responses whose request
+// was not captured, sasl for raw SASL token exchanges.
+type apiKey struct {
+	key  int16
+	sasl bool
+}
+
+type tpKey struct {
+	topic     string
+	partition int32
+}
+
+type tpErrKey struct {
+	tpKey
+	code int16
+}
+
+// New returns an empty Collector.
+func New() *Collector {
+	return &Collector{
+		apis:        map[apiKey]*APIStats{},
+		partitions:  map[tpKey]*PartitionStats{},
+		errors:      map[int16]int64{},
+		errorsAt:    map[tpErrKey]int64{},
+		clients:     map[string]*ClientStats{},
+		connections: map[int]*ConnectionStats{},
+	}
+}
+
+// Totals are the capture's totals.
+type Totals struct {
+	Exchanges     int64
+	RequestBytes  int64 // sizes of the requests as their size prefixes say
+	ResponseBytes int64
+	Errors        int64 // non-zero error codes in responses
+	// First and Last are the capture times of the first byte of the
+	// first frame and of the last byte of the last frame.
+	First, Last time.Time
+}
+
+// Traffic is what every row counts.
+type Traffic struct {
+	Exchanges     int64
+	RequestBytes  int64
+	ResponseBytes int64
+	NoResponse    int64 // requests without a response (Produce with Acks=0 included)
+	Errors        int64 // non-zero error codes in responses
+	Latency       Histogram
+}
+
+func (t *Traffic) add(ex *dissect.Exchange, errors int) {
+	t.Exchanges++
+	if ex.Request != nil {
+		t.RequestBytes += int64(ex.Request.Size)
+		if ex.Response == nil {
+			t.NoResponse++
+		}
+	}
+	if ex.Response != nil {
+		t.ResponseBytes += int64(ex.Response.Size)
+	}
+	t.Errors += int64(errors)
+	if lat, ok := ex.Latency(); ok {
+		t.Latency.Add(lat.Microseconds())
+	}
+}
+
+// APIStats is one API's row.
+type APIStats struct {
+	Key  int16  // -1 when unknown or for SASL tokens
+	Name string // Kafka's name, "unknown" or "SASL token"
+	Traffic
+}
+
+// PartitionStats are the records a topic-partition received in Produce
+// requests and returned in Fetch responses. Records count as in the JSON
+// Lines "records" key; bytes are the sizes of the complete record batches
+// and legacy messages (12 + BatchLength or MessageSize each), so a
+// partial batch at the end of a Fetch response, fetched again later, is
+// not counted twice.
+type PartitionStats struct {
+	Topic           string // name, or "id:" and the topic ID when the name is unknown
+	Partition       int32
+	ProducedRecords int64
+	ProducedBytes   int64
+	FetchedRecords  int64
+	FetchedBytes    int64
+	Produces        int64 // record sets in Produce requests
+	Fetches         int64 // record sets in Fetch responses
+}
+
+// ClientStats is one client id's row.
+type ClientStats struct {
+	ClientID *string // nil: exchanges without one (responses alone, SASL tokens, header v0)
+	Traffic
+}
+
+// ConnectionStats is one connection's row.
+type ConnectionStats struct {
+	Stream         int
+	Client, Broker string
+	ClientID       *string // the first seen
+	First, Last    time.Time
+	Traffic
+}
+
+// Add aggregates one decoded exchange.
+func (c *Collector) Add(ex *dissect.Exchange) {
+	dec := ex.Decoded
+	if dec == nil {
+		dec = &dissect.Decoded{}
+	}
+	nerr := len(dec.Errors)
+
+	t := &c.total
+	t.Exchanges++
+	t.Errors += int64(nerr)
+	for _, f := range []*dissect.Frame{ex.Request, ex.Response} {
+		if f == nil {
+			continue
+		}
+		if t.First.IsZero() || f.Time.Before(t.First) {
+			t.First = f.Time
+		}
+		end := f.EndTime
+		if end.IsZero() {
+			end = f.Time
+		}
+		if end.After(t.Last) {
+			t.Last = end
+		}
+	}
+	if ex.Request != nil {
+		t.RequestBytes += int64(ex.Request.Size)
+	}
+	if ex.Response != nil {
+		t.ResponseBytes += int64(ex.Response.Size)
+	}
+
+	ak := apiKey{key: ex.APIKey, sasl: ex.SASLToken}
+	if ak.sasl || ak.key < 0 {
+		ak.key = -1
+	}
+	a := c.apis[ak]
+	if a == nil {
+		a = &APIStats{Key: ak.key, Name: apiName(ak)}
+		c.apis[ak] = a
+	}
+	a.add(ex, nerr)
+
+	var cs *ClientStats
+	if ex.ClientID == nil {
+		if c.noClientID == nil {
+			c.noClientID = &ClientStats{}
+		}
+		cs = c.noClientID
+	} else {
+		cs = c.clients[*ex.ClientID]
+		if cs == nil {
+			id := *ex.ClientID
+			cs = &ClientStats{ClientID: &id}
+			c.clients[id] = cs
+		}
+	}
+	cs.add(ex, nerr)
+
+	conn := c.connections[ex.Stream]
+	if conn == nil {
+		conn = &ConnectionStats{Stream: ex.Stream, Client: ex.Client.String(), Broker: ex.Broker.String()}
+		c.connections[ex.Stream] = conn
+	}
+	if conn.ClientID == nil && ex.ClientID != nil {
+		id := *ex.ClientID
+		conn.ClientID = &id
+	}
+	for _, f := range []*dissect.Frame{ex.Request, ex.Response} {
+		if f == nil {
+			continue
+		}
+		if conn.First.IsZero() || f.Time.Before(conn.First) {
+			conn.First = f.Time
+		}
+		if f.Time.After(conn.Last) {
+			conn.Last = f.Time
+		}
+	}
+	conn.add(ex, nerr)
+
+	for _, e := range dec.Errors {
+		c.errors[e.Code]++
+		if e.Topic != "" || !e.TopicID.IsZero() || e.Partition >= 0 {
+			c.errorsAt[tpErrKey{tpKey{topicName(e.Topic, e.TopicID), e.Partition}, e.Code}]++
+		}
+	}
+
+	// Records: those Produce requests carry and Fetch responses return,
+	// as the JSON Lines "records" key counts them.
+	if ex.SASLToken || ex.APIKey != 0 && ex.APIKey != 1 {
+		return
+	}
+	for _, rr := range dec.RecordSets {
+		set := rr.Records.Set
+		if set == nil {
+			continue
+		}
+		k := tpKey{topicName(rr.Topic, rr.TopicID), rr.Partition}
+		p := c.partitions[k]
+		if p == nil {
+			p = &PartitionStats{Topic: k.topic, Partition: k.partition}
+			c.partitions[k] = p
+		}
+		n, size := int64(set.Count()), entryBytes(set)
+		if ex.APIKey == 0 {
+			p.ProducedRecords += n
+			p.ProducedBytes += size
+			p.Produces++
+		} else {
+			p.FetchedRecords += n
+			p.FetchedBytes += size
+			p.Fetches++
+		}
+	}
+}
+
+// entryBytes is the size of the complete entries of a record set.
+func entryBytes(s *codec.RecordSet) int64 {
+	var n int64
+	for _, e := range s.Entries {
+		switch {
+		case e.Batch != nil:
+			n += 12 + int64(e.Batch.BatchLength)
+		case e.Message != nil:
+			n += 12 + int64(e.Message.MessageSize)
+		}
+	}
+	return n
+}
+
+func apiName(k apiKey) string {
+	switch {
+	case k.sasl:
+		return "SASL token"
+	case k.key < 0:
+		return "unknown"
+	}
+	return codec.APIName(k.key)
+}
+
+// topicName is a topic's name, or "id:" and its ID when only that is known.
+func topicName(name string, id codec.UUID) string {
+	if name == "" && !id.IsZero() {
+		return "id:" + id.String()
+	}
+	return name
+}
+
+// ErrorCount is how often an error code was seen.
+type ErrorCount struct {
+	Code  int16
+	Name  string
+	Count int64
+}
+
+// PartitionError is how often an error code was seen for a topic-partition
+// (Partition -1: the topic as a whole).
+type PartitionError struct {
+	Topic     string
+	Partition int32
+	ErrorCount
+}
+
+// Report is the aggregate, in the order it is shown.
+type Report struct {
+	Packets         int64 // packets read, when the caller knows (SetPackets)
+	Totals          Totals
+	APIs            []*APIStats        // by ApiKey; unknown and SASL tokens last
+	Partitions      []*PartitionStats  // by topic, then partition
+	Errors          []ErrorCount       // most frequent first
+	PartitionErrors []PartitionError   // by topic, partition, then code
+	Clients         []*ClientStats     // most exchanges first; no client id last
+	Connections     []*ConnectionStats // by stream
+}
+
+// Report returns the aggregate so far. The rows are the collector's: do
+// not add to it while using them.
+func (c *Collector) Report() *Report {
+	r := &Report{Totals: c.total}
+	for _, a := range c.apis {
+		r.APIs = append(r.APIs, a)
+	}
+	slices.SortFunc(r.APIs, func(a, b *APIStats) int {
+		// Known keys first, in order.
+		return cmp.Or(cmp.Compare(unknownLast(a.Key), unknownLast(b.Key)), cmp.Compare(a.Name, b.Name))
+	})
+	for _, p := range c.partitions {
+		r.Partitions = append(r.Partitions, p)
+	}
+	slices.SortFunc(r.Partitions, func(a, b *PartitionStats) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
+	for code, n := range c.errors {
+		r.Errors = append(r.Errors, ErrorCount{code, codec.ErrorName(code), n})
+	}
+	slices.SortFunc(r.Errors, func(a, b ErrorCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Code, b.Code))
+	})
+	for k, n := range c.errorsAt {
+		r.PartitionErrors = append(r.PartitionErrors, PartitionError{k.topic, k.partition, ErrorCount{k.code, codec.ErrorName(k.code), n}})
+	}
+	slices.SortFunc(r.PartitionErrors, func(a, b PartitionError) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Code, b.Code))
+	})
+	for _, cs := range c.clients {
+		r.Clients = append(r.Clients, cs)
+	}
+	slices.SortFunc(r.Clients, func(a, b *ClientStats) int {
+		return cmp.Or(cmp.Compare(b.Exchanges, a.Exchanges), cmp.Compare(*a.ClientID, *b.ClientID))
+	})
+	if c.noClientID != nil {
+		r.Clients = append(r.Clients, c.noClientID)
+	}
+	for _, conn := range c.connections {
+		r.Connections = append(r.Connections, conn)
+	}
+	slices.SortFunc(r.Connections, func(a, b *ConnectionStats) int { return cmp.Compare(a.Stream, b.Stream) })
+	return r
+}
+
+// unknownLast orders ApiKeys, -1 after the others.
+func unknownLast(k int16) int32 {
+	if k < 0 {
+		return 1 << 16
+	}
+	return int32(k)
+}
+
+// Duration is the span of the capture's Kafka traffic: first byte of the
+// first frame to last byte of the last.
+func (t *Totals) Duration() time.Duration {
+	if t.First.IsZero() {
+		return 0
+	}
+	return t.Last.Sub(t.First)
+}
