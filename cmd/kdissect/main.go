@@ -61,6 +61,8 @@ func newRootCmd() *cobra.Command {
 			return fmt.Errorf("a command is needed: read, decode or apis")
 		},
 	}
-	root.AddCommand(newReadCmd(), newDecodeCmd(), newAPIsCmd())
+	root.AddCommand(newReadCmd(), newDecodeCmd(), newAPIsCmd(), newLiveCmd())
+	root.AddCommand(newBrokerCmd(), newProduceCmd(), newConsumeCmd())
+	root.AddCommand(newStatsCmd())
 	return root
 }

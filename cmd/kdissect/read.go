@@ -9,7 +9,6 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/render"
 )
 
 // exchangeWriter is an output format.
@@ -25,14 +24,18 @@ type captureFlags struct {
 	maxFrameSize    int
 	maxDecompressed int64
 	showSecrets     bool
+	filter          string // -f: capture filter expression (filter.go)
+	noColor         bool   // --no-color (views.go)
 }
 
 func (f *captureFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVarP(&f.ports, "port", "p", []string{"9092"}, "Kafka broker TCP port, repeatable")
-	cmd.Flags().StringVar(&f.format, "format", "summary", "output format: summary or json")
+	cmd.Flags().StringVar(&f.format, "format", "summary", formatsUsage)
 	cmd.Flags().IntVar(&f.maxFrameSize, "max-frame-size", dissect.DefaultMaxFrameSize, "largest Kafka frame accepted, in bytes")
-	cmd.Flags().Int64Var(&f.maxDecompressed, "max-decompressed-size", codec.DefaultMaxDecompressedBytes, "cap on the decompressed size of one record batch, in bytes")
+	cmd.Flags().Int64Var(&f.maxDecompressed, "max-decompressed-size", codec.DefaultMaxDecompressedBytes, "record decoding budget per frame (decompressed bytes plus decoded records), in bytes")
 	cmd.Flags().BoolVar(&f.showSecrets, "show-secrets", false, "show SASL credentials and delegation token HMACs instead of redacting them")
+	cmd.Flags().StringVarP(&f.filter, "filter", "f", "", filterUsage)
+	cmd.Flags().BoolVar(&f.noColor, "no-color", false, "no colour, even on a terminal (NO_COLOR in the environment does the same)")
 }
 
 func (f *captureFlags) dissectOptions() (dissect.Options, error) {
@@ -59,45 +62,73 @@ func validRequest(apiKey, apiVersion int16) bool {
 	return ok && api.SupportsVersion(apiVersion)
 }
 
+// writer returns the writer of --format to standard output (views.go).
 func (f *captureFlags) writer(cmd *cobra.Command) (exchangeWriter, error) {
-	switch f.format {
-	case "summary":
-		return render.NewTable(cmd.OutOrStdout()), nil
-	case "json":
-		return render.NewJSONLines(cmd.OutOrStdout(), f.showSecrets), nil
-	}
-	return nil, fmt.Errorf("unknown format %q (want summary or json)", f.format)
+	return f.formatWriter(cmd, cmd.OutOrStdout())
 }
 
 func newReadCmd() *cobra.Command {
 	var flags captureFlags
+	var exFilter exchangeFilterFlags // views.go
+	var count int
 	cmd := &cobra.Command{
 		Use:   "read FILE...",
 		Short: "Decode the Kafka exchanges in pcap or pcapng captures (- reads standard input)",
 		Example: `  kdissect read testdata/pcaps/kcat_produce_lz4.pcap
-  kdissect read -p 9092 -p 9093 --format json capture.pcapng.gz`,
+  kdissect read -p 9092 -p 9093 --format json capture.pcapng.gz
+  kdissect read -f 'host 10.0.0.5 and port 9092' capture.pcap
+  kdissect read --format detail --api Produce --topic orders -c 5 capture.pcap
+  kdissect read --format hexdump --errors --min-latency 100ms capture.pcap`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := flags.dissectOptions()
 			if err != nil {
 				return err
 			}
-			out, err := flags.writer(cmd)
+			progress := newProgress(cmd)
+			stdout := cmd.OutOrStdout()
+			if progress != nil {
+				stdout = progress.Output(stdout) // clears the bar before output
+			}
+			out, err := flags.formatWriter(cmd, stdout)
 			if err != nil {
 				return err
 			}
+			match, err := exFilter.set()
+			if err != nil {
+				return err
+			}
+			if count < 0 {
+				return fmt.Errorf("-c must not be negative")
+			}
 			if flags.maxDecompressed <= 0 {
 				return fmt.Errorf("--max-decompressed-size must be positive")
+			}
+			filter, err := flags.captureFilter()
+			if err != nil {
+				return err
 			}
 			d := dissect.New(opts)
 			dec := dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}})
 			var failed []error
 			var writeErr error
-			exchanges := 0
+			exchanges, matched := 0, 0
+			done := func() bool { return count > 0 && matched >= count }
+			in := &captureInput{d: d, filter: filter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: progress, stop: done}
 			for _, path := range args {
-				err := d.ReadFile(path, func(ex *dissect.Exchange) {
+				if done() {
+					break
+				}
+				err := in.read(path, func(ex *dissect.Exchange) {
 					exchanges++
-					dec.Decode(ex)
+					if done() {
+						return // -c reached: what the input still holds is not shown
+					}
+					dec.Decode(ex) // every exchange: the decoder learns topic IDs
+					if !match.Match(ex) {
+						return
+					}
+					matched++
 					if writeErr == nil {
 						writeErr = out.Write(ex)
 					}
@@ -127,5 +158,7 @@ func newReadCmd() *cobra.Command {
 		},
 	}
 	flags.register(cmd)
+	exFilter.register(cmd.Flags())
+	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)
 	return cmd
 }

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kdissect/kdissect/client"
+)
+
+// brokerFlags are the connection flags of the commands that talk to a
+// live cluster (broker, produce, consume).
+type brokerFlags struct {
+	brokers      []string
+	timeout      time.Duration
+	clientID     string
+	tls          bool
+	tlsCA        string
+	tlsInsecure  bool
+	saslMech     string
+	saslUser     string
+	saslPassword string
+}
+
+func (f *brokerFlags) register(fs *pflag.FlagSet) {
+	fs.StringSliceVarP(&f.brokers, "brokers", "b", nil, "bootstrap broker HOST:PORT (IPv6 as [::1]:9092), repeatable or comma-separated")
+	fs.DurationVar(&f.timeout, "timeout", client.DefaultRequestTimeout, "request timeout")
+	fs.StringVar(&f.clientID, "client-id", client.DefaultClientID, "ClientId of the requests")
+	fs.BoolVar(&f.tls, "tls", false, "connect with TLS (system roots unless --tls-ca)")
+	fs.StringVar(&f.tlsCA, "tls-ca", "", "PEM file of the CA certificates to trust (implies --tls)")
+	fs.BoolVar(&f.tlsInsecure, "tls-insecure", false, "do not verify the broker's certificate (implies --tls)")
+	fs.StringVar(&f.saslMech, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	fs.StringVar(&f.saslUser, "sasl-user", "", "SASL user name")
+	fs.StringVar(&f.saslPassword, "sasl-password", "", "SASL password (default $KDISSECT_SASL_PASSWORD)")
+}
+
+// config validates the flags (usage errors) and builds the client config.
+func (f *brokerFlags) config() (client.Config, error) {
+	var cfg client.Config
+	if len(f.brokers) == 0 {
+		return cfg, fmt.Errorf("a broker is needed: -b HOST:PORT")
+	}
+	if f.timeout <= 0 {
+		return cfg, fmt.Errorf("--timeout must be positive, got %v", f.timeout)
+	}
+	cfg.Brokers = f.brokers
+	cfg.RequestTimeout = f.timeout
+	id := f.clientID
+	cfg.ClientID = &id
+	if f.tls || f.tlsCA != "" || f.tlsInsecure {
+		tc := &tls.Config{InsecureSkipVerify: f.tlsInsecure}
+		if f.tlsCA != "" {
+			pem, err := os.ReadFile(f.tlsCA)
+			if err != nil {
+				return cfg, inputError{fmt.Errorf("--tls-ca: %w", err)}
+			}
+			tc.RootCAs = x509.NewCertPool()
+			if !tc.RootCAs.AppendCertsFromPEM(pem) {
+				return cfg, fmt.Errorf("--tls-ca %s: no PEM certificate in it", f.tlsCA)
+			}
+		}
+		cfg.TLS = tc
+	}
+	if f.saslMech != "" {
+		m := strings.ToUpper(f.saslMech)
+		switch m {
+		case client.SASLPlain, client.SASLScramSHA256, client.SASLScramSHA512:
+		default:
+			return cfg, fmt.Errorf("--sasl-mechanism %q: want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", f.saslMech)
+		}
+		pass := f.saslPassword
+		if pass == "" {
+			pass = os.Getenv("KDISSECT_SASL_PASSWORD")
+		}
+		cfg.SASL = &client.SASL{Mechanism: m, User: f.saslUser, Password: pass}
+	}
+	return cfg, nil
+}
+
+// connect opens the client; failing to reach the cluster is an input
+// error (exit 1).
+func (f *brokerFlags) connect(ctx context.Context, mod func(*client.Config)) (*client.Client, error) {
+	cfg, err := f.config()
+	if err != nil {
+		return nil, err
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	cl, err := client.New(ctx, cfg)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	return cl, nil
+}
+
+// commandContext returns the command's context (background when none)
+// cancelled by an interrupt.
+func commandContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return signal.NotifyContext(ctx, os.Interrupt)
+}
+
+func newBrokerCmd() *cobra.Command {
+	var bf brokerFlags
+	var topics []string
+	cmd := &cobra.Command{
+		Use:   "broker -b HOST:PORT",
+		Short: "Ask a live broker for its API versions and the cluster's metadata",
+		Long: `broker connects to a live cluster through kdissect's client and prints three
+tables: the brokers (Metadata), the topics with each partition's leader,
+replicas and in-sync replicas, and the API versions of the broker it is
+connected to, beside the versions the codec knows and the version negotiated
+for each key (the highest both support).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := commandContext(cmd)
+			defer cancel()
+			cl, err := bf.connect(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer cl.Close()
+			md, err := cl.Metadata(ctx, topics...)
+			if err != nil {
+				return inputError{err}
+			}
+			cn, err := cl.BrokerConn(ctx, -1)
+			if err != nil {
+				return inputError{err}
+			}
+			return writeBrokerTables(cmd.OutOrStdout(), md, cn)
+		},
+	}
+	bf.register(cmd.Flags())
+	cmd.Flags().StringSliceVarP(&topics, "topic", "t", nil, "only these topics (repeatable); default all")
+	return cmd
+}
+
+func newTable(w io.Writer, header ...string) *tablewriter.Table {
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header(header)
+	return t
+}
+
+func int32List(v []int32) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(int(n))
+	}
+	return strings.Join(s, ",")
+}
+
+func errName(err error) string {
+	if err == nil {
+		return ""
+	}
+	if ke, ok := err.(*client.Error); ok {
+		return ke.Name()
+	}
+	return err.Error()
+}
+
+func writeBrokerTables(w io.Writer, md *client.Metadata, cn *client.Conn) error {
+	cluster := md.ClusterID
+	if cluster == "" {
+		cluster = "-"
+	}
+	fmt.Fprintf(w, "cluster %s, controller %d, Metadata v%d, connected to %s\n", cluster, md.ControllerID, md.Version, cn.Addr())
+	t := newTable(w, "node", "host", "port", "rack", "controller")
+	for _, b := range md.Brokers {
+		ctl := ""
+		if b.NodeID == md.ControllerID {
+			ctl = "yes"
+		}
+		t.Append([]string{strconv.Itoa(int(b.NodeID)), b.Host, strconv.Itoa(int(b.Port)), b.Rack, ctl})
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	t = newTable(w, "topic", "partition", "leader", "epoch", "replicas", "isr", "offline", "error")
+	for _, tp := range md.Topics {
+		if len(tp.Partitions) == 0 {
+			t.Append([]string{tp.Name, "-", "-", "-", "", "", "", errName(tp.Err)})
+		}
+		for _, p := range tp.Partitions {
+			t.Append([]string{tp.Name, strconv.Itoa(int(p.Partition)), strconv.Itoa(int(p.Leader)), strconv.Itoa(int(p.LeaderEpoch)),
+				int32List(p.Replicas), int32List(p.ISR), int32List(p.Offline), errName(p.Err)})
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	t = newTable(w, "key", "api", "broker", "codec", "negotiated")
+	rng := func(lo, hi int16) string {
+		if hi < 0 {
+			return "-"
+		}
+		return fmt.Sprintf("v%d-v%d", lo, hi)
+	}
+	for _, av := range cn.APIVersions() {
+		if av.BrokerMax < 0 && av.Negotiated < 0 {
+			continue // neither offered nor usable: not this broker's
+		}
+		neg := "-"
+		if av.Negotiated >= 0 {
+			neg = "v" + strconv.Itoa(int(av.Negotiated))
+		}
+		t.Append([]string{strconv.Itoa(int(av.Key)), av.Name, rng(av.BrokerMin, av.BrokerMax), rng(av.CodecMin, av.CodecMax), neg})
+	}
+	return t.Render()
+}

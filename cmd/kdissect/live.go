@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/spf13/cobra"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect"
+	"github.com/kdissect/kdissect/dissect/capfilter"
+	"github.com/kdissect/kdissect/dissect/live"
+)
+
+// liveFlags are the flags of live beyond the capture flags.
+type liveFlags struct {
+	iface   string
+	write   string
+	count   int
+	promisc bool
+}
+
+func newLiveCmd() *cobra.Command {
+	var flags captureFlags
+	var lf liveFlags
+	var exFilter exchangeFilterFlags
+	cmd := &cobra.Command{
+		Use:   "live -i IFACE",
+		Short: "Sniff Kafka exchanges on a network interface until Ctrl-C or -c N",
+		Long: `Sniff Kafka exchanges on a network interface until Ctrl-C (or SIGTERM), or
+until -c N exchanges were seen, then print them; connections still open are
+flushed, so an exchange waiting for its response is printed without one.
+Packet counts, with the kernel's drops, go to standard error.
+
+The capture filter runs in the kernel: without -f it is "tcp and port (P...)"
+for the broker ports given with -p. Live capture needs root or CAP_NET_RAW
+(sudo setcap cap_net_raw+ep kdissect). Without libpcap (the default build, no
+cgo) it runs on Linux over AF_PACKET: Ethernet, loopback and tun interfaces,
+not "any"; a build with -tags libpcap captures wherever libpcap does.`,
+		Example: `  sudo kdissect live -i eth0
+  sudo kdissect live -i lo -p 9092 -c 10 --format json
+  sudo kdissect live -i eth0 -f 'host 10.0.0.5 and port 9092' -w kafka.pcap`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runLive(cmd, &flags, &lf, &exFilter)
+		},
+	}
+	flags.register(cmd)
+	exFilter.register(cmd.Flags())
+	fs := cmd.Flags()
+	fs.StringVarP(&lf.iface, "interface", "i", "", "network interface to capture on (required)")
+	fs.StringVarP(&lf.write, "write", "w", "", "also write every captured packet to this pcap file")
+	fs.IntVarP(&lf.count, "count", "c", 0, "stop after this many exchanges that pass the filters (0: until Ctrl-C)")
+	fs.BoolVar(&lf.promisc, "promisc", false, "put the interface in promiscuous mode, to see traffic between other hosts")
+	cmd.MarkFlagRequired("interface")
+	return cmd
+}
+
+// defaultLiveFilter is the kernel filter without -f: TCP to or from a
+// broker port, so the kernel drops everything else.
+func defaultLiveFilter(ports []uint16) string {
+	if len(ports) == 0 {
+		return "tcp"
+	}
+	s := make([]string, len(ports))
+	for i, p := range ports {
+		s[i] = strconv.Itoa(int(p))
+	}
+	return "tcp and port (" + strings.Join(s, " or ") + ")"
+}
+
+// liveContext is the command's context, cancelled by Ctrl-C or SIGTERM.
+func liveContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+}
+
+func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *exchangeFilterFlags) error {
+	opts, err := flags.dissectOptions()
+	if err != nil {
+		return err
+	}
+	match, err := exFilter.set()
+	if err != nil {
+		return err
+	}
+	out, err := flags.writer(cmd)
+	if err != nil {
+		return err
+	}
+	if flags.maxDecompressed <= 0 {
+		return fmt.Errorf("--max-decompressed-size must be positive")
+	}
+	if lf.count < 0 {
+		return fmt.Errorf("-c must not be negative")
+	}
+	if lf.write == "-" {
+		return fmt.Errorf("-w -: standard output carries the exchanges; name a file")
+	}
+	filter, err := flags.captureFilter()
+	if err != nil {
+		return err
+	}
+	if filter == nil {
+		if filter, err = capfilter.Parse(defaultLiveFilter(opts.Ports)); err != nil {
+			return fmt.Errorf("default filter: %w", err)
+		}
+	}
+	stderr := cmd.ErrOrStderr()
+
+	// Open on this goroutine, before anything else starts: the kernel
+	// queues matching packets from here on.
+	h, err := live.Open(live.Options{Interface: lf.iface, Filter: filter, Promiscuous: lf.promisc})
+	if err != nil {
+		return inputError{err}
+	}
+	defer h.Close()
+	link := h.LinkType()
+
+	var pcapFile *os.File
+	var pcapBuf *bufio.Writer
+	var pcapW *pcapgo.Writer
+	if lf.write != "" {
+		if pcapFile, err = os.Create(lf.write); err != nil {
+			return inputError{err}
+		}
+		defer pcapFile.Close()
+		pcapBuf = bufio.NewWriterSize(pcapFile, 1<<16)
+		pcapW = pcapgo.NewWriterNanos(pcapBuf)
+		if err := pcapW.WriteFileHeader(uint32(h.SnapLen()), link); err != nil {
+			return inputError{fmt.Errorf("write %s: %w", lf.write, err)}
+		}
+	}
+	// Catch Ctrl-C before saying the capture runs, so that one sent on
+	// seeing that prints what was seen rather than killing the process.
+	ctx, stopSignals := liveContext(cmd)
+	defer stopSignals()
+	fmt.Fprintf(stderr, "kdissect: listening on %s, link type %s, snapshot length %d bytes, filter %q\n",
+		h.Interface(), link, h.SnapLen(), filter)
+
+	d := dissect.New(opts)
+	dec := dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}})
+	emitted, seen := 0, 0
+	var writeErr, pcapErr error
+	s := newSession(d, func(ex *dissect.Exchange) {
+		seen++
+		if lf.count > 0 && emitted >= lf.count {
+			return
+		}
+		dec.Decode(ex) // every exchange: the decoder learns topic IDs
+		if !match.Match(ex) {
+			return
+		}
+		emitted++
+		if writeErr == nil {
+			writeErr = out.Write(ex)
+		}
+	})
+	runErr := h.Run(ctx, func(data []byte, ci gopacket.CaptureInfo) bool {
+		if pcapW != nil {
+			if pcapErr = pcapW.WritePacket(ci, data); pcapErr != nil {
+				return false
+			}
+		}
+		s.packet(link, data, ci)
+		return writeErr == nil && !enoughExchanges(lf.count, emitted)
+	})
+	// A second Ctrl-C while the exchanges are printed kills the process.
+	stopSignals()
+	st := h.Stats()
+	h.Close()
+	s.close()
+
+	if err := out.Flush(); err != nil && writeErr == nil {
+		writeErr = err
+	}
+	if pcapW != nil && pcapErr == nil {
+		if pcapErr = pcapBuf.Flush(); pcapErr == nil {
+			pcapErr = pcapFile.Close()
+		}
+	}
+	fmt.Fprintf(stderr, "kdissect: %d packets captured on %s, %d received by the filter, %d dropped by the kernel",
+		st.Captured, h.Interface(), st.Received, st.Dropped)
+	if st.Rejected > 0 {
+		fmt.Fprintf(stderr, ", %d rejected by the filter in user space", st.Rejected)
+	}
+	fmt.Fprintln(stderr)
+	switch {
+	case runErr != nil:
+		return inputError{runErr}
+	case pcapErr != nil:
+		return inputError{fmt.Errorf("write %s: %w", lf.write, pcapErr)}
+	case writeErr != nil:
+		return inputError{fmt.Errorf("write output: %w", writeErr)}
+	}
+	if seen == 0 {
+		ds := d.Stats()
+		fmt.Fprintf(stderr, "kdissect: no Kafka exchanges in %d packets (%d TCP) on broker ports %v; name the broker port with -p\n",
+			ds.Packets, ds.TCPPackets, opts.Ports)
+	}
+	return nil
+}
+
+// enoughExchanges says whether -c n is satisfied: the session emits each
+// exchange as soon as it completes, so emitted counts them as they come.
+func enoughExchanges(n, emitted int) bool {
+	return n > 0 && emitted >= n
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kdissect/kdissect/client"
+	"github.com/kdissect/kdissect/codec"
+)
+
+// fetchAll reads every message of topic[partition] through the client.
+func fetchAll(t *testing.T, addr, topic string, partition int32) []client.Message {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cl, err := client.New(ctx, client.Config{Brokers: []string{addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	co := client.NewConsumer(cl, client.ConsumerConfig{MaxWait: 10 * time.Millisecond})
+	var out []client.Message
+	for off := int64(0); ; {
+		fr, err := co.Fetch(ctx, topic, partition, off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fr.Messages...)
+		if fr.NextOffset >= fr.HighWatermark {
+			return out
+		}
+		off = fr.NextOffset
+	}
+}
+
+// TestProduceCommand: lines from stdin become messages: -K splits key and
+// value, -H adds headers, -z compresses, -p picks the partition.
+func TestProduceCommand(t *testing.T) {
+	c := startCluster(t, kfake.SeedTopics(3, "p"))
+	addr := c.ListenAddrs()[0]
+	for _, comp := range []string{"none", "gzip", "snappy", "lz4", "zstd"} {
+		in := "k1:v1\nk2:with:colons\nnokey\n:empty key\n\n"
+		code, out, errs := runClientCmd(t, in, "produce", "-b", addr, "-t", "p", "-p", "1", "-K", ":", "-z", comp, "-H", "src=cli", "-H", "z="+comp)
+		if code != 0 || out != "" || errs != "" {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q", comp, code, out, errs)
+		}
+	}
+	msgs := fetchAll(t, addr, "p", 1)
+	if len(msgs) != 25 {
+		t.Fatalf("%d messages", len(msgs))
+	}
+	want := []struct {
+		key   []byte
+		value string
+	}{{[]byte("k1"), "v1"}, {[]byte("k2"), "with:colons"}, {nil, "nokey"}, {[]byte(""), "empty key"}, {nil, ""}}
+	for i, m := range msgs {
+		w := want[i%5]
+		comp := []codec.Compression{codec.CompressionNone, codec.CompressionGzip, codec.CompressionSnappy, codec.CompressionLZ4, codec.CompressionZstd}[i/5]
+		if (m.Key == nil) != (w.key == nil) || string(m.Key) != string(w.key) || string(m.Value) != w.value || m.Compression != comp {
+			t.Errorf("[%d]: key %q value %q %s, want %q %q %s", i, m.Key, m.Value, m.Compression, w.key, w.value, comp)
+		}
+		if len(m.Headers) != 2 || m.Headers[0].Key != "src" || string(m.Headers[0].Value) != "cli" || string(m.Headers[1].Value) != comp.String() {
+			t.Errorf("[%d]: headers %v", i, m.Headers)
+		}
+	}
+}
+
+// TestProduceByKeyCommand: without -p, keyed lines go to the partition
+// murmur2 picks; --key and -D work; --idempotent and --acks 0 produce.
+func TestProduceByKeyCommand(t *testing.T) {
+	c := startCluster(t, kfake.SeedTopics(4, "bk"))
+	addr := c.ListenAddrs()[0]
+	var in strings.Builder
+	for i := range 30 {
+		in.WriteString("key" + string(rune('a'+i%26)) + string(rune('0'+i/26)) + "=v\n")
+	}
+	if code, _, errs := runClientCmd(t, in.String(), "produce", "-b", addr, "-t", "bk", "-k", "=", "--idempotent"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	total := 0
+	for p := range int32(4) {
+		for _, m := range fetchAll(t, addr, "bk", p) {
+			total++
+			if client.KeyPartition(m.Key, 4) != p {
+				t.Errorf("key %s in partition %d", m.Key, p)
+			}
+		}
+	}
+	if total != 30 {
+		t.Errorf("%d messages", total)
+	}
+	if code, _, errs := runClientCmd(t, "a|b|c", "produce", "-b", addr, "-t", "bk", "-p", "3", "-D", "|", "--key", "same", "--acks", "0"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got []string
+	deadline := time.Now().Add(5 * time.Second)
+	for len(got) < 3 && time.Now().Before(deadline) {
+		got = got[:0]
+		for _, m := range fetchAll(t, addr, "bk", 3) {
+			if string(m.Key) == "same" {
+				got = append(got, string(m.Value))
+			}
+		}
+	}
+	if strings.Join(got, ",") != "a,b,c" {
+		t.Errorf("-D | --key same: %v", got)
+	}
+}
