@@ -471,7 +471,7 @@ func (c *Client) leader(ctx context.Context, topic string, partition int32) (*Co
 	}
 	i, ok := slices.BinarySearchFunc(t.Partitions, partition, func(p PartitionMetadata, want int32) int { return int(p.Partition) - int(want) })
 	if !ok {
-		return nil, t.ID, kafkaError(ErrUnknownTopicOrPartition.code).with(topic, partition, fmt.Sprintf("the topic has %d partitions", len(t.Partitions)), nil)
+		return nil, t.ID, kafkaError(ErrUnknownTopicOrPartition.code).with(topic, partition, fmt.Sprintf("partitions of the topic: 0 to %d", len(t.Partitions)-1), nil)
 	}
 	p := t.Partitions[i]
 	if p.Leader < 0 {
