@@ -99,6 +99,32 @@ func TestAnyPort(t *testing.T) {
 	}
 }
 
+// Without the handshake, a client whose port is below the broker's (as in
+// deepflow's captures: client 30120, broker 36333) is told from the
+// broker by the response echoing its request's CorrelationId; a response
+// never makes its sender the client.
+func TestAnyPortLowClientPort(t *testing.T) {
+	clock := testClock()
+	low := newConn(t, ethernet, 30120, 36333, &clock)
+	var pkts []synthPacket
+	// An ApiKey the codec does not know: mid-stream, a known one's filler
+	// body would be judged.
+	pkts = append(pkts, exchangeOn(low, opaqueKey, 7, 120)...)
+	pkts = append(pkts, exchangeOn(low, opaqueKey, 4, 121)...)
+	got, err := readAll(t, New(Options{AnyPort: true}), writePcap(t, layers.LinkTypeEthernet, pkts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d exchanges, want 2", len(got))
+	}
+	for i, e := range got {
+		if e.Request == nil || e.Response == nil || e.Client != low.client || e.Broker != low.broker || e.CorrelationID != int32(120+i) {
+			t.Errorf("exchange %d: %s: %v → %v", i, describe(e), e.Client, e.Broker)
+		}
+	}
+}
+
 // Brokers named in Metadata and FindCoordinator responses join the broker
 // set: connections to them are dissected without naming their ports, also
 // the one opened before the Metadata response, replayed from its backlog.

@@ -172,6 +172,11 @@ type unknownConn struct {
 	isn      uint32
 	haveISN  bool
 	payloads int       // payload packets judged mid-stream
+	// reqFrom and reqCorr: without the handshake, the first side whose
+	// payload opened like a request, and its CorrelationId, awaiting a
+	// response from the other side that echoes it.
+	reqFrom  netip.AddrPort
+	reqCorr  int32
 	since    time.Time // session clock at its first kept payload packet
 }
 
@@ -320,8 +325,10 @@ func (s *Session) dropUnknown(u *unknownConn) {
 // request: a size, a known ApiKey and ApiVersion, a non-negative
 // CorrelationId and a printable ClientId. With the handshake captured, the
 // first bytes are known (the SYN's sequence number); without it, the first
-// few payload packets are tried, from the side with the higher port (the
-// client's ephemeral one), since a response can look like a request.
+// few payload packets are tried: a request from one side answered by the
+// other side with the same CorrelationId, or, sooner, a request from the
+// side with the higher port (the client's ephemeral one, usually), since a
+// response alone can look like a request.
 func (u *unknownConn) detect(p *tcpPacket, valid func(int16, int16) bool, maxFrame int) (verdict, netip.AddrPort) {
 	tcp := p.TCP
 	switch {
@@ -347,8 +354,17 @@ func (u *unknownConn) detect(p *tcpPacket, valid func(int16, int16) bool, maxFra
 		return v, p.Dst
 	}
 	u.payloads++
-	if p.Src.Port() > p.Dst.Port() && judgeOpening(tcp.Payload, valid, maxFrame) == plausible {
-		return plausible, p.Dst
+	if u.reqFrom.IsValid() && p.Src != u.reqFrom && len(tcp.Payload) >= 8 &&
+		int32(binary.BigEndian.Uint32(tcp.Payload[4:8])) == u.reqCorr {
+		return plausible, p.Src // the answer to the request seen
+	}
+	if judgeOpening(tcp.Payload, valid, maxFrame) == plausible {
+		if p.Src.Port() > p.Dst.Port() {
+			return plausible, p.Dst
+		}
+		if !u.reqFrom.IsValid() {
+			u.reqFrom, u.reqCorr = p.Src, int32(binary.BigEndian.Uint32(tcp.Payload[8:12]))
+		}
 	}
 	if u.payloads >= 8 {
 		return implausible, netip.AddrPort{}

@@ -113,7 +113,11 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		return err
 	}
 	if filter == nil {
-		if filter, err = capfilter.Parse(defaultLiveFilter(opts.Ports)); err != nil {
+		ports := opts.Ports
+		if opts.AnyPort {
+			ports = nil // every TCP packet: Kafka may be on any port
+		}
+		if filter, err = capfilter.Parse(defaultLiveFilter(ports)); err != nil {
 			return fmt.Errorf("default filter: %w", err)
 		}
 	}

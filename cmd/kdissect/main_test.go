@@ -176,3 +176,23 @@ func TestDecodeCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestPortAny checks that -p any finds the same exchanges in every
+// project capture as naming the broker port, and that a bad port names
+// both accepted forms.
+func TestPortAny(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/pcaps/*.pcap")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no captures: %v", err)
+	}
+	for _, f := range files {
+		_, want, _ := runCLI(t, "read", "--format", "json", f)
+		code, got, errs := runCLI(t, "read", "-p", "any", "--format", "json", f)
+		if code != 0 || got != want || want == "" {
+			t.Errorf("%s: -p any: exit %d, %d bytes of JSON, want the %d bytes of -p 9092; stderr %q", f, code, len(got), len(want), errs)
+		}
+	}
+	if code, _, errs := runCLI(t, "read", "-p", "kafka", lz4Capture); code != 2 || !strings.Contains(errs, "want a TCP port number or any") {
+		t.Errorf("-p kafka: exit %d, stderr %q", code, errs)
+	}
+}

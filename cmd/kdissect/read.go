@@ -29,7 +29,7 @@ type captureFlags struct {
 }
 
 func (f *captureFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVarP(&f.ports, "port", "p", []string{"9092"}, "Kafka broker TCP port, repeatable")
+	cmd.Flags().StringSliceVarP(&f.ports, "port", "p", []string{"9092"}, "Kafka broker TCP port, repeatable; any: find Kafka on every port by its framing")
 	cmd.Flags().StringVar(&f.format, "format", "summary", formatsUsage)
 	cmd.Flags().IntVar(&f.maxFrameSize, "max-frame-size", dissect.DefaultMaxFrameSize, "largest Kafka frame accepted, in bytes")
 	cmd.Flags().Int64Var(&f.maxDecompressed, "max-decompressed-size", codec.DefaultMaxDecompressedBytes, "record decoding budget per frame (decompressed bytes plus decoded records), in bytes")
@@ -42,9 +42,13 @@ func (f *captureFlags) dissectOptions() (dissect.Options, error) {
 	opts := dissect.Options{MaxFrameSize: f.maxFrameSize, ValidRequest: validRequest}
 	for _, p := range f.ports {
 		for _, s := range strings.Split(p, ",") {
-			n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 16)
+			if s = strings.TrimSpace(s); strings.EqualFold(s, "any") {
+				opts.AnyPort = true // Kafka found by its framing on any port
+				continue
+			}
+			n, err := strconv.ParseUint(s, 10, 16)
 			if err != nil || n == 0 {
-				return opts, fmt.Errorf("bad port %q: want a TCP port number", s)
+				return opts, fmt.Errorf("bad port %q: want a TCP port number or any", s)
 			}
 			opts.Ports = append(opts.Ports, uint16(n))
 		}
