@@ -171,13 +171,13 @@ type unknownConn struct {
 	client   netip.AddrPort
 	isn      uint32
 	haveISN  bool
-	payloads int       // payload packets judged mid-stream
+	payloads int // payload packets judged mid-stream
 	// reqFrom and reqCorr: without the handshake, the first side whose
 	// payload opened like a request, and its CorrelationId, awaiting a
 	// response from the other side that echoes it.
-	reqFrom  netip.AddrPort
-	reqCorr  int32
-	since    time.Time // session clock at its first kept payload packet
+	reqFrom netip.AddrPort
+	reqCorr int32
+	since   time.Time // session clock at its first kept payload packet
 }
 
 // backlogPkt is a packet kept for replay.
