@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -43,26 +42,14 @@ func (s *session) packet(link layers.LinkType, data []byte, ci gopacket.CaptureI
 // close flushes the connections still open: their exchanges are emitted.
 func (s *session) close() { s.s.Close() }
 
-// readFile reads one capture file ("-" for stdin) into d, as
-// Dissector.ReadFile does; with a filter, only the packets it matches are
-// dissected. A link type the filter cannot apply to (vlan on a cooked
+// readFiltered reads one capture from r (named name in warnings) into d,
+// as Dissector.ReadCapture does, dissecting only the packets filter
+// matches. A link type the filter cannot apply to (vlan on a cooked
 // capture) is reported once on warn, and its packets are skipped.
-func readFile(d *dissect.Dissector, path string, filter *capfilter.Filter, stdin io.Reader, warn io.Writer, emit func(*dissect.Exchange)) error {
-	if filter == nil {
-		return d.ReadFile(path, emit)
-	}
-	name, r := "standard input", stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		name, r = path, f
-	}
+func readFiltered(d *dissect.Dissector, r io.Reader, name string, filter *capfilter.Filter, warn io.Writer, emit func(*dissect.Exchange)) error {
 	pr, err := dissect.NewPacketReader(r)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return err
 	}
 	m := capfilter.NewMatcher(filter)
 	s := newSession(d, emit)
@@ -72,7 +59,7 @@ func readFile(d *dissect.Dissector, path string, filter *capfilter.Filter, stdin
 		data, ci, link, err := pr.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				readErr = fmt.Errorf("%s: %w", name, err)
+				readErr = err
 			}
 			break
 		}
@@ -85,7 +72,7 @@ func readFile(d *dissect.Dissector, path string, filter *capfilter.Filter, stdin
 			s.packet(link, data, ci)
 		}
 	}
-	// Every exchange before damage is emitted, as ReadFile does.
+	// Every exchange before damage is emitted, as ReadCapture does.
 	s.close()
 	return readErr
 }

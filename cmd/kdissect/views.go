@@ -132,10 +132,6 @@ type captureInput struct {
 
 // read reads path ("-": standard input), calling emit per exchange.
 func (in *captureInput) read(path string, emit func(*dissect.Exchange)) error {
-	if in.filter != nil {
-		// Packets are read and matched by readFile (filter.go).
-		return readFile(in.d, path, in.filter, in.stdin, in.warn, emit)
-	}
 	name, r := "standard input", in.stdin
 	var size int64
 	if path != "-" {
@@ -159,7 +155,13 @@ func (in *captureInput) read(path string, emit func(*dissect.Exchange)) error {
 		}
 	}
 	sr := &stopReader{r: r, stop: in.stop}
-	if err := in.d.ReadCapture(sr, emit); err != nil && !sr.stopped {
+	var err error
+	if in.filter != nil {
+		err = readFiltered(in.d, sr, name, in.filter, in.warn, emit) // filter.go
+	} else {
+		err = in.d.ReadCapture(sr, emit)
+	}
+	if err != nil && !sr.stopped {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
