@@ -41,6 +41,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if errors.As(err, &ie) {
 			return exitInput
 		}
+		var es interface{ ExitStatus() int } // replay's status 3
+		if errors.As(err, &es) {
+			return es.ExitStatus()
+		}
 		return exitUsage
 	}
 	return exitOK
@@ -64,5 +68,6 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newReadCmd(), newDecodeCmd(), newAPIsCmd(), newLiveCmd())
 	root.AddCommand(newBrokerCmd(), newProduceCmd(), newConsumeCmd())
 	root.AddCommand(newStatsCmd())
+	root.AddCommand(newReplayCmd())
 	return root
 }

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect"
+	"github.com/kdissect/kdissect/dissect/filter"
+	"github.com/kdissect/kdissect/replay"
+)
+
+// exitIncomplete is replay's exit status when a request could not be
+// sent or got no answer.
+const exitIncomplete = 3
+
+// incompleteError makes run exit with status 3.
+type incompleteError struct{ failed, unanswered int }
+
+func (e incompleteError) Error() string {
+	return fmt.Sprintf("replay incomplete: %d requests failed, %d sent got no answer", e.failed, e.unanswered)
+}
+
+// ExitStatus is the status run exits with.
+func (incompleteError) ExitStatus() int { return exitIncomplete }
+
+// replayFlags are replay's own flags.
+type replayFlags struct {
+	speed        string
+	concurrency  int
+	keepVersions bool
+	apis         []string
+	topics       []string
+	streams      []int
+	mapTopics    []string
+	dryRun       bool
+	readOnly     bool
+}
+
+// parseSpeed reads --speed: a positive factor ("1", "10", "0.5") or "max".
+func parseSpeed(s string) (float64, error) {
+	if strings.EqualFold(s, "max") {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 {
+		return 0, fmt.Errorf("--speed %q: want a positive factor (1 keeps the captured pacing, 10 is ten times faster) or max", s)
+	}
+	return f, nil
+}
+
+func newReplayCmd() *cobra.Command {
+	var cf captureFlags
+	var bf brokerFlags
+	var rf replayFlags
+	cmd := &cobra.Command{
+		Use:   "replay FILE... --broker HOST:PORT",
+		Short: "Re-send the captured Kafka requests to a broker and compare its answers with the captured ones",
+		Long: `Re-send the Kafka requests of pcap or pcapng captures (- reads standard
+input) to a broker through kdissect's client stack, and compare its answers
+with the captured ones.
+
+Every captured connection becomes a new connection to the target (to the
+partition leader or coordinator the target names, when it has several
+brokers), its requests sent in captured order with new correlation ids. A
+request is sent at the captured version when the target supports it, else
+at the nearest version it does (the report lists these downgrades and the
+fields the lower version cannot carry); --keep-versions sends them as
+captured. Producer ids and epochs come from the target's InitProducerId
+answers, record batch sequences are renumbered and their CRC-32C
+recomputed; group member ids and generations come from the target's
+answers; topic IDs are the target's. SASL exchanges are never replayed:
+each connection authenticates with --sasl-* instead.
+
+--speed 1 keeps the captured pacing, 10 is ten times faster, max sends as
+fast as the broker answers; at every speed a request waits for the requests
+that were answered before it was sent in the capture, on every connection.
+
+The report gives, per API and overall, the requests sent and answered,
+errors by name as captured and as replayed, latency p50 and p99 as
+captured and as replayed, and the records sent. Exit status: 0 when every
+request selected was sent and answered, 3 when some failed or got no
+answer, 1 when a capture cannot be read or the target not reached, 2 bad
+usage.`,
+		Example: `  kdissect replay capture.pcap --broker localhost:9092
+  kdissect replay capture.pcap -b new-cluster:9092 --speed max --format json
+  kdissect replay capture.pcap -b localhost:9092 --read-only --api Fetch --topic orders
+  kdissect replay capture.pcap -b localhost:9092 --map-topic orders=orders-copy --dry-run`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cf.format != "table" && cf.format != "json" {
+				return fmt.Errorf("unknown format %q (want table or json)", cf.format)
+			}
+			opts, err := rf.options()
+			if err != nil {
+				return err
+			}
+			if len(bf.brokers) == 0 && !rf.dryRun {
+				return fmt.Errorf("a target broker is needed: --broker HOST:PORT")
+			}
+			if len(bf.brokers) > 0 {
+				cfg, err := bf.config()
+				if err != nil {
+					return err
+				}
+				opts.Client = cfg
+			}
+			dopts, err := cf.dissectOptions()
+			if err != nil {
+				return err
+			}
+			if cf.maxDecompressed <= 0 {
+				return fmt.Errorf("--max-decompressed-size must be positive")
+			}
+			capFilter, err := cf.captureFilter()
+			if err != nil {
+				return err
+			}
+			r, err := replay.New(opts)
+			if err != nil {
+				return err
+			}
+			d := dissect.New(dopts)
+			dec := dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: cf.maxDecompressed}})
+			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd)}
+			var failed []error
+			for _, path := range args {
+				if err := in.read(path, func(ex *dissect.Exchange) {
+					dec.Decode(ex)
+					r.Add(ex)
+				}); err != nil {
+					failed = append(failed, err)
+				}
+			}
+			for _, err := range failed[:max(0, len(failed)-1)] {
+				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
+			}
+			if len(failed) > 0 {
+				return inputError{failed[len(failed)-1]}
+			}
+			ctx, cancel := commandContext(cmd)
+			defer cancel()
+			rep, err := r.Run(ctx)
+			if rep == nil {
+				return inputError{err}
+			}
+			write := writeReplayTables
+			if cf.format == "json" {
+				write = writeReplayJSON
+			}
+			if werr := write(cmd.OutOrStdout(), rep); werr != nil {
+				return inputError{fmt.Errorf("write output: %w", werr)}
+			}
+			if err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
+			}
+			if !rep.Complete() {
+				return incompleteError{failed: rep.Total.Failed, unanswered: rep.Total.Sent - rep.Total.Answered - rep.Total.NoAnswer}
+			}
+			return nil
+		},
+	}
+	cf.register(cmd)
+	format := cmd.Flags().Lookup("format")
+	format.Usage = "output format: table or json"
+	format.DefValue = "table"
+	cf.format = "table"
+	bf.register(cmd.Flags())
+	cmd.Flags().StringSliceVar(&bf.brokers, "broker", nil, "target broker HOST:PORT (same as -b)")
+	fs := cmd.Flags()
+	fs.StringVar(&rf.speed, "speed", "1", "pacing: 1 keeps the captured gaps between requests, 10 is ten times faster, max as fast as the broker answers")
+	fs.IntVar(&rf.concurrency, "concurrency", replay.DefaultConcurrency, "most captured connections replayed at once")
+	fs.BoolVar(&rf.keepVersions, "keep-versions", false, "send every request at its captured version, even one the target does not offer")
+	fs.StringSliceVar(&rf.apis, "api", nil, "only requests of this API, by name (Produce) or ApiKey (0); repeatable")
+	fs.StringSliceVar(&rf.topics, "topic", nil, "only requests touching this topic (as captured), by name or topic ID; repeatable")
+	fs.IntSliceVar(&rf.streams, "stream", nil, "only this captured connection (the stream column of read); repeatable")
+	fs.StringSliceVar(&rf.mapTopics, "map-topic", nil, "send topic OLD as NEW: OLD=NEW, repeatable")
+	fs.BoolVar(&rf.dryRun, "dry-run", false, "connect to nothing, send nothing: list what would be sent")
+	fs.BoolVar(&rf.readOnly, "read-only", false, "skip every API that writes (Produce, CreateTopics, DeleteTopics, DeleteRecords, AlterConfigs, OffsetCommit, transactions, ...)")
+	return cmd
+}
+
+// options turns the flags into replay options (without the client
+// config).
+func (f *replayFlags) options() (replay.Options, error) {
+	var o replay.Options
+	speed, err := parseSpeed(f.speed)
+	if err != nil {
+		return o, err
+	}
+	if f.concurrency <= 0 {
+		return o, fmt.Errorf("--concurrency must be positive, got %d", f.concurrency)
+	}
+	o.Speed, o.Concurrency, o.KeepVersions, o.DryRun, o.ReadOnly = speed, f.concurrency, f.keepVersions, f.dryRun, f.readOnly
+	for _, a := range f.apis {
+		k, err := filter.ParseAPI(a)
+		if err != nil {
+			return o, err
+		}
+		o.APIs = append(o.APIs, k)
+	}
+	o.Topics, o.Streams = f.topics, f.streams
+	if len(f.mapTopics) > 0 {
+		m, err := replay.ParseTopicMap(f.mapTopics)
+		if err != nil {
+			return o, err
+		}
+		o.TopicMap = m
+	}
+	return o, nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/kdissect/kdissect/replay"
+)
+
+const replayCapture = "../../testdata/pcaps/kcat_produce_zstd.pcap"
+
+// TestReplayCommandJSON: replay to an empty broker at --speed max, JSON
+// report: every request sent and answered, 60 records, exit 0.
+func TestReplayCommandJSON(t *testing.T) {
+	c := startCluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(3))
+	code, out, errs := runClientCmd(t, "", "replay", replayCapture, "--broker", c.ListenAddrs()[0], "--speed", "max", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var rep replay.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep.Total.Sent != 20 || rep.Total.Answered != 20 || rep.Total.Records != 60 || rep.Total.Failed != 0 {
+		t.Errorf("total %+v", rep.Total)
+	}
+	if rep.Total.ReplayedLatency.P50 == nil || rep.Total.CapturedLatency.P99 == nil {
+		t.Errorf("latency missing: %+v %+v", rep.Total.CapturedLatency, rep.Total.ReplayedLatency)
+	}
+}
+
+// TestReplayCommandTable: the table, with --map-topic and --api.
+func TestReplayCommandTable(t *testing.T) {
+	c := startCluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(3))
+	code, out, errs := runClientCmd(t, "", "replay", replayCapture, "-b", c.ListenAddrs()[0], "--speed", "max",
+		"--api", "Produce", "--api", "Metadata", "--map-topic", "produce-zstd=copy")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	for _, want := range []string{"│ Produce ", "│ total ", "skipped: ", "not selected"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The records went to the renamed topic.
+	cl := c.ListenAddrs()[0]
+	code, out, _ = runClientCmd(t, "", "broker", "-b", cl)
+	if code != 0 || !strings.Contains(out, "│ copy ") || strings.Contains(out, "produce-zstd") {
+		t.Errorf("topics on the target after --map-topic:\n%s", out)
+	}
+}
+
+// TestReplayCommandDryRun: no broker contacted (it sees no request), the
+// plan listed, exit 0.
+func TestReplayCommandDryRun(t *testing.T) {
+	c := startCluster(t, kfake.NumBrokers(1))
+	seen := 0
+	c.Control(func(kmsg.Request) (kmsg.Response, error, bool) { seen++; return nil, nil, false })
+	code, out, errs := runClientCmd(t, "", "replay", replayCapture, "-b", c.ListenAddrs()[0], "--dry-run", "--read-only")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "nothing was sent") || !strings.Contains(out, "read-only") || !strings.Contains(out, "│ send ") {
+		t.Errorf("dry-run output:\n%s", out)
+	}
+	c.Close()
+	if seen != 0 {
+		t.Errorf("the broker got %d requests in a dry run", seen)
+	}
+}
+
+// TestReplayCommandIncomplete: captured versions the broker refuses
+// (--keep-versions against Kafka 2.0's versions) exit 3.
+func TestReplayCommandIncomplete(t *testing.T) {
+	c := startCluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.MaxVersions(kversion.V2_0_0()))
+	code, out, errs := runClientCmd(t, "", "replay", replayCapture, "-b", c.ListenAddrs()[0], "--speed", "max", "--keep-versions", "--api", "Produce")
+	if code != exitIncomplete || !strings.Contains(errs, "replay incomplete") {
+		t.Errorf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+}
+
+// TestReplayCommandUsage: bad flags exit 2, an unreachable target 1.
+func TestReplayCommandUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"replay", replayCapture},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--speed", "0"},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--map-topic", "nope"},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--format", "xml"},
+	} {
+		if code, _, errs := runClientCmd(t, "", args...); code != exitUsage {
+			t.Errorf("%q: exit %d, want 2 (%s)", args, code, errs)
+		}
+	}
+	if code, _, errs := runClientCmd(t, "", "replay", replayCapture, "-b", deadAddr(t)); code != exitInput {
+		t.Errorf("unreachable target: exit %d, want 1 (%s)", code, errs)
+	}
+}

@@ -1,0 +1,129 @@
+package replay
+
+import (
+	"encoding/hex"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect"
+)
+
+// item is one captured request, what replay makes of it and how it went.
+type item struct {
+	index    int // in capture order, 0-based
+	stream   int
+	key      int16
+	version  int16 // captured
+	clientID *string
+	reqTime  time.Time
+	respTime time.Time // zero: no response captured
+
+	req       codec.Message // decoded request; rewritten in place before sending
+	capResp   codec.Message // decoded captured response, nil when none
+	noAnswer  bool          // Produce with Acks 0: no response expected
+	skip      string        // why it is not sent; "" sends it
+	records   int           // records in a Produce request
+	topics    []string      // topics as captured
+	capErrors []int16
+	capLat    time.Duration
+	capLatOK  bool
+
+	// Filled by Run.
+	sent       bool
+	answered   bool
+	sentVer    int16
+	repErrors  []int16
+	repLat     time.Duration
+	failure    string
+	downgrade  string // "v7 → v5", "" when none
+	lost       []string
+	rewriteNts []string
+}
+
+// Skip reasons, as the report names them.
+const (
+	skipNotSelected = "not selected"
+	skipReadOnly    = "read-only"
+	skipSASL        = "SASL (re-authenticated, never replayed)"
+	skipUndecoded   = "request not decoded"
+	skipNoRequest   = "request not captured"
+)
+
+// newItem makes the item of a decoded exchange.
+func (r *Replayer) newItem(ex *dissect.Exchange) *item {
+	it := &item{index: len(r.items), stream: ex.Stream, key: ex.APIKey, version: ex.APIVersion, clientID: ex.ClientID}
+	if ex.Request != nil {
+		it.reqTime = ex.Request.Time
+	}
+	if ex.Response != nil {
+		it.respTime = ex.Response.EndTime
+		if it.respTime.IsZero() {
+			it.respTime = ex.Response.Time
+		}
+	}
+	it.capLat, it.capLatOK = ex.Latency()
+	dec := ex.Decoded
+	if dec != nil {
+		for _, e := range dec.Errors {
+			it.capErrors = append(it.capErrors, e.Code)
+		}
+		for _, tp := range dec.Topics {
+			if tp.Topic != "" {
+				it.topics = append(it.topics, tp.Topic)
+			} else if !tp.TopicID.IsZero() {
+				it.topics = append(it.topics, tp.TopicID.String())
+			}
+		}
+		if ex.APIKey == 0 {
+			it.records = dec.Records
+		}
+		it.capResp = dec.Response
+	}
+	switch {
+	case ex.SASLToken:
+		it.key, it.skip = -1, skipSASL
+	case ex.Request == nil:
+		it.skip = skipNoRequest
+	case ex.APIKey == 17 || ex.APIKey == 36:
+		it.skip = skipSASL
+	case dec == nil || dec.Request == nil || dec.API == nil:
+		it.skip = skipUndecoded
+	case !r.selected(ex, it):
+		it.skip = skipNotSelected
+	case r.opts.ReadOnly && IsWrite(ex.APIKey):
+		it.skip = skipReadOnly
+	default:
+		it.req = dec.Request
+		if p, ok := it.req.(*codec.ProduceRequest); ok && p.Acks == 0 {
+			it.noAnswer = true
+		}
+	}
+	return it
+}
+
+// selected applies Options.APIs, Streams and Topics.
+func (r *Replayer) selected(ex *dissect.Exchange, it *item) bool {
+	o := &r.opts
+	if len(o.APIs) > 0 && !slices.Contains(o.APIs, ex.APIKey) {
+		return false
+	}
+	if len(o.Streams) > 0 && !slices.Contains(o.Streams, ex.Stream) {
+		return false
+	}
+	if len(o.Topics) == 0 {
+		return true
+	}
+	for _, want := range o.Topics {
+		for _, tp := range ex.Decoded.Topics {
+			if tp.Topic != "" && tp.Topic == want {
+				return true
+			}
+			if !tp.TopicID.IsZero() && (want == tp.TopicID.String() || strings.EqualFold(want, hex.EncodeToString(tp.TopicID[:]))) {
+				return true
+			}
+		}
+	}
+	return false
+}

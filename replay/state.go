@@ -1,0 +1,356 @@
+package replay
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"reflect"
+	"sync"
+
+	"github.com/kdissect/kdissect/codec"
+)
+
+// state is what the replay learnt from the capture and from the target's
+// answers, shared by every replayed connection.
+type state struct {
+	plans *plans
+
+	mu sync.Mutex
+	// topic IDs: captured ID → captured name; target name → target ID.
+	capturedNames map[codec.UUID]string
+	targetIDs     map[string]codec.UUID
+	topicMap      map[string]string // --map-topic
+
+	// producers: captured (id, epoch) → the target's.
+	producers      map[pidEpoch]pidEpoch
+	latestProducer map[int64]pidEpoch       // captured id → the target's newest
+	firstSequence  map[seqKey]int32         // first captured base sequence
+	members        map[string]string        // captured member id → target's
+	generations    map[groupGen]int32       // captured generation/epoch of a group → target's
+	coordinators   map[coordinatorKey]int32 // (key type, key) → target node id
+}
+
+type pidEpoch struct {
+	id    int64
+	epoch int16
+}
+
+type seqKey struct {
+	producer  pidEpoch // captured
+	topic     string   // as sent
+	partition int32
+}
+
+type groupGen struct {
+	group string
+	gen   int32
+}
+
+// coordinatorKey is a FindCoordinator key: type 0 group, 1 transaction.
+type coordinatorKey struct {
+	typ int8
+	key string
+}
+
+func newState(p *plans, topicMap map[string]string) *state {
+	return &state{
+		plans:          p,
+		capturedNames:  map[codec.UUID]string{},
+		targetIDs:      map[string]codec.UUID{},
+		topicMap:       topicMap,
+		producers:      map[pidEpoch]pidEpoch{},
+		latestProducer: map[int64]pidEpoch{},
+		firstSequence:  map[seqKey]int32{},
+		members:        map[string]string{},
+		generations:    map[groupGen]int32{},
+		coordinators:   map[coordinatorKey]int32{},
+	}
+}
+
+// mapTopic returns the name a captured topic is sent as.
+func (s *state) mapTopic(name string) string {
+	if to, ok := s.topicMap[name]; ok {
+		return to
+	}
+	return name
+}
+
+// learnCapturedTopics records the captured topic IDs whose names the
+// decoder resolved.
+func (s *state) learnCapturedTopics(tps []codec.TopicPartitions) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, tp := range tps {
+		if tp.Topic != "" && !tp.TopicID.IsZero() {
+			s.capturedNames[tp.TopicID] = tp.Topic
+		}
+	}
+}
+
+// learnTargetTopics records the topic IDs a target's response names
+// next to topic names.
+func (s *state) learnTargetTopics(resp codec.Message) {
+	v := reflect.ValueOf(resp).Elem()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.plans.visit(v, func(st reflect.Value, tp *typePlan) {
+		if len(tp.topicID) == 0 || len(tp.topicName) == 0 {
+			return
+		}
+		name := stringField(st.Field(tp.topicName[0]))
+		id := st.Field(tp.topicID[0]).Interface().(codec.UUID)
+		if name != "" && !id.IsZero() {
+			s.targetIDs[name] = id
+		}
+	})
+}
+
+// targetID returns the target's ID of the topic (by the name sent).
+func (s *state) targetID(name string) (codec.UUID, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.targetIDs[name]
+	return id, ok
+}
+
+func (s *state) setTargetID(name string, id codec.UUID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.targetIDs[name] = id
+}
+
+// topicRewrite rewrites the topics of req in place: names through the
+// topic map, captured topic IDs to the target's IDs of the same names
+// (lookup asks the target for those it has not named yet). With
+// fillNames a struct naming its topic only by ID gets the name too (for
+// a version that has no ID). It returns the names sent, and notes.
+func (s *state) topicRewrite(req codec.Message, fillNames bool, lookup func(name string) (codec.UUID, bool)) (notes []string) {
+	v := reflect.ValueOf(req).Elem()
+	s.plans.visit(v, func(st reflect.Value, tp *typePlan) {
+		for _, i := range tp.topicName {
+			f := st.Field(i)
+			if n := stringField(f); n != "" {
+				if m := s.mapTopic(n); m != n {
+					setStringField(f, m)
+				}
+			}
+		}
+		for _, i := range tp.topicNames {
+			f := st.Field(i)
+			for j := range f.Len() {
+				e := f.Index(j)
+				e.SetString(s.mapTopic(e.String()))
+			}
+		}
+		for _, i := range tp.topicID {
+			f := st.Field(i)
+			id := f.Interface().(codec.UUID)
+			if id.IsZero() {
+				continue
+			}
+			s.mu.Lock()
+			name, ok := s.capturedNames[id]
+			s.mu.Unlock()
+			if !ok {
+				notes = append(notes, fmt.Sprintf("topic ID %s: no name for it in the capture, sent as captured", id))
+				continue
+			}
+			name = s.mapTopic(name)
+			if fillNames {
+				for _, j := range tp.topicName {
+					if nf := st.Field(j); stringField(nf) == "" && nf.Kind() == reflect.String {
+						nf.SetString(name)
+					}
+				}
+			}
+			tid, ok := s.targetID(name)
+			if !ok && lookup != nil {
+				tid, ok = lookup(name)
+			}
+			if !ok {
+				notes = append(notes, fmt.Sprintf("topic %s: the target has no ID for it, sent with the captured ID", name))
+				continue
+			}
+			f.Set(reflect.ValueOf(tid))
+		}
+	})
+	return notes
+}
+
+// learnProducer records the producer id and epoch the target gave in
+// answer to a request whose captured answer gave captured ones
+// (InitProducerId, EndTxn v5+).
+func (s *state) learnProducer(captured, target pidEpoch) {
+	if captured.id < 0 || target.id < 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.producers[captured] = target
+	s.latestProducer[captured.id] = target
+}
+
+// producer returns the target's producer for a captured one.
+func (s *state) producer(captured pidEpoch) (pidEpoch, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.producers[captured]; ok {
+		return t, true
+	}
+	t, ok := s.latestProducer[captured.id]
+	return t, ok
+}
+
+// producerRewrite rewrites every ProducerId/ProducerEpoch pair of req
+// that names a captured producer the target has given an id for.
+func (s *state) producerRewrite(req codec.Message) {
+	v := reflect.ValueOf(req).Elem()
+	s.plans.visit(v, func(st reflect.Value, tp *typePlan) {
+		for k, i := range tp.producerID {
+			f := st.Field(i)
+			c := pidEpoch{id: f.Int(), epoch: -1}
+			if c.id < 0 {
+				continue
+			}
+			if e := tp.producerEpoch[k]; e >= 0 {
+				c.epoch = int16(st.Field(e).Int())
+			}
+			t, ok := s.producer(c)
+			if !ok {
+				continue
+			}
+			f.SetInt(t.id)
+			if e := tp.producerEpoch[k]; e >= 0 {
+				st.Field(e).SetInt(int64(t.epoch))
+			}
+		}
+	})
+}
+
+// Record batch v2 header offsets (see codec.RecordBatch).
+const (
+	batchLengthAt    = 8
+	batchMagicAt     = 16
+	batchCrcAt       = 17
+	batchAttrsAt     = 21
+	batchProducerAt  = 43
+	batchEpochAt     = 51
+	batchSequenceAt  = 53
+	batchRecordsAt   = 57
+	batchHeaderBytes = 61
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// rewriteBatches returns a copy of raw (the records of one partition of
+// a Produce request, sent as topic[partition]) whose v2 batches carry the
+// target's producer id and epoch, base sequences renumbered from 0 for
+// each captured producer and partition, and recomputed CRC-32Cs. Batches
+// without a producer id (not idempotent) and message sets are left as
+// they are; raw itself is not modified. When a batch names a producer
+// the target has not given an id for, it returns the producer, ok false.
+func (s *state) rewriteBatches(raw []byte, topic string, partition int32) (out []byte, missing *pidEpoch) {
+	for pos := 0; pos+batchHeaderBytes <= len(raw); {
+		size := int(int32(binary.BigEndian.Uint32(raw[pos+batchLengthAt:])))
+		end := pos + 12 + size
+		if size < 0 || end > len(raw) {
+			break
+		}
+		if raw[pos+batchMagicAt] != 2 {
+			pos = end
+			continue
+		}
+		c := pidEpoch{
+			id:    int64(binary.BigEndian.Uint64(raw[pos+batchProducerAt:])),
+			epoch: int16(binary.BigEndian.Uint16(raw[pos+batchEpochAt:])),
+		}
+		if c.id < 0 {
+			pos = end
+			continue
+		}
+		t, ok := s.producer(c)
+		if !ok {
+			return nil, &c
+		}
+		if out == nil {
+			out = append([]byte(nil), raw...)
+		}
+		b := out[pos:end]
+		binary.BigEndian.PutUint64(b[batchProducerAt:], uint64(t.id))
+		binary.BigEndian.PutUint16(b[batchEpochAt:], uint16(t.epoch))
+		if seq := int32(binary.BigEndian.Uint32(b[batchSequenceAt:])); seq >= 0 {
+			k := seqKey{producer: c, topic: topic, partition: partition}
+			s.mu.Lock()
+			first, ok := s.firstSequence[k]
+			if !ok {
+				first = seq
+				s.firstSequence[k] = seq
+			}
+			s.mu.Unlock()
+			binary.BigEndian.PutUint32(b[batchSequenceAt:], uint32(seq-first)&0x7fffffff)
+		}
+		binary.BigEndian.PutUint32(b[batchCrcAt:], crc32.Checksum(b[batchAttrsAt:], castagnoli))
+		pos = end
+	}
+	if out == nil {
+		return raw, nil
+	}
+	return out, nil
+}
+
+// learnGroup records the member ids and generations (member epochs) a
+// target's response gave where the captured response gave others.
+func (s *state) learnGroup(group string, captured, target codec.Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.plans.visitPair(reflect.ValueOf(captured).Elem(), reflect.ValueOf(target).Elem(), func(a, b reflect.Value, tp *typePlan) {
+		for _, i := range tp.memberID {
+			ca, ta := a.Field(i).String(), b.Field(i).String()
+			if ca != "" && ta != "" {
+				s.members[ca] = ta
+			}
+		}
+		for _, i := range tp.generation {
+			ca, ta := int32(a.Field(i).Int()), int32(b.Field(i).Int())
+			if ca > 0 && ta > 0 {
+				s.generations[groupGen{group, ca}] = ta
+			}
+		}
+	})
+}
+
+// groupRewrite rewrites the member ids and generations of req (group is
+// its GroupId) to the target's.
+func (s *state) groupRewrite(req codec.Message, group string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.plans.visit(reflect.ValueOf(req).Elem(), func(st reflect.Value, tp *typePlan) {
+		for _, i := range tp.memberID {
+			f := st.Field(i)
+			if t, ok := s.members[f.String()]; ok {
+				f.SetString(t)
+			}
+		}
+		for _, i := range tp.generation {
+			f := st.Field(i)
+			if g := int32(f.Int()); g > 0 {
+				if t, ok := s.generations[groupGen{group, g}]; ok {
+					f.SetInt(int64(t))
+				}
+			}
+		}
+	})
+}
+
+func (s *state) setCoordinator(k coordinatorKey, node int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.coordinators[k] = node
+}
+
+func (s *state) coordinator(k coordinatorKey) (int32, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.coordinators[k]
+	return n, ok
+}

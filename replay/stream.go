@@ -1,0 +1,315 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/kdissect/kdissect/client"
+	"github.com/kdissect/kdissect/codec"
+)
+
+// conns are one captured connection's connections to the target, by
+// address.
+type conns struct {
+	cfg client.Config
+	m   map[string]*client.Conn
+}
+
+func (c *conns) get(ctx context.Context, addr string) (*client.Conn, error) {
+	if cn, ok := c.m[addr]; ok && !cn.Closed() {
+		return cn, nil
+	}
+	cn, err := client.Dial(ctx, addr, &c.cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.m[addr] = cn
+	return cn, nil
+}
+
+func (c *conns) close() {
+	for _, cn := range c.m {
+		cn.Close()
+	}
+}
+
+// runStream replays the items of one captured connection in order.
+func (r *Replayer) runStream(ctx context.Context, items []*item, clock pacer) {
+	cs := &conns{cfg: r.opts.Client, m: map[string]*client.Conn{}}
+	cs.cfg.Brokers = nil
+	if id := items[0].clientID; id != nil {
+		cs.cfg.ClientID = id
+	}
+	defer cs.close()
+	for _, it := range items {
+		if err := clock.wait(ctx, it); err == nil {
+			err = r.order.wait(ctx, it)
+			if err == nil {
+				r.send(ctx, cs, it)
+			}
+		}
+		r.order.finish(it)
+	}
+}
+
+// send rewrites one request for the target, sends it and reads the
+// answer, filling the item's outcome.
+func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
+	addr := r.route(ctx, it)
+	cn, err := cs.get(ctx, addr)
+	if err != nil {
+		it.failure = fmt.Sprintf("connect to %s: %v", addr, err)
+		return
+	}
+	api, _ := codec.LookupAPI(it.key)
+	v := it.version
+	if !r.opts.KeepVersions {
+		lo, hi, offered := cn.BrokerRange(it.key)
+		nv, err := chooseVersion(api, it.version, lo, hi, offered)
+		if err != nil {
+			it.failure = err.Error()
+			return
+		}
+		v = nv
+	}
+	req := it.req
+	if notes := r.st.topicRewrite(req, v != it.version, r.lookupTopicID(ctx)); len(notes) > 0 {
+		it.rewriteNts = append(it.rewriteNts, notes...)
+		for _, n := range notes {
+			r.note(n)
+		}
+	}
+	group := r.groupOf(req)
+	r.st.producerRewrite(req)
+	if p, ok := req.(*codec.ProduceRequest); ok {
+		if err := r.rewriteProduce(ctx, cn, p, v); err != nil {
+			it.failure = err.Error()
+			return
+		}
+	}
+	r.st.groupRewrite(req, group)
+	if v != it.version {
+		it.downgrade = fmt.Sprintf("v%d → v%d", it.version, v)
+		lost, err := lostFields(api, req, it.version, v)
+		if err != nil {
+			it.failure = err.Error()
+			return
+		}
+		it.lost = lost
+		if d := describeLost(lost); d != "" {
+			it.rewriteNts = append(it.rewriteNts, d)
+		}
+	}
+	it.sentVer = v
+	t0 := time.Now()
+	resp, err := cn.RoundTrip(ctx, req, v)
+	lat := time.Since(t0)
+	it.sent = true
+	if err != nil {
+		it.failure = err.Error()
+		return
+	}
+	if resp == nil { // Acks 0
+		return
+	}
+	it.answered, it.repLat = true, lat
+	var sm codec.Summary
+	resp.Summarize(&sm, v)
+	for _, e := range sm.Errors {
+		it.repErrors = append(it.repErrors, e.Code)
+	}
+	r.learn(it, req, resp, group)
+}
+
+// groupOf returns the request's GroupId ("" when it has none).
+func (r *Replayer) groupOf(req codec.Message) string {
+	v := reflect.ValueOf(req).Elem()
+	if tp := r.plans.get(v.Type()); tp.groupID >= 0 {
+		return v.Field(tp.groupID).String()
+	}
+	return ""
+}
+
+// lookupTopicID returns a function asking the target for a topic's ID.
+func (r *Replayer) lookupTopicID(ctx context.Context) func(string) (codec.UUID, bool) {
+	return func(name string) (codec.UUID, bool) {
+		md, err := r.meta.Metadata(ctx, name)
+		if err != nil {
+			return codec.UUID{}, false
+		}
+		for _, t := range md.Topics {
+			if t.Name == name && !t.ID.IsZero() {
+				r.st.setTargetID(name, t.ID)
+				return t.ID, true
+			}
+		}
+		return codec.UUID{}, false
+	}
+}
+
+// rewriteProduce gives every idempotent batch of p the target's producer
+// id, epoch and sequence. A captured producer whose InitProducerId the
+// capture lacks gets a fresh id from the target (InitProducerId on cn).
+func (r *Replayer) rewriteProduce(ctx context.Context, cn *client.Conn, p *codec.ProduceRequest, version int16) error {
+	for ti := range p.TopicData {
+		td := &p.TopicData[ti]
+		topic := td.Name
+		if topic == "" {
+			topic = td.TopicId.String()
+		}
+		for pi := range td.PartitionData {
+			pd := &td.PartitionData[pi]
+			for range 2 {
+				out, missing := r.st.rewriteBatches(pd.Records.Raw, topic, pd.Index)
+				if missing == nil {
+					pd.Records = codec.Records{Raw: out}
+					break
+				}
+				if err := r.initProducer(ctx, cn, *missing, p.TransactionalId); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// initProducer asks the target for a producer id standing for a captured
+// one.
+func (r *Replayer) initProducer(ctx context.Context, cn *client.Conn, captured pidEpoch, txnID *string) error {
+	v, err := cn.Version(22)
+	if err != nil {
+		return fmt.Errorf("producer id %d: cannot get a producer id from the target: %w", captured.id, err)
+	}
+	req := &codec.InitProducerIdRequest{TransactionalId: txnID, TransactionTimeoutMs: 60000, ProducerId: -1, ProducerEpoch: -1}
+	m, err := cn.RoundTrip(ctx, req, v)
+	if err != nil {
+		return fmt.Errorf("producer id %d: InitProducerId: %w", captured.id, err)
+	}
+	resp := m.(*codec.InitProducerIdResponse)
+	if resp.ErrorCode != 0 {
+		return fmt.Errorf("producer id %d: InitProducerId: %s", captured.id, codec.ErrorName(resp.ErrorCode))
+	}
+	r.st.learnProducer(captured, pidEpoch{resp.ProducerId, resp.ProducerEpoch})
+	r.note(fmt.Sprintf("captured producer id %d (epoch %d) has no InitProducerId in the capture: the target gave id %d epoch %d", captured.id, captured.epoch, resp.ProducerId, resp.ProducerEpoch))
+	return nil
+}
+
+// learn reads the target's answer for the state later requests need.
+func (r *Replayer) learn(it *item, req, resp codec.Message, group string) {
+	switch t := resp.(type) {
+	case *codec.InitProducerIdResponse:
+		if c, ok := it.capResp.(*codec.InitProducerIdResponse); ok && t.ErrorCode == 0 {
+			r.st.learnProducer(pidEpoch{c.ProducerId, c.ProducerEpoch}, pidEpoch{t.ProducerId, t.ProducerEpoch})
+		}
+	case *codec.EndTxnResponse:
+		if c, ok := it.capResp.(*codec.EndTxnResponse); ok && t.ErrorCode == 0 && t.ProducerId >= 0 {
+			r.st.learnProducer(pidEpoch{c.ProducerId, c.ProducerEpoch}, pidEpoch{t.ProducerId, t.ProducerEpoch})
+		}
+	case *codec.FindCoordinatorResponse:
+		q := req.(*codec.FindCoordinatorRequest)
+		if len(t.Coordinators) > 0 {
+			for _, c := range t.Coordinators {
+				if c.ErrorCode == 0 {
+					r.st.setCoordinator(coordinatorKey{q.KeyType, c.Key}, c.NodeId)
+				}
+			}
+		} else if t.ErrorCode == 0 {
+			r.st.setCoordinator(coordinatorKey{q.KeyType, q.Key}, t.NodeId)
+		}
+	case *codec.MetadataResponse, *codec.CreateTopicsResponse, *codec.DescribeTopicPartitionsResponse:
+		r.st.learnTargetTopics(resp)
+	}
+	if it.capResp != nil && reflect.TypeOf(it.capResp) == reflect.TypeOf(resp) {
+		switch it.key {
+		case 11, 68, 76, 88:
+			r.st.learnGroup(group, it.capResp, resp)
+		}
+	}
+}
+
+// route returns the address a request goes to: the bootstrap broker,
+// or, when the target has several brokers, the leader of the first
+// partition it names or the coordinator of its group or transaction.
+func (r *Replayer) route(ctx context.Context, it *item) string {
+	if !r.routing {
+		return r.home
+	}
+	node := int32(-1)
+	switch it.key {
+	case 0, 1, 2, 21, 23: // Produce, Fetch, ListOffsets, DeleteRecords, OffsetForLeaderEpoch
+		node = r.leaderOf(ctx, it)
+	case 8, 9, 11, 12, 13, 14, 28, 68: // group APIs
+		if n, ok := r.st.coordinator(coordinatorKey{0, r.groupOf(it.req)}); ok {
+			node = n
+		}
+	case 22, 24, 25, 26: // transaction APIs
+		if id := r.txnOf(it.req); id != "" {
+			if n, ok := r.st.coordinator(coordinatorKey{1, id}); ok {
+				node = n
+			}
+		}
+	}
+	if addr, ok := r.nodes[node]; ok {
+		return addr
+	}
+	return r.home
+}
+
+// txnOf returns the request's TransactionalId ("" when none).
+func (r *Replayer) txnOf(req codec.Message) string {
+	v := reflect.ValueOf(req).Elem()
+	if tp := r.plans.get(v.Type()); tp.txnID >= 0 {
+		return stringField(v.Field(tp.txnID))
+	}
+	return ""
+}
+
+// leaderOf returns the target's leader of the first topic-partition the
+// request names, -1 when unknown.
+func (r *Replayer) leaderOf(ctx context.Context, it *item) int32 {
+	var sm codec.Summary
+	it.req.Summarize(&sm, it.version)
+	if len(sm.Topics) == 0 || len(sm.Topics[0].Partitions) == 0 {
+		return -1
+	}
+	tp := sm.Topics[0]
+	name := tp.Topic
+	if name == "" {
+		r.st.mu.Lock()
+		name = r.st.capturedNames[tp.TopicID]
+		r.st.mu.Unlock()
+	}
+	if name = r.st.mapTopic(name); name == "" {
+		return -1
+	}
+	md, err := r.meta.Metadata(ctx, name)
+	if err != nil {
+		return -1
+	}
+	leader := int32(-1)
+	for _, t := range md.Topics {
+		if t.Name != name {
+			continue
+		}
+		for _, p := range t.Partitions {
+			if !slices.Contains(tp.Partitions, p.Partition) {
+				continue
+			}
+			if p.Partition == tp.Partitions[0] {
+				leader = p.Leader
+			}
+		}
+		for _, p := range t.Partitions {
+			if slices.Contains(tp.Partitions, p.Partition) && p.Leader != leader {
+				r.note(fmt.Sprintf("%s: a %s request names partitions the target leads on different brokers: sent whole to the leader of %s[%d], the others answer NOT_LEADER_OR_FOLLOWER",
+					name, codec.APIName(it.key), name, tp.Partitions[0]))
+				break
+			}
+		}
+	}
+	return leader
+}
