@@ -29,9 +29,8 @@ type Replayer struct {
 
 	// Set by Run.
 	meta    *client.Client
-	nodes   map[int32]string // target node id → address
-	home    string           // the bootstrap address connections go to
-	routing bool             // the target has several brokers
+	home    string // the bootstrap address connections go to
+	routing bool   // the target has several brokers
 	order   *order
 }
 
@@ -84,10 +83,11 @@ func (r *Replayer) Add(ex *dissect.Exchange) {
 }
 
 // learnsFromResponse says whether replay reads the captured response of
-// the ApiKey: to map producer ids, member ids and generations.
+// the ApiKey: to map producer ids, member ids, generations and
+// telemetry subscriptions.
 func learnsFromResponse(key int16) bool {
 	switch key {
-	case 22, 26, 11, 68, 76, 88: // InitProducerId, EndTxn, JoinGroup, *GroupHeartbeat
+	case 22, 26, 11, 68, 76, 88, 71: // InitProducerId, EndTxn, JoinGroup, *GroupHeartbeat, GetTelemetrySubscriptions
 		return true
 	}
 	return false
@@ -158,10 +158,6 @@ func (r *Replayer) Run(ctx context.Context) (*Report, error) {
 	md, err := meta.Metadata(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("replay: target metadata: %w", err)
-	}
-	r.nodes = map[int32]string{}
-	for _, b := range md.Brokers {
-		r.nodes[b.NodeID] = b.Addr()
 	}
 	r.routing = len(md.Brokers) > 1
 	r.home = cfg.Brokers[0]

@@ -90,7 +90,7 @@ type PlanEntry struct {
 	Index    int      `json:"index"`
 	Stream   int      `json:"stream"`
 	API      string   `json:"api"`
-	Version  int16    `json:"api_version"`            // captured
+	Version  int16    `json:"api_version"`            // captured (a dry run shows only these: it never connects)
 	Sent     *int16   `json:"sent_version,omitempty"` // version sent; absent when not sent
 	Action   string   `json:"action"`                 // "send", "sent", "failed" or "skip"
 	Reason   string   `json:"reason,omitempty"`       // why skipped, or the failure

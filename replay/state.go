@@ -19,15 +19,29 @@ type state struct {
 	// topic IDs: captured ID → captured name; target name → target ID.
 	capturedNames map[codec.UUID]string
 	targetIDs     map[string]codec.UUID
-	topicMap      map[string]string // --map-topic
+	targetNames   map[codec.UUID]string // target ID → name
+	topicMap      map[string]string     // --map-topic
 
 	// producers: captured (id, epoch) → the target's.
 	producers      map[pidEpoch]pidEpoch
 	latestProducer map[int64]pidEpoch       // captured id → the target's newest
-	firstSequence  map[seqKey]int32         // first captured base sequence
 	members        map[string]string        // captured member id → target's
 	generations    map[groupGen]int32       // captured generation/epoch of a group → target's
 	coordinators   map[coordinatorKey]int32 // (key type, key) → target node id
+	// sequences: per captured producer and partition, the sequence the
+	// next batch sent gets, and the captured base sequences already
+	// given one (a batch the captured client sent again keeps its).
+	nextSequence  map[seqKey]int32
+	sentSequence  map[seqBatch]int32
+	telemetry     map[codec.UUID]telemetryID // captured client instance id → target's
+	subscriptions map[int32]int32            // captured subscription id → target's
+}
+
+// seqBatch is one captured batch of a producer and partition, by its
+// base sequence.
+type seqBatch struct {
+	seqKey
+	base int32
 }
 
 type pidEpoch struct {
@@ -57,13 +71,17 @@ func newState(p *plans, topicMap map[string]string) *state {
 		plans:          p,
 		capturedNames:  map[codec.UUID]string{},
 		targetIDs:      map[string]codec.UUID{},
+		targetNames:    map[codec.UUID]string{},
 		topicMap:       topicMap,
 		producers:      map[pidEpoch]pidEpoch{},
 		latestProducer: map[int64]pidEpoch{},
-		firstSequence:  map[seqKey]int32{},
 		members:        map[string]string{},
 		generations:    map[groupGen]int32{},
 		coordinators:   map[coordinatorKey]int32{},
+		nextSequence:   map[seqKey]int32{},
+		sentSequence:   map[seqBatch]int32{},
+		telemetry:      map[codec.UUID]telemetryID{},
+		subscriptions:  map[int32]int32{},
 	}
 }
 
@@ -101,6 +119,7 @@ func (s *state) learnTargetTopics(resp codec.Message) {
 		id := st.Field(tp.topicID[0]).Interface().(codec.UUID)
 		if name != "" && !id.IsZero() {
 			s.targetIDs[name] = id
+			s.targetNames[id] = name
 		}
 	})
 }
@@ -117,6 +136,14 @@ func (s *state) setTargetID(name string, id codec.UUID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.targetIDs[name] = id
+	s.targetNames[id] = name
+}
+
+// targetName returns the name of a target topic ID ("" when unknown).
+func (s *state) targetName(id codec.UUID) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.targetNames[id]
 }
 
 // topicRewrite rewrites the topics of req in place: names through the
@@ -233,6 +260,7 @@ const (
 	batchMagicAt     = 16
 	batchCrcAt       = 17
 	batchAttrsAt     = 21
+	batchLastDeltaAt = 23
 	batchProducerAt  = 43
 	batchEpochAt     = 51
 	batchSequenceAt  = 53
@@ -245,7 +273,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // rewriteBatches returns a copy of raw (the records of one partition of
 // a Produce request, sent as topic[partition]) whose v2 batches carry the
 // target's producer id and epoch, base sequences renumbered from 0 for
-// each captured producer and partition, and recomputed CRC-32Cs. Batches
+// each captured producer and partition over the batches sent (see
+// sequence), and recomputed CRC-32Cs. Batches
 // without a producer id (not idempotent) and message sets are left as
 // they are; raw itself is not modified. When a batch names a producer
 // the target has not given an id for, it returns the producer, ok false.
@@ -279,15 +308,8 @@ func (s *state) rewriteBatches(raw []byte, topic string, partition int32) (out [
 		binary.BigEndian.PutUint64(b[batchProducerAt:], uint64(t.id))
 		binary.BigEndian.PutUint16(b[batchEpochAt:], uint16(t.epoch))
 		if seq := int32(binary.BigEndian.Uint32(b[batchSequenceAt:])); seq >= 0 {
-			k := seqKey{producer: c, topic: topic, partition: partition}
-			s.mu.Lock()
-			first, ok := s.firstSequence[k]
-			if !ok {
-				first = seq
-				s.firstSequence[k] = seq
-			}
-			s.mu.Unlock()
-			binary.BigEndian.PutUint32(b[batchSequenceAt:], uint32(seq-first)&0x7fffffff)
+			records := int32(binary.BigEndian.Uint32(b[batchLastDeltaAt:])) + 1
+			binary.BigEndian.PutUint32(b[batchSequenceAt:], uint32(s.sequence(seqKey{producer: c, topic: topic, partition: partition}, seq, records)))
 		}
 		binary.BigEndian.PutUint32(b[batchCrcAt:], crc32.Checksum(b[batchAttrsAt:], castagnoli))
 		pos = end
@@ -296,6 +318,25 @@ func (s *state) rewriteBatches(raw []byte, topic string, partition int32) (out [
 		return raw, nil
 	}
 	return out, nil
+}
+
+// sequence returns the base sequence a captured batch (base sequence
+// base, records records) of a producer and partition is sent with: the
+// next one after the batches sent before it, so that the sequences the
+// target sees have no gap whatever the selection left out; a batch
+// whose captured base sequence was already sent (the captured client
+// sent it again) gets the same as before, and the target deduplicates
+// it as the captured broker did. Sequences wrap at 2^31 as Kafka's do.
+func (s *state) sequence(k seqKey, base, records int32) int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if seq, ok := s.sentSequence[seqBatch{k, base}]; ok {
+		return seq
+	}
+	seq := s.nextSequence[k]
+	s.sentSequence[seqBatch{k, base}] = seq
+	s.nextSequence[k] = int32((int64(seq) + int64(max(records, 1))) & 0x7fffffff)
+	return seq
 }
 
 // learnGroup records the member ids and generations (member epochs) a

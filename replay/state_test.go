@@ -73,3 +73,34 @@ func TestTopicRewrite(t *testing.T) {
 		t.Errorf("rewritten: %+v", td)
 	}
 }
+
+// TestSequenceOverWhatIsSent: a producer's batches of 5, 3 and 4 records
+// (captured base sequences 0, 5, 8) with the middle one left out are
+// sent as 0 and 5; a captured batch sent again keeps its sequence; each
+// partition and producer epoch counts on its own.
+func TestSequenceOverWhatIsSent(t *testing.T) {
+	s := newState(&plans{}, nil)
+	k := seqKey{producer: pidEpoch{7, 0}, topic: "t", partition: 1}
+	if got := s.sequence(k, 0, 5); got != 0 {
+		t.Errorf("first batch: %d", got)
+	}
+	if got := s.sequence(k, 8, 4); got != 5 {
+		t.Errorf("third batch after leaving out the second: %d, want 5", got)
+	}
+	if got := s.sequence(k, 8, 4); got != 5 {
+		t.Errorf("third batch sent again: %d, want 5", got)
+	}
+	if got := s.sequence(k, 12, 1); got != 9 {
+		t.Errorf("fourth batch: %d, want 9", got)
+	}
+	other := k
+	other.partition = 2
+	if got := s.sequence(other, 3, 1); got != 0 {
+		t.Errorf("another partition: %d, want 0", got)
+	}
+	bumped := k
+	bumped.producer.epoch = 1
+	if got := s.sequence(bumped, 0, 1); got != 0 {
+		t.Errorf("a new epoch: %d, want 0", got)
+	}
+}

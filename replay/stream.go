@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 	"time"
 
 	"github.com/kdissect/kdissect/client"
@@ -56,9 +55,24 @@ func (r *Replayer) runStream(ctx context.Context, items []*item, clock pacer) {
 }
 
 // send rewrites one request for the target, sends it and reads the
-// answer, filling the item's outcome.
+// answer, filling the item's outcome. A leader-routed request goes to
+// the leaders of its partitions (sendToLeaders), any other to its
+// destination (sendRouted); its version is chosen on the connection to
+// that destination (to the bootstrap broker for a leader-routed one:
+// the brokers of a cluster offer the same versions).
 func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
-	addr := r.route(ctx, it)
+	lr, byLeader := leaderRouted[it.key]
+	d := destination{kind: routeAny}
+	addr := r.home
+	if !byLeader {
+		d = r.destinationOf(it.key, it.req)
+		if d.kind != routeAny {
+			addr = r.nodeAddr(r.nodeOf(ctx, d, false))
+		}
+		if d.more && r.routing {
+			it.rewriteNts = append(it.rewriteNts, "names several groups or transactional ids: sent to the coordinator of the first")
+		}
+	}
 	cn, err := cs.get(ctx, addr)
 	if err != nil {
 		it.failure = fmt.Sprintf("connect to %s: %v", addr, err)
@@ -91,6 +105,7 @@ func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
 		}
 	}
 	r.st.groupRewrite(req, group)
+	r.st.telemetryRewrite(req)
 	if v != it.version {
 		it.downgrade = fmt.Sprintf("v%d → v%d", it.version, v)
 		lost, err := lostFields(api, req, it.version, v)
@@ -104,9 +119,13 @@ func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
 		}
 	}
 	it.sentVer = v
-	t0 := time.Now()
-	resp, err := cn.RoundTrip(ctx, req, v)
-	lat := time.Since(t0)
+	var resp codec.Message
+	var lat time.Duration
+	if byLeader {
+		resp, lat, err = r.sendToLeaders(ctx, cs, it, req, v, lr)
+	} else {
+		resp, lat, err = r.sendRouted(ctx, cs, cn, it, req, v, d)
+	}
 	it.sent = true
 	if err != nil {
 		it.failure = err.Error()
@@ -227,89 +246,8 @@ func (r *Replayer) learn(it *item, req, resp codec.Message, group string) {
 		switch it.key {
 		case 11, 68, 76, 88:
 			r.st.learnGroup(group, it.capResp, resp)
+		case 71:
+			r.st.learnTelemetry(it.capResp.(*codec.GetTelemetrySubscriptionsResponse), resp.(*codec.GetTelemetrySubscriptionsResponse))
 		}
 	}
-}
-
-// route returns the address a request goes to: the bootstrap broker,
-// or, when the target has several brokers, the leader of the first
-// partition it names or the coordinator of its group or transaction.
-func (r *Replayer) route(ctx context.Context, it *item) string {
-	if !r.routing {
-		return r.home
-	}
-	node := int32(-1)
-	switch it.key {
-	case 0, 1, 2, 21, 23: // Produce, Fetch, ListOffsets, DeleteRecords, OffsetForLeaderEpoch
-		node = r.leaderOf(ctx, it)
-	case 8, 9, 11, 12, 13, 14, 28, 68: // group APIs
-		if n, ok := r.st.coordinator(coordinatorKey{0, r.groupOf(it.req)}); ok {
-			node = n
-		}
-	case 22, 24, 25, 26: // transaction APIs
-		if id := r.txnOf(it.req); id != "" {
-			if n, ok := r.st.coordinator(coordinatorKey{1, id}); ok {
-				node = n
-			}
-		}
-	}
-	if addr, ok := r.nodes[node]; ok {
-		return addr
-	}
-	return r.home
-}
-
-// txnOf returns the request's TransactionalId ("" when none).
-func (r *Replayer) txnOf(req codec.Message) string {
-	v := reflect.ValueOf(req).Elem()
-	if tp := r.plans.get(v.Type()); tp.txnID >= 0 {
-		return stringField(v.Field(tp.txnID))
-	}
-	return ""
-}
-
-// leaderOf returns the target's leader of the first topic-partition the
-// request names, -1 when unknown.
-func (r *Replayer) leaderOf(ctx context.Context, it *item) int32 {
-	var sm codec.Summary
-	it.req.Summarize(&sm, it.version)
-	if len(sm.Topics) == 0 || len(sm.Topics[0].Partitions) == 0 {
-		return -1
-	}
-	tp := sm.Topics[0]
-	name := tp.Topic
-	if name == "" {
-		r.st.mu.Lock()
-		name = r.st.capturedNames[tp.TopicID]
-		r.st.mu.Unlock()
-	}
-	if name = r.st.mapTopic(name); name == "" {
-		return -1
-	}
-	md, err := r.meta.Metadata(ctx, name)
-	if err != nil {
-		return -1
-	}
-	leader := int32(-1)
-	for _, t := range md.Topics {
-		if t.Name != name {
-			continue
-		}
-		for _, p := range t.Partitions {
-			if !slices.Contains(tp.Partitions, p.Partition) {
-				continue
-			}
-			if p.Partition == tp.Partitions[0] {
-				leader = p.Leader
-			}
-		}
-		for _, p := range t.Partitions {
-			if slices.Contains(tp.Partitions, p.Partition) && p.Leader != leader {
-				r.note(fmt.Sprintf("%s: a %s request names partitions the target leads on different brokers: sent whole to the leader of %s[%d], the others answer NOT_LEADER_OR_FOLLOWER",
-					name, codec.APIName(it.key), name, tp.Partitions[0]))
-				break
-			}
-		}
-	}
-	return leader
 }

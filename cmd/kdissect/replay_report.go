@@ -28,7 +28,7 @@ func writeReplayJSON(w io.Writer, rep *replay.Report) error {
 // only), per API and total, downgrades, failures and notes.
 func writeReplayTables(w io.Writer, rep *replay.Report) error {
 	if rep.DryRun {
-		t := newTable(w, "#", "stream", "api", "version", "action", "topics", "records", "notes")
+		t := newTable(w, "#", "stream", "api", "captured version", "action", "topics", "records", "notes")
 		for _, e := range rep.Plan {
 			note := e.Reason
 			if len(e.Rewrites) > 0 {
@@ -41,6 +41,7 @@ func writeReplayTables(w io.Writer, rep *replay.Report) error {
 			return err
 		}
 		fmt.Fprintf(w, "dry run: %d requests would be sent, %d skipped; nothing was sent\n", rep.Total.Captured-skipped(rep.Total), skipped(rep.Total))
+		fmt.Fprintln(w, "versions are the captured ones: a dry run connects to nothing, so it cannot know which the target offers (a replay sends the nearest it does)")
 		return nil
 	}
 	target := rep.Target

@@ -65,7 +65,8 @@ func TestReplayCommandDryRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	if !strings.Contains(out, "nothing was sent") || !strings.Contains(out, "read-only") || !strings.Contains(out, "│ send ") {
+	if !strings.Contains(out, "nothing was sent") || !strings.Contains(out, "read-only") || !strings.Contains(out, "│ send ") ||
+		!strings.Contains(out, "captured version") || !strings.Contains(out, "versions are the captured ones") {
 		t.Errorf("dry-run output:\n%s", out)
 	}
 	c.Close()
