@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -100,6 +101,20 @@ of a partition is reported on stderr unless -q.`,
 			if count < 0 {
 				return fmt.Errorf("-c %d: want a count", count)
 			}
+			if keyDelim, err = unescapeDelim("-K", keyDelim); err != nil {
+				return err
+			}
+			seen := map[int32]bool{}
+			partitions = slices.DeleteFunc(partitions, func(p int32) bool {
+				dup := seen[p]
+				seen[p] = true
+				return dup // -p 1 -p 1 reads partition 1 once, as kcat does
+			})
+			for _, p := range partitions {
+				if p < 0 {
+					return fmt.Errorf("-p %d: want a partition number", p)
+				}
+			}
 			ctx, cancel := commandContext(cmd)
 			defer cancel()
 			cl, err := bf.connect(ctx, nil)
@@ -174,7 +189,7 @@ of a partition is reported on stderr unless -q.`,
 					}
 					if len(fr.Messages) > 0 {
 						if err := out.Flush(); err != nil {
-							return err
+							return inputError{fmt.Errorf("write output: %w", err)}
 						}
 					}
 					end := fr.HighWatermark

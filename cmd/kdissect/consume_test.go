@@ -135,3 +135,18 @@ func TestProduceThenConsume(t *testing.T) {
 		t.Errorf("consume: exit %d, %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestConsumePartitionFlags: a partition named twice is read once, as
+// kcat does; a negative one is a usage error.
+func TestConsumePartitionFlags(t *testing.T) {
+	c := startCluster(t, kfake.SeedTopics(2, "cp"))
+	addr := c.ListenAddrs()[0]
+	seed(t, addr, "cp", 1, time.Now(), client.Record{Value: []byte("one")}, client.Record{Value: []byte("two")})
+	code, out, errs := runClientCmd(t, "", "consume", "-b", addr, "-t", "cp", "-p", "1", "-p", "1", "-e", "-q")
+	if code != 0 || out != "one\ntwo\n" {
+		t.Errorf("-p 1 -p 1: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := runClientCmd(t, "", "consume", "-b", addr, "-t", "cp", "-p", "-1", "-e"); code != 2 || !strings.Contains(errs, "-p -1: want a partition number") {
+		t.Errorf("-p -1: exit %d, stderr %q", code, errs)
+	}
+}

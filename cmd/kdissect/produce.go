@@ -42,7 +42,9 @@ kcat's conventions: -p picks the partition (default: by key, murmur2 as the
 Java client's partitioner, null keys in turn); -k/-K DELIM splits each line
 into key and value at the first DELIM (a line without it has a null key);
 --key gives every message the same key; -H adds a header; -z compresses
-(none, gzip, snappy, lz4, zstd). Nothing is printed on success.`,
+(none, gzip, snappy, lz4, zstd). Delimiters take kcat's escapes (\n, \r,
+\t, \0, \\, \xHH); empty messages are skipped, as kcat does. Nothing is
+printed on success.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if topic == "" {
@@ -62,6 +64,12 @@ into key and value at the first DELIM (a line without it has a null key);
 				a = client.AcksAll
 			default:
 				return fmt.Errorf("--acks %d: want -1, 0 or 1", acks)
+			}
+			if msgDelim, err = unescapeDelim("-D", msgDelim); err != nil {
+				return err
+			}
+			if keyDelim, err = unescapeDelim("-k", keyDelim); err != nil {
+				return err
 			}
 			if msgDelim == "" {
 				return fmt.Errorf("-D: the message delimiter cannot be empty")
@@ -113,6 +121,9 @@ into key and value at the first DELIM (a line without it has a null key);
 			sc.Buffer(make([]byte, 64<<10), maxProduceLine)
 			sc.Split(splitOn([]byte(msgDelim)))
 			for sc.Scan() {
+				if len(sc.Bytes()) == 0 {
+					continue // an empty line is no message, as with kcat
+				}
 				line := bytes.Clone(sc.Bytes())
 				r := client.Record{Value: line, Headers: hdrs}
 				switch {
