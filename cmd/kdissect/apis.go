@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
@@ -42,10 +44,13 @@ func newAPIsCmd() *cobra.Command {
 					w.EndObject()
 				}
 				w.EndArray()
-				_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\n", w.Bytes())
-				return err
+				if _, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\n", w.Bytes()); err != nil {
+					return inputError{fmt.Errorf("write output: %w", err)}
+				}
+				return nil
 			case "table", "summary":
-				t := tablewriter.NewTable(cmd.OutOrStdout(), tablewriter.WithHeaderAutoFormat(tw.Off))
+				out := &stickyWriter{w: cmd.OutOrStdout()} // tablewriter drops write errors
+				t := tablewriter.NewTable(out, tablewriter.WithHeaderAutoFormat(tw.Off))
 				t.Header([]string{"key", "api", "versions", "flexible from"})
 				for _, a := range apis {
 					flex := "-"
@@ -54,7 +59,10 @@ func newAPIsCmd() *cobra.Command {
 					}
 					t.Append([]string{strconv.Itoa(int(a.Key)), a.Name, fmt.Sprintf("v%d-v%d", a.MinVersion, a.MaxVersion), flex})
 				}
-				return t.Render()
+				if err := cmp.Or(t.Render(), out.err); err != nil {
+					return inputError{fmt.Errorf("write output: %w", err)}
+				}
+				return nil
 			default:
 				return fmt.Errorf("unknown format %q (want table or json)", format)
 			}
@@ -62,4 +70,20 @@ func newAPIsCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table or json")
 	return cmd
+}
+
+// stickyWriter keeps the first error of its writer and writes nothing
+// after it, for writers (tablewriter) that do not return write errors.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(b []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(b)
+	s.err = err
+	return n, err
 }

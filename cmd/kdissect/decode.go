@@ -39,13 +39,16 @@ name them with --api and --version.
 
 Hex may be written with spaces, newlines, colons or commas between bytes, and
 0x or \x before them, as bytes are often copied out of logs and bug reports.`,
-		Example: `  kdissect decode 00120003000000010007636f6e736f6c6500
+		Example: `  kdissect decode 00120003000000010007636f6e736f6c6500096b6469737365637404312e3000
   kdissect decode --api Produce --version 9 < response.hex
   xxd -p frame.bin | kdissect decode`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var data []byte
 			if len(args) > 0 {
 				data = []byte(strings.Join(args, " "))
+				if input == "auto" {
+					input = "hex" // arguments are text: raw bytes come on stdin
+				}
 			} else {
 				// Frames above 100 MiB are refused by brokers (socket.request.max.bytes);
 				// hex with separators takes about three times that.
@@ -63,7 +66,7 @@ Hex may be written with spaces, newlines, colons or commas between bytes, and
 			if err != nil {
 				return err
 			}
-			frame, note, err := stripSizePrefix(frame, sizePrefix)
+			frame, note, err := stripSizePrefix(frame, sizePrefix, apiFlag == "")
 			if err != nil {
 				return err
 			}
@@ -91,6 +94,12 @@ Hex may be written with spaces, newlines, colons or commas between bytes, and
 				if !cmd.Flags().Changed("version") {
 					return fmt.Errorf("--api needs --version: a response does not carry its version")
 				}
+				if version < 0 {
+					return fmt.Errorf("--version %d: want a version number", version)
+				}
+				if !api.SupportsVersion(version) {
+					ex.AddNote(fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d)", api.Name, version, api.MinVersion, api.MaxVersion))
+				}
 				if len(frame) < 4 {
 					return fmt.Errorf("a response frame needs at least 4 bytes (CorrelationId), got %d", len(frame))
 				}
@@ -110,8 +119,10 @@ Hex may be written with spaces, newlines, colons or commas between bytes, and
 				}
 				out = buf.Bytes()
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out)
-			return err
+			if _, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out); err != nil {
+				return inputError{fmt.Errorf("write output: %w", err)}
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&apiFlag, "api", "", "the response's API, by name (Produce) or key (0)")
@@ -152,8 +163,14 @@ func parseFrameInput(data []byte, mode string) ([]byte, error) {
 		}
 		return b, nil
 	case "auto":
-		if b, err := parseHex(data); err == nil {
+		b, err := parseHex(data)
+		if err == nil {
 			return b, nil
+		}
+		if isText(data) {
+			// Text that is not hex is a mistyped hex frame far more often
+			// than a frame of printable bytes.
+			return nil, fmt.Errorf("input is not hex: %w (--input raw reads the bytes as they are)", err)
 		}
 		return data, nil
 	}
@@ -186,25 +203,54 @@ func parseHex(data []byte) ([]byte, error) {
 	return hex.DecodeString(digits.String())
 }
 
+// isText says whether b is printable ASCII and white space only.
+func isText(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
 // stripSizePrefix removes a leading 4-byte size: with auto, when it equals
-// the length of what follows; with yes, always, noting a mismatch.
-func stripSizePrefix(b []byte, mode string) (frame []byte, note string, err error) {
+// the length of what follows, or, for a request, when the size is off but
+// only the bytes after it start with a known ApiKey and ApiVersion (bytes
+// copied with one too many or too few); with yes, always. A size that does
+// not match the bytes that follow is noted.
+func stripSizePrefix(b []byte, mode string, request bool) (frame []byte, note string, err error) {
+	mismatch := func() string {
+		if n := binary.BigEndian.Uint32(b); int64(n) != int64(len(b)-4) {
+			return fmt.Sprintf("the size prefix says %d bytes, %d follow", n, len(b)-4)
+		}
+		return ""
+	}
 	switch mode {
 	case "auto":
 		if len(b) >= 4 && int64(binary.BigEndian.Uint32(b)) == int64(len(b)-4) {
 			return b[4:], "", nil
+		}
+		if request && len(b) >= 8 && !knownRequest(b) && knownRequest(b[4:]) && binary.BigEndian.Uint32(b) > 0 {
+			return b[4:], mismatch(), nil
 		}
 		return b, "", nil
 	case "yes":
 		if len(b) < 4 {
 			return nil, "", fmt.Errorf("input of %d bytes has no 4-byte size prefix", len(b))
 		}
-		if n := binary.BigEndian.Uint32(b); int64(n) != int64(len(b)-4) {
-			note = fmt.Sprintf("the size prefix says %d bytes, %d follow", n, len(b)-4)
-		}
-		return b[4:], note, nil
+		return b[4:], mismatch(), nil
 	case "no":
 		return b, "", nil
 	}
 	return nil, "", fmt.Errorf("unknown --size-prefix %q (want auto, yes or no)", mode)
+}
+
+// knownRequest says whether b starts with an ApiKey and ApiVersion the
+// codec knows.
+func knownRequest(b []byte) bool {
+	if len(b) < 4 {
+		return false
+	}
+	api, ok := codec.LookupAPI(int16(binary.BigEndian.Uint16(b)))
+	return ok && api.SupportsVersion(int16(binary.BigEndian.Uint16(b[2:])))
 }

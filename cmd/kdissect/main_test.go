@@ -196,3 +196,58 @@ func TestPortAny(t *testing.T) {
 		t.Errorf("-p kafka: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestDecodeInputMistakes: hex with a nibble too many or a stray byte,
+// text that is not hex, and a response at a version the codec does not
+// know are told apart from a frame, each with its reason.
+func TestDecodeInputMistakes(t *testing.T) {
+	const frame = "00000049000000000000000400000001000005dc0000000100076d79746f7069630000000100000000000000200000000000000000000000148dc795a20000ffffffff0000000648656c6c6f21"
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string // in stdout, or stderr when code != 0
+	}{
+		{[]string{"decode", frame + "0"}, 2, "odd number of hex digits"},
+		{[]string{"decode", "zzzz"}, 2, "input is not hex: 'z' is not a hex digit"},
+		{[]string{"decode", "--compact", frame + "00"}, 0, `"api_version":0,"correlation_id":4`},
+		{[]string{"decode", "--compact", frame + "00"}, 0, "the size prefix says 73 bytes, 74 follow"},
+		{[]string{"decode", "--compact", "--api", "Produce", "--version", "99", "0000000400000004"}, 0, "unsupported version: Produce v99 (the codec knows v0-v13)"},
+		{[]string{"decode", "--api", "Produce", "--version", "-1", "0000000400000004"}, 2, "--version -1: want a version number"},
+		{[]string{"decode", "--compact", "00120003000000010007636f6e736f6c6500096b6469737365637404312e3000"}, 0, `"request":{"ClientSoftwareName":"kdissect","ClientSoftwareVersion":"1.0"}`},
+	} {
+		code, out, errs := runCLI(t, tc.args...)
+		got := out
+		if tc.code != 0 {
+			got = errs
+		}
+		if code != tc.code || !strings.Contains(got, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.args[1:], code, out, errs, tc.code, tc.want)
+		}
+	}
+}
+
+// failWriter fails every write, as a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("no space left on device") }
+
+// TestWriteErrors: output that cannot be written is an error (exit 1)
+// with a message, in every format of every command that prints.
+func TestWriteErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"apis"},
+		{"apis", "--format", "json"},
+		{"decode", "00120003000000010007636f6e736f6c6500096b6469737365637404312e3000"},
+		{"read", "--format", "json", lz4Capture},
+		{"read", "--format", "detail", lz4Capture},
+		{"read", "--format", "hexdump", lz4Capture},
+		{"stats", lz4Capture},
+		{"stats", "--format", "json", lz4Capture},
+	} {
+		var errb bytes.Buffer
+		code := run(args, strings.NewReader(""), failWriter{}, &errb)
+		if code != 1 || !strings.Contains(errb.String(), "no space left on device") {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and the write error", args, code, errb.String())
+		}
+	}
+}
