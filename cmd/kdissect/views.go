@@ -110,6 +110,11 @@ func (f *exchangeFilterFlags) set() (*filter.Set, error) {
 	if f.minLatency < 0 {
 		return nil, fmt.Errorf("--min-latency must not be negative")
 	}
+	for _, n := range f.streams {
+		if n < 0 {
+			return nil, fmt.Errorf("--stream %d: streams are numbered from 0", n)
+		}
+	}
 	if s.IsZero() {
 		return nil, nil
 	}

@@ -183,6 +183,7 @@ func TestFilterUsageErrors(t *testing.T) {
 		{"read", "-c", "-1", lz4Capture},
 		{"read", "--min-latency", "-1s", lz4Capture},
 		{"read", "--min-latency", "soon", lz4Capture},
+		{"read", "--stream", "-1", lz4Capture},
 		{"read", "--format", "xml", lz4Capture},
 		{"stats", "--format", "summary", lz4Capture},
 		{"stats", "--api", "Nope", lz4Capture},
