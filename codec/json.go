@@ -82,9 +82,33 @@ func (w *JSONWriter) EndArray() {
 // Key writes an object key; the next call writes its value.
 func (w *JSONWriter) Key(k string) {
 	w.pre()
-	w.buf = appendJSONString(w.buf, k)
-	w.buf = append(w.buf, ':')
+	if plainString(k) { // field names: no escaping to do
+		w.buf = append(w.buf, '"')
+		w.buf = append(w.buf, k...)
+		w.buf = append(w.buf, '"', ':')
+	} else {
+		w.buf = appendJSONString(w.buf, k)
+		w.buf = append(w.buf, ':')
+	}
 	w.afterKey = true
+}
+
+// quotedKey writes a key given already quoted with its colon (`"Offset":`),
+// for the keys written once per record, where even checking a key costs.
+func (w *JSONWriter) quotedKey(q string) {
+	w.pre()
+	w.buf = append(w.buf, q...)
+	w.afterKey = true
+}
+
+// plainString reports whether s is made of jsonPlain bytes only.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !jsonPlain[s[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // Raw writes pre-encoded JSON as one value.
@@ -175,11 +199,71 @@ func (w *JSONWriter) ByteString(b []byte) {
 	switch {
 	case b == nil:
 		w.buf = append(w.buf, "null"...)
-	case isText(b):
-		w.buf = appendJSONString(w.buf, b)
 	default:
-		w.buf = appendBase64Object(w.buf, b)
+		// One pass for the common case, text (record keys and values);
+		// what turns out not to be text is written again as base64.
+		var ok bool
+		if w.buf, ok = appendTextString(w.buf, b); !ok {
+			w.buf = appendBase64Object(w.buf, b)
+		}
 	}
+}
+
+// jsonPlain marks the bytes appendTextString copies as they are: printable
+// ASCII but the quote and the backslash.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendTextString is appendJSONString(dst, b) when isText(b), in one pass
+// over b; otherwise it returns dst unchanged and false.
+func appendTextString(dst []byte, b []byte) ([]byte, bool) {
+	orig := len(dst)
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if jsonPlain[c] {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return dst[:orig], false
+			}
+			if r == '\u2028' || r == '\u2029' {
+				// Valid JSON but line ends in JavaScript: escaped as
+				// encoding/json does.
+				dst = append(dst, b[start:i]...)
+				dst = append(dst, `\u202`...)
+				dst = append(dst, hexDigits[r&0xf])
+				start = i + size
+			}
+			i += size
+			continue
+		}
+		dst = append(dst, b[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default: // other control characters and DEL: not text
+			return dst[:orig], false
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, b[start:]...)
+	return append(dst, '"'), true
 }
 
 // UUID writes u in Kafka's base64 form.

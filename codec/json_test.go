@@ -1,7 +1,9 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -31,5 +33,33 @@ func TestJSONStringEscapes(t *testing.T) {
 	w.ByteString([]byte{0xff, 0x00, 0x01})
 	if string(w.Bytes()) != `{"base64":"/wAB"}` {
 		t.Errorf("binary: %s", w.Bytes())
+	}
+}
+
+// appendTextString agrees with isText and appendJSONString, its two-pass
+// definition, on edge cases and random bytes.
+func TestAppendTextString(t *testing.T) {
+	cases := [][]byte{{}, []byte("plain"), []byte(`{"a":"b\\c"}`), []byte("tab\tcr\rlf\n"), {0x7f}, {0x1b, '['},
+		[]byte("line\u2028sep\u2029"), []byte("é日本"), {0xff}, {0xe2, 0x80}, []byte("ok\x00")}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = []byte{'a', '"', '\\', '\n', 0x01, 0x7f, 0xe2, 0x80, 0xa8, 0xc3, 0xa9, 0xff}[rng.IntN(12)]
+		}
+		cases = append(cases, b)
+	}
+	for _, b := range cases {
+		got, ok := appendTextString([]byte("x"), b)
+		if ok != isText(b) {
+			t.Fatalf("%q: text %v, isText %v", b, ok, isText(b))
+		}
+		want := []byte("x")
+		if ok {
+			want = appendJSONString(want, b)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %q, want %q", b, got, want)
+		}
 	}
 }

@@ -393,8 +393,7 @@ func (hd *headerDecoder) key(b []byte) (k string, ok bool) {
 // and returns the number of headers. With a nil hd it only checks them:
 // Headers is left nil.
 func (rec *Record) decodeBody(body []byte, hd *headerDecoder) (int, error) {
-	var r Reader
-	r.Reset(body)
+	r := Reader{buf: body} // as Reset would make it, without clearing a Reader twice a record
 	rec.Attributes = r.Int8()
 	rec.TimestampDelta = r.Varlong()
 	rec.OffsetDelta = r.Varint()
@@ -640,36 +639,36 @@ func (b *RecordBatch) writeJSON(w *JSONWriter) {
 
 func (rec *Record) writeJSON(w *JSONWriter) {
 	w.BeginObject()
-	w.Key("Offset")
+	w.quotedKey(`"Offset":`)
 	w.Int(rec.Offset)
-	w.Key("Timestamp")
+	w.quotedKey(`"Timestamp":`)
 	w.Int(rec.Timestamp)
-	w.Key("Attributes")
+	w.quotedKey(`"Attributes":`)
 	w.Int(int64(rec.Attributes))
-	w.Key("TimestampDelta")
+	w.quotedKey(`"TimestampDelta":`)
 	w.Int(rec.TimestampDelta)
-	w.Key("OffsetDelta")
+	w.quotedKey(`"OffsetDelta":`)
 	w.Int(int64(rec.OffsetDelta))
-	w.Key("Key")
+	w.quotedKey(`"Key":`)
 	w.ByteString(rec.Key)
-	w.Key("Value")
+	w.quotedKey(`"Value":`)
 	w.ByteString(rec.Value)
-	w.Key("Headers")
+	w.quotedKey(`"Headers":`)
 	w.BeginArray()
 	for i := range rec.Headers {
 		w.BeginObject()
-		w.Key("Key")
+		w.quotedKey(`"Key":`)
 		w.String(rec.Headers[i].Key)
-		w.Key("Value")
+		w.quotedKey(`"Value":`)
 		w.ByteString(rec.Headers[i].Value)
 		w.EndObject()
 	}
 	w.EndArray()
 	if c := rec.Control; c != nil {
-		w.Key("ControlType")
+		w.quotedKey(`"ControlType":`)
 		w.String(c.Type.String())
 		if c.Type == ControlAbort || c.Type == ControlCommit {
-			w.Key("CoordinatorEpoch")
+			w.quotedKey(`"CoordinatorEpoch":`)
 			w.Int(int64(c.CoordinatorEpoch))
 		}
 	}

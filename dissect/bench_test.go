@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/kdissect/kdissect/internal/capgen"
 )
 
 // Decoding one packet (link layer → IP → TCP) per link type.
@@ -90,4 +93,48 @@ func BenchmarkFramer(b *testing.B) {
 			b.Fatal(len(s.frames))
 		}
 	}
+}
+
+// Packets to exchanges without reading a file: link layer, TCP reassembly,
+// framing and matching, on a synthetic capture (package capgen) held as
+// packets in memory. MB/s counts the packet bytes.
+func BenchmarkSession(b *testing.B) {
+	var buf bytes.Buffer
+	res, err := capgen.Write(&buf, capgen.Config{Bytes: 16 << 20, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	type packet struct {
+		data []byte
+		ci   gopacket.CaptureInfo
+		link layers.LinkType
+	}
+	var pkts []packet
+	var size int64
+	pr, err := NewPacketReader(&buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		data, ci, link, err := pr.Next()
+		if err != nil {
+			break
+		}
+		pkts = append(pkts, packet{bytes.Clone(data), ci, link})
+		size += int64(len(data))
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		s := New(Options{}).NewSession(func(*Exchange) { n++ })
+		for _, p := range pkts {
+			s.Packet(p.link, p.data, p.ci)
+		}
+		s.Close()
+		if n != res.Exchanges {
+			b.Fatalf("%d exchanges, want %d", n, res.Exchanges)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(pkts)), "ns/packet")
 }

@@ -3,6 +3,7 @@ package dissect
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/kdissect/kdissect/codec"
 )
@@ -56,7 +57,6 @@ type DecodeOptions struct {
 type Decoder struct {
 	opts       DecodeOptions
 	topicNames map[codec.UUID]string
-	sum        codec.Summary
 }
 
 // NewDecoder returns a Decoder.
@@ -66,6 +66,9 @@ func NewDecoder(opts DecodeOptions) *Decoder {
 
 // Decode fills ex.Decoded and adds notes for what could not be decoded,
 // and for a request whose response is missing though one was expected.
+// Call it in capture order; when PrepareDecode has already run on ex (on
+// any goroutine), Decode only does the part that depends on earlier
+// exchanges.
 func (d *Decoder) Decode(ex *Exchange) {
 	d.DecodeFrames(ex)
 	// The dissector notes why a response is missing (ex.NoResponse).
@@ -77,10 +80,52 @@ func (d *Decoder) Decode(ex *Exchange) {
 // DecodeFrames decodes the frames ex holds, without judging what the
 // capture lacks: for frames that come from elsewhere than a capture.
 func (d *Decoder) DecodeFrames(ex *Exchange) {
+	p := ex.prepared
+	if p == nil {
+		p = prepare(ex, d.opts)
+	}
+	ex.prepared = nil
+	d.finish(ex, p)
+}
+
+// PrepareDecode does the costly part of decoding ex, which depends on no
+// other exchange: headers, bodies, their summaries and record sets. It may
+// run on many exchanges at once, on any goroutines; Decoder.Decode, called
+// later in capture order, completes the work with what earlier exchanges
+// taught it (topic names of topic IDs). opts must be the Decoder's. It
+// returns what decoding the record sets cost (decompressed bytes plus
+// decoded records, as codec.RecordBudget counts them), for a caller that
+// bounds the memory of the exchanges it holds.
+func PrepareDecode(ex *Exchange, opts DecodeOptions) (recordBytes int64) {
+	ex.prepared = prepare(ex, opts)
+	return ex.prepared.recordBytes
+}
+
+// prepared is what PrepareDecode found, waiting for Decoder.finish.
+type prepared struct {
+	dec         *Decoded
+	recordBytes int64 // record decoding budget used, both sides
+	// sides are the request's and the response's summaries (the topics,
+	// errors and decoded record sets of each body), unresolved.
+	sides [2]preparedSide
+}
+
+type preparedSide struct {
+	sum     *codec.Summary     // nil when the body did not decode; from summaries
+	records []codec.RecordsRef // of sum, with Records.Set decoded
+}
+
+// summaries recycles the Summaries prepare fills and finish empties: their
+// slices are worth reusing from one exchange to the next, as a Decoder
+// reusing one Summary did before decoding ran on several goroutines.
+var summaries = sync.Pool{New: func() any { return new(codec.Summary) }}
+
+// prepare decodes the frames and what the bodies hold.
+func prepare(ex *Exchange, opts DecodeOptions) *prepared {
 	dec := &Decoded{}
-	ex.Decoded = dec
+	p := &prepared{dec: dec}
 	if ex.SASLToken {
-		return // raw SASL tokens: no Kafka header or body (see Exchange.SASLToken)
+		return p // raw SASL tokens: no Kafka header or body (see Exchange.SASLToken)
 	}
 	if ex.APIKey >= 0 {
 		if api, ok := codec.LookupAPI(ex.APIKey); ok {
@@ -88,12 +133,36 @@ func (d *Decoder) DecodeFrames(ex *Exchange) {
 		}
 	}
 	if ex.Request != nil {
-		d.decodeRequest(ex, dec)
+		decodeRequest(ex, dec)
 	}
 	if ex.Response != nil {
-		d.decodeResponse(ex, dec)
+		decodeResponse(ex, dec)
 	}
-	d.summarize(ex, dec)
+	for i, m := range [2]codec.Message{dec.Request, dec.Response} {
+		if m == nil {
+			continue
+		}
+		version := ex.APIVersion
+		if i == 1 {
+			version = dec.ResponseVersion
+		}
+		sum := summaries.Get().(*codec.Summary)
+		sum.Reset()
+		m.Summarize(sum, version)
+		side := &p.sides[i]
+		side.sum = sum
+		// One budget for every record set of the frame, so that a frame of
+		// many small bombs costs no more than one (codec.RecordBudget).
+		ropts := opts.Records
+		ropts.Budget = codec.NewRecordBudget(ropts.MaxDecompressedBytes)
+		for _, rr := range sum.Records {
+			if rr.Records.DecodeRecords(ropts) != nil {
+				side.records = append(side.records, rr)
+			}
+		}
+		p.recordBytes += ropts.Budget.Used()
+	}
+	return p
 }
 
 // noResponseExpected reports a Produce request with Acks=0, which the broker
@@ -104,7 +173,7 @@ func noResponseExpected(ex *Exchange) bool {
 	return ok && acks == 0
 }
 
-func (d *Decoder) decodeRequest(ex *Exchange, dec *Decoded) {
+func decodeRequest(ex *Exchange, dec *Decoded) {
 	b := ex.Request.Bytes
 	if len(b) < 4 {
 		ex.AddNote(fmt.Sprintf("request frame of %d bytes is too short for a header", len(b)))
@@ -140,7 +209,7 @@ func (d *Decoder) decodeRequest(ex *Exchange, dec *Decoded) {
 	if ex.Request.Oversized {
 		return // noted by the framer
 	}
-	if d.bodyNotes(ex, r, "request", api, ex.Request) {
+	if bodyNotes(ex, r, "request", api, ex.Request) {
 		dec.Request = body
 		dec.RequestTrailing = r.Rest()
 		dec.RequestLenient = len(r.Warnings) > 0
@@ -161,7 +230,7 @@ func decodeRequestFrame(api *codec.API, b []byte, hv, version int16) (r *codec.R
 	return r, hdr, body
 }
 
-func (d *Decoder) decodeResponse(ex *Exchange, dec *Decoded) {
+func decodeResponse(ex *Exchange, dec *Decoded) {
 	b := ex.Response.Bytes
 	api := dec.API
 	if api == nil {
@@ -205,7 +274,7 @@ func (d *Decoder) decodeResponse(ex *Exchange, dec *Decoded) {
 			r, body, dec.ResponseVersion = r0, body0, 0
 		}
 	}
-	if d.bodyNotes(ex, r, "response", api, ex.Response) {
+	if bodyNotes(ex, r, "response", api, ex.Response) {
 		dec.Response = body
 		dec.ResponseTrailing = r.Rest()
 		dec.ResponseLenient = len(r.Warnings) > 0
@@ -224,7 +293,7 @@ const apiVersionsKey = 18
 
 // bodyNotes turns what the reader met into notes and reports whether the
 // body decoded.
-func (d *Decoder) bodyNotes(ex *Exchange, r *codec.Reader, side string, api *codec.API, f *Frame) bool {
+func bodyNotes(ex *Exchange, r *codec.Reader, side string, api *codec.API, f *Frame) bool {
 	for _, w := range r.Warnings {
 		ex.AddNote(fmt.Sprintf("%s: %s", side, w))
 	}
@@ -242,48 +311,44 @@ func (d *Decoder) bodyNotes(ex *Exchange, r *codec.Reader, side string, api *cod
 	return true
 }
 
-func (d *Decoder) summarize(ex *Exchange, dec *Decoded) {
-	for i, m := range []codec.Message{dec.Request, dec.Response} {
-		if m == nil {
+// finish completes what prepare found, in capture order: it learns topic
+// names from the bodies, resolves topic IDs, and notes what the record
+// sets held.
+func (d *Decoder) finish(ex *Exchange, p *prepared) {
+	dec := p.dec
+	ex.Decoded = dec
+	for i := range p.sides {
+		side := &p.sides[i]
+		if side.sum == nil {
 			continue
 		}
-		version := ex.APIVersion
-		if i == 1 {
-			version = dec.ResponseVersion
-		}
-		d.sum.Reset()
-		m.Summarize(&d.sum, version)
-		for _, t := range d.sum.Topics {
+		for _, t := range side.sum.Topics {
 			if t.Topic != "" && !t.TopicID.IsZero() {
 				d.topicNames[t.TopicID] = t.Topic
 			}
 		}
-		for _, t := range d.sum.Topics {
+		for _, t := range side.sum.Topics {
 			dec.Topics = mergeTopic(dec.Topics, d.resolve(t))
 		}
 		if i == 1 {
-			for _, e := range d.sum.Errors {
+			for _, e := range side.sum.Errors {
 				if e.Topic == "" && !e.TopicID.IsZero() {
 					e.Topic = d.topicNames[e.TopicID]
 				}
 				dec.Errors = append(dec.Errors, e)
 			}
 		}
-		// One budget for every record set of the frame, so that a frame of
-		// many small bombs costs no more than one (codec.RecordBudget).
-		opts := d.opts.Records
-		opts.Budget = codec.NewRecordBudget(opts.MaxDecompressedBytes)
-		for _, rr := range d.sum.Records {
-			set := rr.Records.DecodeRecords(opts)
-			if set == nil {
-				continue
-			}
+		for _, rr := range side.records {
+			set := rr.Records.Set
 			if rr.Topic == "" && !rr.TopicID.IsZero() {
 				rr.Topic = d.topicNames[rr.TopicID]
 			}
 			dec.RecordSets = append(dec.RecordSets, rr)
 			if countsRecords(ex.APIKey, i == 1) {
 				dec.Records += set.Count()
+			}
+			if len(set.Notes) == 0 && set.PartialBytes == 0 {
+				continue
 			}
 			where := recordsWhere(rr)
 			for _, n := range set.Notes {
@@ -293,6 +358,10 @@ func (d *Decoder) summarize(ex *Exchange, dec *Decoded) {
 				ex.AddNote(fmt.Sprintf("records of %s: partial batch of %d bytes at the end (a fetch cut at its size limit): not decoded", where, set.PartialBytes))
 			}
 		}
+		// Decoded holds copies of what it keeps (mergeTopic copies the
+		// partitions): the Summary can serve another exchange.
+		summaries.Put(side.sum)
+		side.sum, side.records = nil, nil
 	}
 }
 

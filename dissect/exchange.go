@@ -70,6 +70,8 @@ type Exchange struct {
 
 	// Decoded is filled by the decoding stage (see Decoder).
 	Decoded *Decoded
+	// prepared holds PrepareDecode's work until Decoder.Decode finishes it.
+	prepared *prepared
 
 	// Notes says what a user must know about this exchange: request missing,
 	// truncated frame, unknown API key, gap in the stream, decode errors...

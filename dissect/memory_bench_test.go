@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kdissect/kdissect/internal/capgen"
 )
 
 // peakMemory dissects a synthetic capture of about size bytes, generated
@@ -21,7 +23,7 @@ func peakMemory(tb testing.TB, size int64) (live, inuse uint64, exchanges int, s
 	pr, pw := io.Pipe()
 	go func() {
 		// 10 ms between packets: even 100 MB spans many idle timeouts.
-		_, err := writeGenCapture(pw, genCapture{conns: 64, perConn: 50, bytes: size, seed: 1, tick: 10 * time.Millisecond})
+		_, err := capgen.Write(pw, capgen.Config{Conns: 64, PerConn: 50, Bytes: size, Seed: 1, Tick: 10 * time.Millisecond})
 		pw.CloseWithError(err)
 	}()
 	stop := make(chan struct{})

@@ -1,10 +1,8 @@
 package dissect
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"slices"
 	"testing"
 	"time"
@@ -469,27 +467,4 @@ func TestMemoryDoesNotGrow(t *testing.T) {
 	if float64(big) > 1.25*float64(small) {
 		t.Errorf("peak live heap grew from %d to %d bytes", small, big)
 	}
-}
-
-// The streaming generator's capture reads back whole.
-func TestGenCapture(t *testing.T) {
-	var buf bytes.Buffer
-	n, err := writeGenCapture(&buf, genCapture{conns: 8, perConn: 5, exchanges: 500, bytes: 1 << 40, seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := readAll(t, New(Options{}), buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	answered := 0
-	for _, e := range got {
-		if e.Response != nil && len(e.Notes) == 0 {
-			answered++
-		}
-	}
-	if answered != n || !slices.IsSortedFunc(got, func(a, b *Exchange) int { return int(a.Order() - b.Order()) }) {
-		t.Errorf("%d of %d exchanges answered", answered, n)
-	}
-	_ = io.EOF
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -112,12 +113,33 @@ func newReadCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			tuneGC()
 			d := dissect.New(opts)
-			dec := dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}})
+			decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}}
+			dec := dissect.NewDecoder(decOpts)
 			var failed []error
 			var writeErr error
-			exchanges, matched := 0, 0
-			done := func() bool { return count > 0 && matched >= count }
+			exchanges := 0
+			var matched atomic.Int64 // counted by the pipeline, read by the input too
+			done := func() bool { return count > 0 && matched.Load() >= int64(count) }
+			keep := func(ex *dissect.Exchange) bool {
+				if done() || !match.Match(ex) {
+					return false // past -c: what the input still holds is not shown
+				}
+				matched.Add(1)
+				return true
+			}
+			r := rendererOf(out)
+			pipe := newExchangePipeline(dec, decOpts, keep, r, func(j *exchangeJob) {
+				if writeErr != nil {
+					return
+				}
+				if r != nil {
+					writeErr = r.write(j)
+				} else {
+					writeErr = out.Write(j.ex)
+				}
+			})
 			in := &captureInput{d: d, filter: filter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: progress, stop: done}
 			for _, path := range args {
 				if done() {
@@ -125,22 +147,15 @@ func newReadCmd() *cobra.Command {
 				}
 				err := in.read(path, func(ex *dissect.Exchange) {
 					exchanges++
-					if done() {
-						return // -c reached: what the input still holds is not shown
-					}
-					dec.Decode(ex) // every exchange: the decoder learns topic IDs
-					if !match.Match(ex) {
-						return
-					}
-					matched++
-					if writeErr == nil {
-						writeErr = out.Write(ex)
+					if !done() {
+						pipe.put(ex)
 					}
 				})
 				if err != nil {
 					failed = append(failed, err)
 				}
 			}
+			pipe.close()
 			if err := out.Flush(); err != nil && writeErr == nil {
 				writeErr = err
 			}

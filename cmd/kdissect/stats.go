@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -57,11 +58,21 @@ The exchange filters select what is aggregated.`,
 			if err != nil {
 				return err
 			}
+			tuneGC()
 			d := dissect.New(opts)
-			dec := dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}})
+			decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}}
+			dec := dissect.NewDecoder(decOpts)
 			col := stats.New()
-			matched := 0
-			done := func() bool { return count > 0 && matched >= count }
+			var matched atomic.Int64 // counted by the pipeline, read by the input too
+			done := func() bool { return count > 0 && matched.Load() >= int64(count) }
+			keep := func(ex *dissect.Exchange) bool {
+				if done() || !match.Match(ex) {
+					return false
+				}
+				matched.Add(1)
+				return true
+			}
+			pipe := newExchangePipeline(dec, decOpts, keep, nil, func(j *exchangeJob) { col.Add(j.ex) })
 			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: done}
 			var failed []error
 			for _, path := range args {
@@ -69,19 +80,15 @@ The exchange filters select what is aggregated.`,
 					break
 				}
 				err := in.read(path, func(ex *dissect.Exchange) {
-					if done() {
-						return
-					}
-					dec.Decode(ex)
-					if match.Match(ex) {
-						matched++
-						col.Add(ex)
+					if !done() {
+						pipe.put(ex)
 					}
 				})
 				if err != nil {
 					failed = append(failed, err)
 				}
 			}
+			pipe.close()
 			for _, err := range failed[:max(0, len(failed)-1)] {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
 			}

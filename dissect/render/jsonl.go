@@ -5,6 +5,7 @@ package render
 import (
 	"bufio"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/kdissect/kdissect/codec"
@@ -16,8 +17,10 @@ const tsLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
 // JSONLines writes one JSON object per exchange, one per line.
 type JSONLines struct {
-	w  *bufio.Writer
-	jw *codec.JSONWriter
+	w           *bufio.Writer
+	jw          *codec.JSONWriter
+	showSecrets bool
+	writers     sync.Pool // of *codec.JSONWriter, for AppendLine
 }
 
 // NewJSONLines returns a writer of JSON Lines to w. Credentials are
@@ -26,7 +29,35 @@ type JSONLines struct {
 func NewJSONLines(w io.Writer, showSecrets bool) *JSONLines {
 	jw := codec.NewJSONWriter(make([]byte, 0, 4096))
 	jw.ShowSecrets = showSecrets
-	return &JSONLines{w: bufio.NewWriterSize(w, 64<<10), jw: jw}
+	return &JSONLines{w: bufio.NewWriterSize(w, 64<<10), jw: jw, showSecrets: showSecrets}
+}
+
+// AppendLine appends ex as one line, newline included, to dst and returns
+// the extended slice. Unlike Write it may run on many goroutines at once,
+// so that exchanges are rendered in parallel; WriteLine then writes the
+// lines in order.
+func (j *JSONLines) AppendLine(dst []byte, ex *dissect.Exchange) []byte {
+	jw, _ := j.writers.Get().(*codec.JSONWriter)
+	if jw == nil {
+		jw = codec.NewJSONWriter(nil)
+		jw.ShowSecrets = j.showSecrets
+	}
+	jw.Reset()
+	AppendExchangeJSON(jw, ex)
+	dst = append(append(dst, jw.Bytes()...), '\n')
+	if cap(jw.Bytes()) <= maxPooledLine {
+		j.writers.Put(jw)
+	}
+	return dst
+}
+
+// maxPooledLine keeps a rare huge exchange from pinning its buffer, in bytes.
+const maxPooledLine = 1 << 20
+
+// WriteLine writes a line AppendLine returned.
+func (j *JSONLines) WriteLine(line []byte) error {
+	_, err := j.w.Write(line)
+	return err
 }
 
 // Write writes ex as one line.

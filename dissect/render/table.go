@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/kdissect/kdissect/codec"
@@ -19,27 +20,86 @@ import (
 var summaryHeader = []string{"time (UTC)", "stream", "client", "broker", "api", "corr", "client id", "topics", "records", "errors", "latency", "notes"}
 
 // Table collects exchanges as rows of the summary table and renders them.
+// Its memory does not grow with the rows: it keeps the column widths as
+// rows come, the first rows in memory and the others in a temporary file,
+// and Flush streams them through tablewriter at those widths, which
+// renders them exactly as a table of all the rows at once would be.
 type Table struct {
 	// Colors paints the errors and notes cells; the zero value does not.
 	Colors Colors
 
-	w    io.Writer
-	rows [][]string
+	w      io.Writer
+	widths []int      // widest cell of each column so far, in terminal cells
+	rows   [][]string // the first memRows rows
+	spill  *rowFile   // the rows after them; nil until needed
+	keep   int        // rows kept in memory; 0 means memRows (tests spill sooner)
 }
+
+// memRows is how many rows a Table keeps in memory; tests and captures of
+// a few thousand exchanges never touch the disk.
+const memRows = 4096
 
 // NewTable returns a summary table writing to w on Flush.
 func NewTable(w io.Writer) *Table { return &Table{w: w} }
 
 // Write adds ex as a row.
 func (t *Table) Write(ex *dissect.Exchange) error {
+	return t.AddRow(t.Row(ex))
+}
+
+// Row returns the cells of the row of ex, as Write adds it. It may run on
+// many goroutines at once, so that rows are made in parallel; AddRow then
+// adds them in order.
+func (t *Table) Row(ex *dissect.Exchange) []string {
 	row := SummaryRow(ex)
 	for i := range row {
 		row[i] = sanitize(row[i])
 	}
 	row[9] = t.Colors.Error(row[9])  // errors
 	row[11] = t.Colors.Note(row[11]) // notes
-	t.rows = append(t.rows, row)
-	return nil
+	return row
+}
+
+// AddRow adds a row Row returned.
+func (t *Table) AddRow(row []string) error {
+	if t.widths == nil {
+		t.widths = make([]int, len(summaryHeader))
+		for i, h := range summaryHeader {
+			t.widths[i] = cellWidth(h)
+		}
+	}
+	for i, c := range row[:min(len(row), len(t.widths))] {
+		t.widths[i] = max(t.widths[i], cellWidth(c))
+	}
+	keep := t.keep
+	if keep == 0 {
+		keep = memRows
+	}
+	if len(t.rows) < keep {
+		t.rows = append(t.rows, row)
+		return nil
+	}
+	if t.spill == nil {
+		f, err := newRowFile()
+		if err != nil {
+			return err
+		}
+		t.spill = f
+	}
+	return t.spill.write(row)
+}
+
+// cellWidth is the width tablewriter gives a cell: trimmed, in terminal
+// cells, escape sequences excluded. Printable ASCII, most cells, is one
+// cell a byte; twwidth decides the rest.
+func cellWidth(s string) int {
+	s = strings.TrimSpace(s)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return twwidth.Width(s)
+		}
+	}
+	return len(s)
 }
 
 // Flush renders the table; it writes nothing when there is no row.
@@ -47,17 +107,39 @@ func (t *Table) Flush() error {
 	if len(t.rows) == 0 {
 		return nil
 	}
+	spill := t.spill
+	defer func() {
+		t.rows, t.widths, t.spill = t.rows[:0], nil, nil
+		if spill != nil {
+			spill.close()
+		}
+	}()
+	widths := tw.NewMapper[int, int]()
+	for i, w := range t.widths {
+		widths.Set(i, w+2) // and a space of padding on each side
+	}
 	tbl := tablewriter.NewTable(t.w,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithStreaming(tw.StreamConfig{Enable: true}),
+		tablewriter.WithColumnWidths(widths),
 	)
-	tbl.Header(summaryHeader)
-	if err := tbl.Bulk(t.rows); err != nil {
+	if err := tbl.Start(); err != nil {
 		return err
 	}
-	t.rows = t.rows[:0]
-	return tbl.Render()
+	tbl.Header(summaryHeader)
+	for _, row := range t.rows {
+		if err := tbl.Append(row); err != nil {
+			return err
+		}
+	}
+	if spill != nil {
+		if err := spill.each(func(row []string) error { return tbl.Append(row) }); err != nil {
+			return err
+		}
+	}
+	return tbl.Close()
 }
 
 // SummaryRow returns the summary table cells of ex.

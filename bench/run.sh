@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# bench/run.sh: kdissect against tshark on synthetic captures (bench/gencap).
+#
+#   bench/run.sh [SIZE...]          # default: 80MB 1GB
+#
+# For each size it writes a capture (kept in $BENCH_DIR, default
+# /tmp/kdissect-bench, and reused by later runs), then times, in the same
+# run, each command $RUNS times (default 3; $TSHARK_RUNS, default $RUNS,
+# for tshark) and prints the median wall time, MB/s, exchanges/s and the
+# median peak RSS (GNU time's maximum resident set size), and how many
+# times faster kdissect is than tshark at the same job:
+#
+#   kdissect stats                 vs  tshark -q           (dissect, no tree)
+#                                      tshark -q -z expert (builds the tree)
+#   kdissect read --format json    vs  tshark -T json -O kafka
+#   kdissect read                  vs  tshark              (one line per packet)
+#
+# BASELINE=path/to/another/kdissect also times that build, for before and
+# after numbers. Output goes to /dev/null. Needs go, tshark and GNU time
+# (/usr/bin/time). Not part of go test: timings depend on the machine and
+# its load; repeat runs and read the medians.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${BENCH_DIR:-/tmp/kdissect-bench}
+runs=${RUNS:-3}
+truns=${TSHARK_RUNS:-$runs}
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(80MB 1GB)
+
+for tool in go tshark /usr/bin/time; do
+	command -v "$tool" >/dev/null || { echo "bench: $tool not found" >&2; exit 1; }
+done
+mkdir -p "$dir"
+(cd "$root" && go build -o "$dir/kdissect" ./cmd/kdissect && go build -o "$dir/gencap" ./bench/gencap)
+
+echo "machine: $(nproc) cores, $(uname -sr); $(tshark --version 2>/dev/null | head -1); $(cd "$root" && go version)"
+
+# measure NAME N CMD...: runs CMD N times; prints and keeps (in $wall and
+# $rss) the median wall seconds and peak RSS in MB.
+measure() {
+	local name=$1 n=$2; shift 2
+	local walls=() rsss=() out
+	for ((i = 0; i < n; i++)); do
+		out=$(/usr/bin/time -f '%e %M' "$@" 2>&1 >/dev/null | tail -1)
+		walls+=("${out% *}")
+		rsss+=("${out#* }")
+	done
+	wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+	rss=$(printf '%s\n' "${rsss[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.0f", a[int((NR+1)/2)]/1024}')
+	printf '  %-34s %8.2f s %9.1f MB/s %10.0f exch/s %7s MB RSS   (walls: %s)\n' \
+		"$name" "$wall" "$(awk -v b="$bytes" -v w="$wall" 'BEGIN {print b/1e6/(w>0?w:0.01)}')" \
+		"$(awk -v e="$exchanges" -v w="$wall" 'BEGIN {print e/(w>0?w:0.01)}')" "$rss" "${walls[*]}"
+}
+
+ratio() { awk -v t="$1" -v k="$2" 'BEGIN {printf "%.1f", t/(k>0?k:0.01)}'; }
+
+for size in "${sizes[@]}"; do
+	cap=$dir/bench-$size.pcap
+	if [ ! -s "$cap" ] || [ ! -s "$cap.info" ]; then
+		"$dir/gencap" -size "$size" -o "$cap" 2>"$cap.info"
+	fi
+	bytes=$(stat -c %s "$cap")
+	exchanges=$(awk '{print $6}' "$cap.info")
+	echo
+	echo "capture $cap: $(cat "$cap.info")"
+	k="$dir/kdissect"
+	t=(tshark -n -r "$cap" -d tcp.port==9092,kafka)
+	measure "kdissect stats" "$runs" "$k" stats "$cap"; ks=$wall
+	[ -z "${BASELINE:-}" ] || measure "baseline stats" "$runs" "$BASELINE" stats "$cap"
+	measure "tshark -q" "$truns" "${t[@]}" -q; ts=$wall
+	measure "tshark -q -z expert" "$truns" "${t[@]}" -q -z expert; te=$wall
+	measure "kdissect read --format json" "$runs" "$k" read --format json "$cap"; kj=$wall
+	[ -z "${BASELINE:-}" ] || measure "baseline read --format json" "$runs" "$BASELINE" read --format json "$cap"
+	measure "tshark -T json -O kafka" "$truns" "${t[@]}" -T json -O kafka; tj=$wall
+	measure "kdissect read" "$runs" "$k" read "$cap"; kr=$wall
+	[ -z "${BASELINE:-}" ] || measure "baseline read" "$runs" "$BASELINE" read "$cap"
+	measure "tshark (summary lines)" "$truns" "${t[@]}"; tr=$wall
+	echo "  kdissect faster than tshark: stats $(ratio "$ts" "$ks")x vs -q (target 10x), $(ratio "$te" "$ks")x vs -q -z expert;" \
+		"json $(ratio "$tj" "$kj")x (target 20x); summary $(ratio "$tr" "$kr")x"
+done

@@ -1,0 +1,103 @@
+package render
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect"
+	"github.com/kdissect/kdissect/internal/capgen"
+)
+
+// benchCapture is a 16 MB synthetic capture (package capgen) with its
+// exchange and record counts.
+func benchCapture(b *testing.B) (capture []byte, exchanges int, records int64) {
+	b.Helper()
+	var buf bytes.Buffer
+	res, err := capgen.Write(&buf, capgen.Config{Bytes: 16 << 20, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes(), res.Exchanges, res.Records
+}
+
+// BenchmarkStages times the serial path of `kdissect read` on a synthetic
+// capture, one stage more in each sub-benchmark: dissect (packets, TCP
+// reassembly, framing, matching), +decode (headers, bodies, record sets),
+// +json (JSON Lines to io.Discard). Besides MB/s it reports allocations
+// and nanoseconds per record decoded:
+//
+//	go test ./dissect/render -run '^$' -bench Stages -benchmem
+func BenchmarkStages(b *testing.B) {
+	capture, exchanges, records := benchCapture(b)
+	opts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: codec.DefaultMaxDecompressedBytes}}
+	for _, stage := range []string{"dissect", "decode", "json"} {
+		b.Run(stage, func(b *testing.B) {
+			b.SetBytes(int64(len(capture)))
+			b.ReportAllocs()
+			for b.Loop() {
+				dec := dissect.NewDecoder(opts)
+				out := NewJSONLines(io.Discard, false)
+				n := 0
+				err := dissect.New(dissect.Options{}).ReadCapture(bytes.NewReader(capture), func(ex *dissect.Exchange) {
+					n++
+					if stage == "dissect" {
+						return
+					}
+					dec.Decode(ex)
+					if stage == "json" {
+						if err := out.Write(ex); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				if err != nil || n != exchanges {
+					b.Fatalf("%d of %d exchanges: %v", n, exchanges, err)
+				}
+			}
+			perRecord(b, records)
+		})
+	}
+}
+
+// perRecord reports allocations and time per record of the benchmark's
+// last run of b.N iterations.
+func perRecord(b *testing.B, records int64) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(records), "ns/record")
+	b.ReportMetric(float64(records), "records")
+}
+
+// BenchmarkWriteJSON times JSON Lines encoding alone, of the decoded
+// exchanges of a synthetic capture.
+func BenchmarkWriteJSON(b *testing.B) {
+	capture, _, records := benchCapture(b)
+	var exs []*dissect.Exchange
+	dec := dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: codec.DefaultMaxDecompressedBytes}})
+	if err := dissect.New(dissect.Options{}).ReadCapture(bytes.NewReader(capture), func(ex *dissect.Exchange) {
+		dec.Decode(ex)
+		exs = append(exs, ex)
+	}); err != nil {
+		b.Fatal(err)
+	}
+	var cw countingWriter
+	out := NewJSONLines(&cw, false)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, ex := range exs {
+			if err := out.Write(ex); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := out.Flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(cw.n / int64(b.N))
+	perRecord(b, records)
+}
+
+// countingWriter counts what it discards.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
