@@ -2,7 +2,11 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/kdissect/kdissect/codec"
 )
@@ -89,4 +93,60 @@ func (c *Client) FindCoordinator(ctx context.Context, keyType int8, key string) 
 		return BrokerMetadata{}, clientError(ErrCoordinatorNotFound, fmt.Sprintf("%q: the answer names no broker", key), nil)
 	}
 	return b, nil
+}
+
+// FindCoordinators asks a broker which brokers coordinate keys, group
+// ids (keyType CoordinatorGroup) or transactional ids
+// (CoordinatorTransaction): in one FindCoordinator v4+ request when the
+// broker offers it (KIP-699), else one request per key. Nothing is
+// cached. It returns the coordinators found, by key; the error joins,
+// for each key not found, the reason (as FindCoordinator's errors), or
+// is the connection's when no answer came.
+func (c *Client) FindCoordinators(ctx context.Context, keyType int8, keys []string) (map[string]BrokerMetadata, error) {
+	out := make(map[string]BrokerMetadata, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	cn, err := c.anyConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := cn.Version(10)
+	if err != nil {
+		return nil, err
+	}
+	if v < 4 {
+		var errs []error
+		for _, k := range keys {
+			b, err := c.FindCoordinator(ctx, keyType, k)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%q: %w", k, err))
+				continue
+			}
+			out[k] = b
+		}
+		return out, errors.Join(errs...)
+	}
+	m, err := cn.RoundTrip(ctx, &codec.FindCoordinatorRequest{KeyType: keyType, CoordinatorKeys: keys}, v)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, co := range m.(*codec.FindCoordinatorResponse).Coordinators {
+		if err := partitionError(co.ErrorCode, "", -1, co.ErrorMessage); err != nil {
+			errs = append(errs, fmt.Errorf("%q: %w", co.Key, err))
+			continue
+		}
+		if co.Host == "" || co.Port <= 0 {
+			errs = append(errs, clientError(ErrCoordinatorNotFound, fmt.Sprintf("%q: the answer names no broker", co.Key), nil))
+			continue
+		}
+		out[co.Key] = BrokerMetadata{NodeID: co.NodeId, Host: co.Host, Port: co.Port}
+	}
+	for _, k := range keys {
+		if _, ok := out[k]; !ok && !slices.ContainsFunc(errs, func(e error) bool { return strings.Contains(e.Error(), strconv.Quote(k)) }) {
+			errs = append(errs, clientError(ErrCoordinatorNotFound, fmt.Sprintf("%q: not in the answer", k), nil))
+		}
+	}
+	return out, errors.Join(errs...)
 }

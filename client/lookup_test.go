@@ -2,9 +2,11 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // TestLookups asks a three-broker kfake cluster for a topic's leaders
@@ -74,5 +76,48 @@ func TestLookups(t *testing.T) {
 		if kb, _ := cl.Broker(b.NodeID); kb.Addr() != b.Addr() {
 			t.Errorf("%s: coordinator at %s, metadata says %s", k.key, b.Addr(), kb.Addr())
 		}
+	}
+}
+
+// TestFindCoordinators asks three-broker kfake clusters for the
+// coordinators of twelve groups and of twelve transactional ids: in one
+// batch each (FindCoordinator v4+), and from a cluster limited to Kafka
+// 2.8 (FindCoordinator v3: one request per key). Each is the broker the
+// cluster says, and the keys fall on more than one broker.
+func TestFindCoordinators(t *testing.T) {
+	for name, opts := range map[string][]kfake.Opt{
+		"batch":      {kfake.NumBrokers(3)},
+		"one-by-one": {kfake.NumBrokers(3), kfake.MaxVersions(kversion.V2_8_0())},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := newCluster(t, opts...)
+			cl := newClient(t, c, nil)
+			ctx := testCtx(t)
+			for _, typ := range []int8{CoordinatorGroup, CoordinatorTransaction} {
+				var keys []string
+				for i := range 12 {
+					keys = append(keys, fmt.Sprintf("key-%d-%d", typ, i))
+				}
+				got, err := cl.FindCoordinators(ctx, typ, keys)
+				if err != nil {
+					t.Fatal(err)
+				}
+				nodes := map[int32]bool{}
+				for _, k := range keys {
+					b, ok := got[k]
+					if !ok {
+						t.Errorf("%s: no coordinator", k)
+						continue
+					}
+					if want := c.CoordinatorFor(k); b.NodeID != want {
+						t.Errorf("%s: coordinator %d, the cluster says %d", k, b.NodeID, want)
+					}
+					nodes[b.NodeID] = true
+				}
+				if len(nodes) < 2 {
+					t.Errorf("type %d: every key on nodes %v", typ, nodes)
+				}
+			}
+		})
 	}
 }

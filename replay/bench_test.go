@@ -42,11 +42,15 @@ func benchReplay(b *testing.B, apis []int16) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, ex := range exs {
-			r.Add(ex)
-		}
 		b.StartTimer()
-		rep, err := r.Run(testCtx(b))
+		rep, err := r.Run(testCtx(b), func(add func(*dissect.Exchange) error) error {
+			for _, ex := range exs {
+				if err := add(ex); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,8 +16,8 @@ import (
 // UNKNOWN_TOPIC_ID, and on one broker no error the captured answers of
 // the same API did not have; on three brokers, where group, transaction
 // and admin requests go to their coordinators and controller, no
-// NOT_COORDINATOR or NOT_CONTROLLER either (but for DeleteGroups, whose
-// one request names two groups, see routeGroup).
+// NOT_COORDINATOR or NOT_CONTROLLER either (DeleteGroups, whose one
+// request names two groups, is split by coordinator: see keyRouted).
 func TestReplayGroupsAndTransactions(t *testing.T) {
 	for _, name := range []string{"franz_groups", "franz_transactions"} {
 		for _, brokers := range []int{1, 3} {
@@ -36,7 +36,7 @@ func TestReplayGroupsAndTransactions(t *testing.T) {
 						switch {
 						case e == "UNKNOWN_TOPIC_ID" || e == "NOT_CONTROLLER":
 							t.Errorf("%s: replayed %s×%d", s.API, e, s.ReplayedErrors[e])
-						case e == "NOT_COORDINATOR" && s.API != "DeleteGroups":
+						case e == "NOT_COORDINATOR":
 							t.Errorf("%s: replayed %s×%d", s.API, e, s.ReplayedErrors[e])
 						case brokers == 1 && s.CapturedErrors[e] == 0:
 							t.Errorf("%s: replayed %s×%d, captured errors %v", s.API, e, s.ReplayedErrors[e], slices.Sorted(maps.Keys(s.CapturedErrors)))

@@ -70,22 +70,47 @@ func (l *requestLog) total() int {
 	return n
 }
 
-// loadCapture dissects and decodes path into a new Replayer.
-func loadCapture(t testing.TB, path string, opts Options) *Replayer {
+// loadCapture returns a replay of path with opts: its Run dissects and
+// decodes the capture while it replays it.
+func loadCapture(t testing.TB, path string, opts Options) *loaded {
 	t.Helper()
 	r, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &loaded{r: r, path: path}
+}
+
+// loaded is a capture file and the Replayer to replay it with.
+type loaded struct {
+	r    *Replayer
+	path string
+}
+
+// Run replays the capture, streaming it from the file into the Replayer.
+func (l *loaded) Run(ctx context.Context) (*Report, error) {
+	return l.r.Run(ctx, func(add func(*dissect.Exchange) error) error {
+		return readCapture(l.path, add)
+	})
+}
+
+// readCapture dissects and decodes path, handing each exchange to add;
+// it stops at add's first error and returns it.
+func readCapture(path string, add func(*dissect.Exchange) error) error {
 	d := dissect.New(dissect.Options{})
 	dec := dissect.NewDecoder(dissect.DecodeOptions{})
-	if err := d.ReadFile(path, func(ex *dissect.Exchange) {
+	var addErr error
+	err := d.ReadFile(path, func(ex *dissect.Exchange) {
+		if addErr != nil {
+			return
+		}
 		dec.Decode(ex)
-		r.Add(ex)
-	}); err != nil {
-		t.Fatal(err)
+		addErr = add(ex)
+	})
+	if addErr != nil {
+		return addErr
 	}
-	return r
+	return err
 }
 
 // rec is one record as a consumer sees it.

@@ -43,9 +43,29 @@ type Options struct {
 	TopicMap map[string]string
 	// ReadOnly skips every request of an API that writes (see IsWrite).
 	ReadOnly bool
-	// DryRun sends nothing and opens no connection: Run only reports what
-	// would be sent (Report.Plan), at the captured versions.
+	// DryRun sends nothing and opens no connection: the report only says
+	// what would be sent (Report.Plan), at the captured versions.
 	DryRun bool
+
+	// Window bounds the requests read ahead of the replay (see Window);
+	// its zero value takes the defaults.
+	Window Window
+	// MaxPlan bounds Report.Plan; 0 means DefaultMaxPlan, negative
+	// keeps no plan.
+	MaxPlan int
+}
+
+// DefaultMaxPlan is the default bound of Report.Plan.
+const DefaultMaxPlan = 10000
+
+func (o *Options) maxPlan() int {
+	switch {
+	case o.MaxPlan == 0:
+		return DefaultMaxPlan
+	case o.MaxPlan < 0:
+		return 0
+	}
+	return o.MaxPlan
 }
 
 // DefaultConcurrency is the default cap on captured connections replayed
@@ -61,6 +81,9 @@ func (o *Options) check() error {
 	}
 	if o.Concurrency < 0 {
 		return fmt.Errorf("%w: concurrency %d is negative", ErrBadOption, o.Concurrency)
+	}
+	if err := o.Window.check(); err != nil {
+		return err
 	}
 	for from, to := range o.TopicMap {
 		if from == "" || to == "" {

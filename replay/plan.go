@@ -19,6 +19,8 @@ type item struct {
 	clientID *string
 	reqTime  time.Time
 	respTime time.Time // zero: no response captured
+	dep      time.Time // depTime: when the capture saw it completed
+	size     int64     // bytes of captured frames it holds (Window)
 
 	req       codec.Message // decoded request; rewritten in place before sending
 	capResp   codec.Message // decoded captured response, nil when none
@@ -40,6 +42,17 @@ type item struct {
 	downgrade  string // "v7 → v5", "" when none
 	lost       []string
 	rewriteNts []string
+	// partDowngrades are the parts of a split request sent at another
+	// version than the rest, to brokers offering other versions.
+	partDowngrades []partDowngrade
+}
+
+// partDowngrade is a part of a request sent to one broker at another
+// version.
+type partDowngrade struct {
+	broker string
+	to     int16
+	lost   []string
 }
 
 // Skip reasons, as the report names them.
@@ -53,7 +66,7 @@ const (
 
 // newItem makes the item of a decoded exchange.
 func (r *Replayer) newItem(ex *dissect.Exchange) *item {
-	it := &item{index: len(r.items), stream: ex.Stream, key: ex.APIKey, version: ex.APIVersion, clientID: ex.ClientID}
+	it := &item{index: r.added, stream: ex.Stream, key: ex.APIKey, version: ex.APIVersion, clientID: ex.ClientID}
 	if ex.Request != nil {
 		it.reqTime = ex.Request.Time
 	}

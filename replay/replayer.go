@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,28 +15,48 @@ import (
 	"github.com/kdissect/kdissect/dissect"
 )
 
-// Replayer replays the exchanges added to it. Add the exchanges of a
-// capture in capture order, then call Run once. A Replayer is not safe
-// for concurrent use (Run itself is concurrent inside).
+// Replayer replays the exchanges handed to it as they come: call Start,
+// then Add for each exchange of the capture in capture order (Add
+// blocks while the read-ahead window, Options.Window, is full), then
+// Wait for the report. The requests are sent while the capture is still
+// being read, and let go once done: memory is bounded by the window, not
+// by the capture. Start, Add and Wait are for one goroutine; the
+// replay itself is concurrent inside.
 type Replayer struct {
-	opts  Options
-	plans *plans
-	st    *state
-	items []*item
+	opts     Options
+	plans    *plans
+	st       *state
+	sessions *fetchSessions
+	tally    *tally
 
 	notesMu sync.Mutex
 	notes   []string
-	ran     bool
+	noteSet map[string]bool
 
-	// Set by Run.
+	started, waited bool
+	begin           time.Time
+	added           int // exchanges Add took
+	err             error
+
+	// Set by Start (none in a dry run).
+	ctx     context.Context
 	meta    *client.Client
 	home    string // the bootstrap address connections go to
 	routing bool   // the target has several brokers
-	order   *order
+	sched   *sched
+	clock   pacer
+	wg      sync.WaitGroup
 }
 
-// ErrAlreadyRun is returned by a second call to Run.
-var ErrAlreadyRun = errors.New("replay: Run was already called")
+// MaxNotes bounds Report.Notes.
+const MaxNotes = 1000
+
+// Errors of the Replayer's methods called out of turn.
+var (
+	ErrNotStarted     = errors.New("replay: Start was not called")
+	ErrAlreadyStarted = errors.New("replay: Start was already called")
+	ErrAlreadyWaited  = errors.New("replay: Wait was already called")
+)
 
 // New returns a Replayer. Errors wrap ErrBadOption.
 func New(opts Options) (*Replayer, error) {
@@ -43,19 +64,92 @@ func New(opts Options) (*Replayer, error) {
 		return nil, err
 	}
 	p := &plans{}
-	return &Replayer{opts: opts, plans: p, st: newState(p, opts.TopicMap)}, nil
+	r := &Replayer{opts: opts, plans: p, st: newState(p, opts.TopicMap), sessions: newFetchSessions(), noteSet: map[string]bool{}}
+	r.tally = newTally(&r.opts)
+	return r, nil
+}
+
+// Start connects to the target (not in a dry run) and readies the
+// replay; ctx bounds the whole replay: when it ends, requests not sent
+// yet are reported failed and Add returns its error. Errors: a second
+// call (ErrAlreadyStarted), a target that cannot be reached at all
+// (wrapping the client's error).
+func (r *Replayer) Start(ctx context.Context) error {
+	if r.started {
+		return ErrAlreadyStarted
+	}
+	r.started, r.begin, r.ctx = true, time.Now(), ctx
+	if r.opts.DryRun {
+		return nil
+	}
+	cfg := r.opts.Client
+	cfg.Brokers = r.opts.brokers()
+	meta, err := client.New(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("replay: target %s: %w", strings.Join(cfg.Brokers, ","), err)
+	}
+	md, err := meta.Metadata(ctx)
+	if err != nil {
+		meta.Close()
+		return fmt.Errorf("replay: target metadata: %w", err)
+	}
+	r.meta = meta
+	r.routing = len(md.Brokers) > 1
+	r.home = cfg.Brokers[0]
+	for _, t := range md.Topics {
+		if !t.ID.IsZero() {
+			r.st.setTargetID(t.Name, t.ID)
+		}
+	}
+	r.clock.speed = r.opts.Speed
+	r.sched = newSched(ctx, r.opts.Window, r.opts.concurrency(), func(q *streamQ) {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.runStream(q)
+		}()
+	})
+	return nil
 }
 
 // Add takes one exchange; ex must have been decoded (dissect.Decoder) so
 // that its topics, errors and records are known. Exchanges must come in
-// capture order. The request is copied: ex may be reused afterwards.
-// Exchanges with no request (a response whose request was not captured)
-// are counted, never sent.
-func (r *Replayer) Add(ex *dissect.Exchange) {
+// capture order. What replay needs of ex is copied: ex may be reused
+// afterwards. Exchanges with no request (a response whose request was
+// not captured) are counted, never sent. Add blocks while the
+// read-ahead window is full. It fails when called before Start or after
+// Wait, or once the replay's context has ended (its error; the request
+// is then counted as not sent).
+func (r *Replayer) Add(ex *dissect.Exchange) error {
+	if !r.started {
+		return ErrNotStarted
+	}
+	if r.waited {
+		return ErrAlreadyWaited
+	}
+	it := r.take(ex)
+	if it.skip != "" || r.opts.DryRun {
+		r.tally.add(it)
+		return nil
+	}
+	if r.clock.first.IsZero() {
+		r.clock.first, r.clock.start = it.reqTime, time.Now()
+	}
+	if err := r.sched.put(it); err != nil {
+		it.failure = "not sent: the replay ended first"
+		r.tally.add(it)
+		return fmt.Errorf("replay: %w", err)
+	}
+	return nil
+}
+
+// take makes the item of an exchange, with copies of what it keeps.
+func (r *Replayer) take(ex *dissect.Exchange) *item {
 	if ex.Decoded != nil {
 		r.st.learnCapturedTopics(ex.Decoded.Topics)
 	}
 	it := r.newItem(ex)
+	r.added++
 	if it.clientID != nil {
 		s := strings.Clone(*it.clientID)
 		it.clientID = &s
@@ -71,15 +165,21 @@ func (r *Replayer) Add(ex *dissect.Exchange) {
 			it.req, it.skip = nil, skipUndecoded+": "+err.Error()
 		} else {
 			it.req = req
+			it.size = int64(len(ex.Request.Bytes))
 		}
+	}
+	if it.req != nil {
+		r.sessions.capture(it, ex)
 	}
 	it.capResp = nil
-	if ex.Response != nil && ex.Decoded != nil && ex.Decoded.Response != nil && learnsFromResponse(it.key) {
+	if it.req != nil && ex.Response != nil && ex.Decoded != nil && ex.Decoded.Response != nil && learnsFromResponse(it.key) {
 		if resp, err := decodeBody(ex.Response.Bytes, true, it.key, ex.Decoded.ResponseVersion); err == nil {
 			it.capResp = resp
+			it.size += int64(len(ex.Response.Bytes))
 		}
 	}
-	r.items = append(r.items, it)
+	it.dep = depTime(it)
+	return it
 }
 
 // learnsFromResponse says whether replay reads the captured response of
@@ -121,109 +221,65 @@ func decodeBody(frame []byte, response bool, key, version int16) (codec.Message,
 	return m, nil
 }
 
-// note adds a report note once.
+// note adds a report note once (at most MaxNotes).
 func (r *Replayer) note(s string) {
 	r.notesMu.Lock()
 	defer r.notesMu.Unlock()
-	for _, n := range r.notes {
-		if n == s {
-			return
-		}
+	if r.noteSet[s] || len(r.notes) >= MaxNotes {
+		return
 	}
+	r.noteSet[s] = true
 	r.notes = append(r.notes, s)
 }
 
-// Run replays the exchanges added and returns the report. The error is
-// for failures of the whole: ErrAlreadyRun, a target that cannot be
-// reached at all (wrapping the client's error), or ctx ending (the
-// report is then still returned, with what was done). Failures of single
-// requests are in the report.
-func (r *Replayer) Run(ctx context.Context) (*Report, error) {
-	if r.ran {
-		return nil, ErrAlreadyRun
+// Wait says no exchange will come, waits for the replay of those added
+// to end, and returns the report. The error is for failures of the
+// whole: Wait out of turn, or the context ending (the report is then
+// still returned, with what was done). Failures of single requests are
+// in the report.
+func (r *Replayer) Wait() (*Report, error) {
+	if !r.started {
+		return nil, ErrNotStarted
 	}
-	r.ran = true
-	start := time.Now()
-	if r.opts.DryRun {
-		return buildReport(&r.opts, r.items, nil, time.Since(start)), nil
+	if r.waited {
+		return nil, ErrAlreadyWaited
 	}
-	cfg := r.opts.Client
-	cfg.Brokers = r.opts.brokers()
-	meta, err := client.New(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("replay: target %s: %w", strings.Join(cfg.Brokers, ","), err)
-	}
-	defer meta.Close()
-	r.meta = meta
-	md, err := meta.Metadata(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("replay: target metadata: %w", err)
-	}
-	r.routing = len(md.Brokers) > 1
-	r.home = cfg.Brokers[0]
-	for _, t := range md.Topics {
-		if !t.ID.IsZero() {
-			r.st.setTargetID(t.Name, t.ID)
+	r.waited = true
+	if r.sched != nil {
+		r.sched.close()
+		r.wg.Wait()
+		if n := r.sched.evictions(); n > 0 {
+			r.note(fmt.Sprintf("%d times a captured connection with nothing to send was closed to let another start (--concurrency %d is below the connections open at once); a later request of it opened new connections", n, r.opts.concurrency()))
 		}
+		r.meta.Close()
 	}
-
-	r.order = newOrder(r.items)
-	streams := r.streams()
-	var first time.Time
-	for _, it := range r.items {
-		if it.skip == "" && (first.IsZero() || it.reqTime.Before(first)) {
-			first = it.reqTime
-		}
+	if n := r.sessions.converted(); n > 0 {
+		r.note(fmt.Sprintf("%d incremental Fetch requests (KIP-227 fetch sessions) were sent as full fetches naming their session's partitions (SessionId 0, SessionEpoch -1): the target's fetch sessions are not used", n))
 	}
-	clock := pacer{start: time.Now(), first: first, speed: r.opts.Speed}
-	sem := make(chan struct{}, r.opts.concurrency())
-	var wg sync.WaitGroup
-	for _, s := range streams {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		r.order.admit(s[0].stream)
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			r.runStream(ctx, s, clock)
-		}()
-	}
-	wg.Wait()
-	for _, it := range r.items {
-		if it.skip == "" && !it.sent && it.failure == "" {
-			it.failure = "not sent: the replay ended first"
-		}
-	}
-	rep := buildReport(&r.opts, r.items, r.notes, time.Since(start))
-	if err := ctx.Err(); err != nil {
+	r.notesMu.Lock()
+	notes := slices.Clone(r.notes)
+	r.notesMu.Unlock()
+	rep := r.tally.report(notes, time.Since(r.begin))
+	if err := r.ctx.Err(); err != nil {
 		return rep, fmt.Errorf("replay: %w", err)
 	}
 	return rep, nil
 }
 
-// streams returns the items to send grouped by captured connection, in
-// order of each connection's first request.
-func (r *Replayer) streams() [][]*item {
-	idx := map[int]int{}
-	var out [][]*item
-	for _, it := range r.items {
-		if it.skip != "" {
-			continue
-		}
-		i, ok := idx[it.stream]
-		if !ok {
-			i = len(out)
-			idx[it.stream] = i
-			out = append(out, nil)
-		}
-		out[i] = append(out[i], it)
+// Run is Start, Add of every exchange read yields, and Wait: read calls
+// add for each exchange in capture order (add's error says the replay
+// ended; read should stop then), and its error ends the replay (Run
+// returns it after the report of what was done).
+func (r *Replayer) Run(ctx context.Context, read func(add func(*dissect.Exchange) error) error) (*Report, error) {
+	if err := r.Start(ctx); err != nil {
+		return nil, err
 	}
-	return out
+	rerr := read(r.Add)
+	rep, err := r.Wait()
+	if rerr != nil {
+		return rep, rerr
+	}
+	return rep, err
 }
 
 // pacer says when a request is due: its captured offset from the first

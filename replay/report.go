@@ -3,6 +3,8 @@ package replay
 import (
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/kdissect/kdissect/codec"
@@ -28,9 +30,13 @@ type Report struct {
 	// target has no ID for, producer ids fetched for captured producers
 	// whose InitProducerId the capture lacks, ...
 	Notes []string `json:"notes"`
-	// Plan lists every captured request and what replay does (or, in a
-	// dry run, would do) with it, in capture order.
-	Plan []PlanEntry `json:"plan,omitempty"`
+	// Plan lists the captured requests and what replay does (or, in a
+	// dry run, would do) with each, in capture order: the first
+	// Options.MaxPlan done (the ones done first, when requests of
+	// several connections finish out of order), then PlanOmitted counts
+	// the others.
+	Plan        []PlanEntry `json:"plan,omitempty"`
+	PlanOmitted int         `json:"plan_omitted"`
 }
 
 // MaxFailures bounds Report.Failures.
@@ -68,11 +74,15 @@ type Latency struct {
 	P99   *int64 `json:"p99_us"`
 }
 
-// Downgrade is the requests of one API sent at another version.
+// Downgrade is the requests of one API sent at another version: the
+// whole request (Broker empty), or the parts of split requests sent to
+// one broker of the target that offers other versions than the broker
+// the rest went to (Broker its address).
 type Downgrade struct {
 	API      string   `json:"api"`
 	From     int16    `json:"from_version"`
 	To       int16    `json:"to_version"`
+	Broker   string   `json:"broker,omitempty"`
 	Requests int      `json:"requests"`
 	Lost     []string `json:"lost_fields"` // fields the sent version cannot carry
 }
@@ -164,72 +174,120 @@ func latencyOf(h *stats.Histogram) Latency {
 	return l
 }
 
-// buildReport aggregates the items.
-func buildReport(opts *Options, items []*item, notes []string, took time.Duration) *Report {
-	rep := &Report{DryRun: opts.DryRun, Speed: max(opts.Speed, 0), Took: took.Microseconds(), Notes: notes}
+// tally aggregates the items done into a report as they finish, so
+// that the items can be let go: its size does not grow with the number
+// of requests (Failures and Plan are bounded). It is safe for concurrent
+// use.
+type tally struct {
+	opts *Options
+
+	mu          sync.Mutex
+	total       *APIStat
+	per         map[int16]*APIStat
+	dgs         map[dgKey]*Downgrade
+	failures    []Failure
+	plan        []PlanEntry
+	planOmitted int
+}
+
+type dgKey struct {
+	key      int16
+	from, to int16
+	broker   string
+}
+
+func newTally(opts *Options) *tally {
+	return &tally{opts: opts, total: newAPIStat(-1), per: map[int16]*APIStat{}, dgs: map[dgKey]*Downgrade{}}
+}
+
+// add counts one item, done.
+func (t *tally) add(it *item) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	key := it.key
+	if key < 0 {
+		key = -2
+	}
+	s, ok := t.per[key]
+	if !ok {
+		s = newAPIStat(key)
+		t.per[key] = s
+	}
+	s.add(it)
+	t.total.add(it)
+	if it.sent {
+		if it.downgrade != "" {
+			t.downgrade(dgKey{it.key, it.version, it.sentVer, ""}, it.lost)
+		}
+		for _, d := range it.partDowngrades {
+			t.downgrade(dgKey{it.key, it.version, d.to, d.broker}, d.lost)
+		}
+	}
+	if it.failure != "" && len(t.failures) < MaxFailures {
+		t.failures = append(t.failures, Failure{Stream: it.stream, Index: it.index, API: apiName(it.key), Error: it.failure})
+	}
+	if len(t.plan) < t.opts.maxPlan() {
+		t.plan = append(t.plan, planEntry(t.opts, it))
+	} else {
+		t.planOmitted++
+	}
+}
+
+func (t *tally) downgrade(k dgKey, lost []string) {
+	d, ok := t.dgs[k]
+	if !ok {
+		d = &Downgrade{API: codec.APIName(k.key), From: k.from, To: k.to, Broker: k.broker, Lost: []string{}}
+		t.dgs[k] = d
+	}
+	d.Requests++
+	for _, l := range lost {
+		if !slices.Contains(d.Lost, l) {
+			d.Lost = append(d.Lost, l)
+		}
+	}
+}
+
+// report builds the report of the items counted so far.
+func (t *tally) report(notes []string, took time.Duration) *Report {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	opts := t.opts
+	rep := &Report{DryRun: opts.DryRun, Speed: max(opts.Speed, 0), Took: took.Microseconds(), Notes: notes,
+		Failures: slices.Clone(t.failures), Plan: slices.Clone(t.plan), PlanOmitted: t.planOmitted}
+	slices.SortFunc(rep.Plan, func(a, b PlanEntry) int { return a.Index - b.Index })
 	if !opts.DryRun {
 		if b := opts.brokers(); len(b) > 0 {
 			rep.Target = b[0]
 		}
 	}
-	total := newAPIStat(-1)
-	per := map[int16]*APIStat{}
-	type dgKey struct {
-		key      int16
-		from, to int16
-	}
-	dgs := map[dgKey]*Downgrade{}
-	for _, it := range items {
-		key := it.key
-		if key < 0 {
-			key = -2
-		}
-		s, ok := per[key]
-		if !ok {
-			s = newAPIStat(key)
-			per[key] = s
-		}
-		s.add(it)
-		total.add(it)
-		if it.downgrade != "" && it.sent {
-			k := dgKey{it.key, it.version, it.sentVer}
-			d, ok := dgs[k]
-			if !ok {
-				d = &Downgrade{API: codec.APIName(it.key), From: it.version, To: it.sentVer, Lost: []string{}}
-				dgs[k] = d
-			}
-			d.Requests++
-			for _, l := range it.lost {
-				if !slices.Contains(d.Lost, l) {
-					d.Lost = append(d.Lost, l)
-				}
-			}
-		}
-		if it.failure != "" && len(rep.Failures) < MaxFailures {
-			rep.Failures = append(rep.Failures, Failure{Stream: it.stream, Index: it.index, API: apiName(it.key), Error: it.failure})
-		}
-		rep.Plan = append(rep.Plan, planEntry(opts, it))
-	}
+	total := *t.total
 	total.finish()
-	rep.Total = *total
-	for _, s := range per {
-		s.finish()
-		rep.APIs = append(rep.APIs, *s)
+	rep.Total = total
+	for _, s := range t.per {
+		c := *s
+		c.finish()
+		rep.APIs = append(rep.APIs, c)
 	}
 	slices.SortFunc(rep.APIs, func(a, b APIStat) int { return int(a.Key) - int(b.Key) })
-	for _, d := range dgs {
-		slices.Sort(d.Lost)
-		rep.Downgrades = append(rep.Downgrades, *d)
+	for _, d := range t.dgs {
+		c := *d
+		c.Lost = slices.Clone(d.Lost)
+		slices.Sort(c.Lost)
+		rep.Downgrades = append(rep.Downgrades, c)
 	}
 	slices.SortFunc(rep.Downgrades, func(a, b Downgrade) int {
-		if a.API != b.API {
-			if a.API < b.API {
-				return -1
-			}
-			return 1
+		if c := strings.Compare(a.API, b.API); c != 0 {
+			return c
 		}
-		return int(a.From) - int(b.From)
+		if a.From != b.From {
+			return int(a.From) - int(b.From)
+		}
+		if a.To != b.To {
+			return int(b.To) - int(a.To)
+		}
+		return strings.Compare(a.Broker, b.Broker)
 	})
+	slices.SortFunc(rep.Failures, func(a, b Failure) int { return a.Index - b.Index })
 	if rep.Failures == nil {
 		rep.Failures = []Failure{}
 	}

@@ -144,7 +144,8 @@ func misrouted(d destination, codes []int16) int16 {
 // version v) on cn, the connection to its destination d. When the answer
 // says the broker is not the coordinator or controller, the target is
 // asked again where d is and, when that is another broker, the request
-// is sent there once more: the refused request changed nothing. Requests
+// is sent there once more (at the version that broker offers): the
+// refused request changed nothing. Requests
 // naming several groups or transactional ids are not sent again (part
 // of them may have been served). It returns the last answer and the
 // time from the first send to it.
@@ -173,7 +174,12 @@ func (r *Replayer) sendRouted(ctx context.Context, cs *conns, cn *client.Conn, i
 		return resp, time.Since(t0), nil
 	}
 	it.rewriteNts = append(it.rewriteNts, fmt.Sprintf("sent again to %s after %s", addr, codec.ErrorName(code)))
-	resp2, err := cn2.RoundTrip(ctx, req, v)
+	p := &leaderPart{addr: addr, req: req}
+	v2, err := r.partVersion(it, cn2, p, v) // that broker may offer other versions
+	if err != nil {
+		return resp, time.Since(t0), fmt.Errorf("sent again to %s: %w", addr, err)
+	}
+	resp2, err := cn2.RoundTrip(ctx, req, v2)
 	if err != nil {
 		return resp, time.Since(t0), fmt.Errorf("sent again to %s: %w", addr, err)
 	}

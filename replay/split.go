@@ -392,7 +392,7 @@ func (r *Replayer) sendToLeaders(ctx context.Context, cs *conns, it *item, req c
 		if len(parts) > 1 && attempt == 0 {
 			it.rewriteNts = append(it.rewriteNts, fmt.Sprintf("split by leader into %d requests", len(parts)))
 		}
-		r.sendParts(ctx, cs, parts, v)
+		r.sendParts(ctx, cs, it, parts, v)
 		var next []tpKey
 		for _, p := range parts {
 			if p.err != nil {
@@ -442,18 +442,24 @@ func (r *Replayer) sendToLeaders(ctx context.Context, cs *conns, it *item, req c
 	return mergeResponses(answers, l.resp, order, results), lat, err
 }
 
-// sendParts sends the parts at once and waits for their answers.
-func (r *Replayer) sendParts(ctx context.Context, cs *conns, parts []*leaderPart, v int16) {
+// sendParts sends the parts at once and waits for their answers. Each
+// part goes at the version its broker offers (partVersion): v, chosen
+// for the whole on another connection, unless that broker offers
+// another.
+func (r *Replayer) sendParts(ctx context.Context, cs *conns, it *item, parts []*leaderPart, v int16) {
 	cns := make([]*client.Conn, len(parts))
+	vs := make([]int16, len(parts))
 	for i, p := range parts {
 		cns[i], p.err = cs.get(ctx, p.addr)
 		if p.err != nil {
 			p.err = fmt.Errorf("connect: %w", p.err)
+			continue
 		}
+		vs[i], p.err = r.partVersion(it, cns[i], p, v)
 	}
 	if len(parts) == 1 {
 		if parts[0].err == nil {
-			parts[0].resp, parts[0].err = cns[0].RoundTrip(ctx, parts[0].req, v)
+			parts[0].resp, parts[0].err = cns[0].RoundTrip(ctx, parts[0].req, vs[0])
 		}
 		return
 	}
@@ -462,7 +468,7 @@ func (r *Replayer) sendParts(ctx context.Context, cs *conns, parts []*leaderPart
 		if p.err != nil {
 			continue
 		}
-		wg.Go(func() { p.resp, p.err = cns[i].RoundTrip(ctx, p.req, v) })
+		wg.Go(func() { p.resp, p.err = cns[i].RoundTrip(ctx, p.req, vs[i]) })
 	}
 	wg.Wait()
 }

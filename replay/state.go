@@ -29,19 +29,38 @@ type state struct {
 	generations    map[groupGen]int32       // captured generation/epoch of a group → target's
 	coordinators   map[coordinatorKey]int32 // (key type, key) → target node id
 	// sequences: per captured producer and partition, the sequence the
-	// next batch sent gets, and the captured base sequences already
-	// given one (a batch the captured client sent again keeps its).
+	// next batch sent gets, and the last captured base sequences given
+	// one (a batch the captured client sent again keeps its).
 	nextSequence  map[seqKey]int32
-	sentSequence  map[seqBatch]int32
+	sentSequence  map[seqKey]*recentBatches
 	telemetry     map[codec.UUID]telemetryID // captured client instance id → target's
 	subscriptions map[int32]int32            // captured subscription id → target's
 }
 
-// seqBatch is one captured batch of a producer and partition, by its
-// base sequence.
-type seqBatch struct {
-	seqKey
-	base int32
+// recentBatches are the last batches of a producer and partition given
+// a sequence: captured base sequence → sequence sent. A producer
+// re-sends only batches still in flight (at most 5 per partition for an
+// idempotent producer), so the last recentBatchCount are enough, and the
+// memory does not grow with the batches sent.
+type recentBatches struct {
+	base, seq [recentBatchCount]int32
+	n         int // batches recorded, the last at (n-1)%recentBatchCount
+}
+
+const recentBatchCount = 16
+
+func (r *recentBatches) find(base int32) (int32, bool) {
+	for i := range min(r.n, recentBatchCount) {
+		if r.base[i] == base {
+			return r.seq[i], true
+		}
+	}
+	return 0, false
+}
+
+func (r *recentBatches) add(base, seq int32) {
+	r.base[r.n%recentBatchCount], r.seq[r.n%recentBatchCount] = base, seq
+	r.n++
 }
 
 type pidEpoch struct {
@@ -79,7 +98,7 @@ func newState(p *plans, topicMap map[string]string) *state {
 		generations:    map[groupGen]int32{},
 		coordinators:   map[coordinatorKey]int32{},
 		nextSequence:   map[seqKey]int32{},
-		sentSequence:   map[seqBatch]int32{},
+		sentSequence:   map[seqKey]*recentBatches{},
 		telemetry:      map[codec.UUID]telemetryID{},
 		subscriptions:  map[int32]int32{},
 	}
@@ -330,11 +349,16 @@ func (s *state) rewriteBatches(raw []byte, topic string, partition int32) (out [
 func (s *state) sequence(k seqKey, base, records int32) int32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if seq, ok := s.sentSequence[seqBatch{k, base}]; ok {
+	recent := s.sentSequence[k]
+	if recent == nil {
+		recent = &recentBatches{}
+		s.sentSequence[k] = recent
+	}
+	if seq, ok := recent.find(base); ok {
 		return seq
 	}
 	seq := s.nextSequence[k]
-	s.sentSequence[seqBatch{k, base}] = seq
+	recent.add(base, seq)
 	s.nextSequence[k] = int32((int64(seq) + int64(max(records, 1))) & 0x7fffffff)
 	return seq
 }

@@ -35,42 +35,68 @@ func (c *conns) close() {
 	}
 }
 
-// runStream replays the items of one captured connection in order.
-func (r *Replayer) runStream(ctx context.Context, items []*item, clock pacer) {
-	cs := &conns{cfg: r.opts.Client, m: map[string]*client.Conn{}}
-	cs.cfg.Brokers = nil
-	if id := items[0].clientID; id != nil {
-		cs.cfg.ClientID = id
-	}
-	defer cs.close()
-	for _, it := range items {
-		if err := clock.wait(ctx, it); err == nil {
-			err = r.order.wait(ctx, it)
-			if err == nil {
-				r.send(ctx, cs, it)
+// runStream is the runner of one captured connection: it replays the
+// connection's requests in order, as sched hands them over, on its own
+// connections to the target, until sched tells it to stop.
+func (r *Replayer) runStream(q *streamQ) {
+	ctx := r.ctx
+	var cs *conns
+	defer func() {
+		if cs != nil {
+			cs.close()
+		}
+	}()
+	for {
+		it, ok := r.sched.next(q)
+		if !ok {
+			return
+		}
+		if cs == nil {
+			cs = &conns{cfg: r.opts.Client, m: map[string]*client.Conn{}}
+			cs.cfg.Brokers = nil
+			if it.clientID != nil {
+				cs.cfg.ClientID = it.clientID
 			}
 		}
-		r.order.finish(it)
+		err := r.clock.wait(ctx, it)
+		if err == nil {
+			err = r.sched.waitOrder(it)
+		}
+		if err == nil {
+			r.send(ctx, cs, it)
+		} else if !it.sent && it.failure == "" {
+			it.failure = "not sent: the replay ended first"
+		}
+		r.sched.done(q, it)
+		r.release(it)
 	}
+}
+
+// release counts a done item in the report and lets go of what it
+// holds.
+func (r *Replayer) release(it *item) {
+	r.tally.add(it)
+	it.req, it.capResp = nil, nil
 }
 
 // send rewrites one request for the target, sends it and reads the
 // answer, filling the item's outcome. A leader-routed request goes to
-// the leaders of its partitions (sendToLeaders), any other to its
-// destination (sendRouted); its version is chosen on the connection to
-// that destination (to the bootstrap broker for a leader-routed one:
-// the brokers of a cluster offer the same versions).
+// the leaders of its partitions (sendToLeaders), one naming groups or
+// transactional ids of several coordinators to those (sendToCoordinators),
+// any other to its destination (sendRouted). Its version is chosen on
+// the connection to its destination; for a split request, on the
+// bootstrap broker's, then again for each part on its broker's
+// (partVersion).
 func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
 	lr, byLeader := leaderRouted[it.key]
+	kl, byKeys := keyRouted[it.key]
+	byKeys = byKeys && !byLeader && r.routing && len(keysOf(it.req, kl)) > 1
 	d := destination{kind: routeAny}
 	addr := r.home
-	if !byLeader {
+	if !byLeader && !byKeys {
 		d = r.destinationOf(it.key, it.req)
 		if d.kind != routeAny {
 			addr = r.nodeAddr(r.nodeOf(ctx, d, false))
-		}
-		if d.more && r.routing {
-			it.rewriteNts = append(it.rewriteNts, "names several groups or transactional ids: sent to the coordinator of the first")
 		}
 	}
 	cn, err := cs.get(ctx, addr)
@@ -121,9 +147,12 @@ func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
 	it.sentVer = v
 	var resp codec.Message
 	var lat time.Duration
-	if byLeader {
+	switch {
+	case byLeader:
 		resp, lat, err = r.sendToLeaders(ctx, cs, it, req, v, lr)
-	} else {
+	case byKeys:
+		resp, lat, err = r.sendToCoordinators(ctx, cs, it, req, v, kl)
+	default:
 		resp, lat, err = r.sendRouted(ctx, cs, cn, it, req, v, d)
 	}
 	it.sent = true

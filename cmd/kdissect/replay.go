@@ -38,6 +38,8 @@ type replayFlags struct {
 	mapTopics    []string
 	dryRun       bool
 	readOnly     bool
+	window       replay.Window
+	maxPlan      int
 }
 
 // parseSpeed reads --speed: a positive factor ("1", "10", "0.5") or "max".
@@ -78,6 +80,13 @@ each connection authenticates with --sasl-* instead.
 --speed 1 keeps the captured pacing, 10 is ten times faster, max sends as
 fast as the broker answers; at every speed a request waits for the requests
 that were answered before it was sent in the capture, on every connection.
+
+The capture streams into the replay, a bounded window read ahead
+(--window-*), so memory does not grow with the capture. Requests naming
+partitions of several leaders, or groups of several coordinators, are
+split and their answers merged, each part at the version its broker
+offers. Fetch sessions are not replayed: incremental fetches are sent as
+full fetches of their session's partitions.
 
 The report gives, per API and overall, the requests sent and answered,
 errors by name as captured and as replayed, latency p50 and p99 as
@@ -123,29 +132,49 @@ usage.`,
 			if err != nil {
 				return err
 			}
+			ctx, cancel := commandContext(cmd)
+			defer cancel()
+			if err := r.Start(ctx); err != nil {
+				return inputError{err}
+			}
+			// The capture streams into the replay: requests are sent
+			// while it is read, a bounded window ahead (--window-*).
 			d := dissect.New(dopts)
 			dec := dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: cf.maxDecompressed}})
-			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd)}
+			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd),
+				stop: func() bool { return ctx.Err() != nil }}
 			var failed []error
+			added := 0
 			for _, path := range args {
+				if ctx.Err() != nil {
+					break
+				}
 				if err := in.read(path, func(ex *dissect.Exchange) {
+					if ctx.Err() != nil {
+						return
+					}
+					added++
 					dec.Decode(ex)
-					r.Add(ex)
+					r.Add(ex) // fails only once ctx has ended: the report counts what was not sent
 				}); err != nil {
 					failed = append(failed, err)
 				}
 			}
-			for _, err := range failed[:max(0, len(failed)-1)] {
-				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
-			}
-			if len(failed) > 0 {
-				return inputError{failed[len(failed)-1]}
-			}
-			ctx, cancel := commandContext(cmd)
-			defer cancel()
-			rep, err := r.Run(ctx)
+			rep, err := r.Wait()
 			if rep == nil {
 				return inputError{err}
+			}
+			if added == 0 && len(failed) > 0 { // nothing read: no report to show
+				for _, err := range failed[:len(failed)-1] {
+					fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
+				}
+				return inputError{failed[len(failed)-1]}
+			}
+			// A capture that could not be read to its end was replayed
+			// up to there: the report says what was sent, the exit
+			// status that the input failed.
+			for _, err := range failed[:max(0, len(failed)-1)] {
+				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
 			}
 			write := writeReplayTables
 			if cf.format == "json" {
@@ -156,6 +185,9 @@ usage.`,
 			}
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
+			}
+			if len(failed) > 0 {
+				return inputError{failed[len(failed)-1]}
 			}
 			if !rep.Complete() {
 				return incompleteError{failed: rep.Total.Failed, unanswered: rep.Total.Sent - rep.Total.Answered - rep.Total.NoAnswer}
@@ -179,6 +211,11 @@ usage.`,
 	fs.IntSliceVar(&rf.streams, "stream", nil, "only this captured connection (the stream column of read); repeatable")
 	fs.StringSliceVar(&rf.mapTopics, "map-topic", nil, "send topic OLD as NEW: OLD=NEW, repeatable")
 	fs.BoolVar(&rf.dryRun, "dry-run", false, "connect to nothing, send nothing: list what would be sent")
+	fs.IntVar(&rf.window.Requests, "window-requests", replay.DefaultWindowRequests, "most captured requests read ahead of the replay")
+	fs.Int64Var(&rf.window.Bytes, "window-bytes", replay.DefaultWindowBytes, "most bytes of captured frames read ahead of the replay")
+	fs.IntVar(&rf.window.ConnRequests, "window-conn-requests", replay.DefaultWindowConnRequests, "most requests of one captured connection read ahead")
+	fs.Int64Var(&rf.window.ConnBytes, "window-conn-bytes", replay.DefaultWindowConnBytes, "most bytes of one captured connection read ahead")
+	fs.IntVar(&rf.maxPlan, "max-plan", replay.DefaultMaxPlan, "most requests listed in the plan (the dry run's table, json's plan)")
 	fs.BoolVar(&rf.readOnly, "read-only", false, "skip every API that writes (Produce, CreateTopics, DeleteTopics, DeleteRecords, AlterConfigs, OffsetCommit, transactions, ...)")
 	return cmd
 }
@@ -195,6 +232,16 @@ func (f *replayFlags) options() (replay.Options, error) {
 		return o, fmt.Errorf("--concurrency must be positive, got %d", f.concurrency)
 	}
 	o.Speed, o.Concurrency, o.KeepVersions, o.DryRun, o.ReadOnly = speed, f.concurrency, f.keepVersions, f.dryRun, f.readOnly
+	if f.window.Requests <= 0 || f.window.Bytes <= 0 || f.window.ConnRequests <= 0 || f.window.ConnBytes <= 0 {
+		return o, fmt.Errorf("--window-requests, --window-bytes, --window-conn-requests and --window-conn-bytes must be positive")
+	}
+	if f.maxPlan < 0 {
+		return o, fmt.Errorf("--max-plan must not be negative, got %d", f.maxPlan)
+	}
+	o.Window, o.MaxPlan = f.window, f.maxPlan
+	if f.maxPlan == 0 {
+		o.MaxPlan = -1
+	}
 	for _, a := range f.apis {
 		k, err := filter.ParseAPI(a)
 		if err != nil {

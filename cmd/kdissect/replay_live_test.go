@@ -199,23 +199,29 @@ func TestReplayLiveCapture(t *testing.T) {
 	d := dissect.New(dissect.Options{Ports: []uint16{port}})
 	dec := dissect.NewDecoder(dissect.DecodeOptions{})
 	produces := 0
-	if err := d.ReadFile(pcap, func(ex *dissect.Exchange) {
-		dec.Decode(ex)
-		if ex.APIKey == 0 && ex.ClientID != nil && *ex.ClientID == "live-idem" {
-			if produces++; produces == 2 {
-				return
+	rep2, err := r.Run(testCtxLive(t), func(add func(*dissect.Exchange) error) error {
+		var addErr error
+		err := d.ReadFile(pcap, func(ex *dissect.Exchange) {
+			dec.Decode(ex)
+			if ex.APIKey == 0 && ex.ClientID != nil && *ex.ClientID == "live-idem" {
+				if produces++; produces == 2 {
+					return
+				}
 			}
+			if addErr == nil {
+				addErr = add(ex)
+			}
+		})
+		if addErr != nil {
+			return addErr
 		}
-		r.Add(ex)
-	}); err != nil {
+		return err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if produces != 3 {
 		t.Fatalf("the franz-go producer sent %d Produce requests, want 3 (one per round)", produces)
-	}
-	rep2, err := r.Run(testCtxLive(t))
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, s := range rep2.APIs {
 		if s.API == "Produce" && len(s.ReplayedErrors) > 0 {

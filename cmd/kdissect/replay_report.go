@@ -40,6 +40,9 @@ func writeReplayTables(w io.Writer, rep *replay.Report) error {
 		if err := t.Render(); err != nil {
 			return err
 		}
+		if rep.PlanOmitted > 0 {
+			fmt.Fprintf(w, "%d more requests not listed (--max-plan)\n", rep.PlanOmitted)
+		}
 		fmt.Fprintf(w, "dry run: %d requests would be sent, %d skipped; nothing was sent\n", rep.Total.Captured-skipped(rep.Total), skipped(rep.Total))
 		fmt.Fprintln(w, "versions are the captured ones: a dry run connects to nothing, so it cannot know which the target offers (a replay sends the nearest it does)")
 		return nil
@@ -67,9 +70,13 @@ func writeReplayTables(w io.Writer, rep *replay.Report) error {
 	}
 	if len(rep.Downgrades) > 0 {
 		fmt.Fprintln(w, "downgraded (the target does not offer the captured version):")
-		d := newTable(w, "api", "captured", "sent", "requests", "fields the sent version cannot carry")
+		d := newTable(w, "api", "captured", "sent", "broker", "requests", "fields the sent version cannot carry")
 		for _, g := range rep.Downgrades {
-			d.Append([]string{g.API, "v" + strconv.Itoa(int(g.From)), "v" + strconv.Itoa(int(g.To)), strconv.Itoa(g.Requests), strings.Join(g.Lost, ", ")})
+			broker := g.Broker
+			if broker == "" {
+				broker = "all"
+			}
+			d.Append([]string{g.API, "v" + strconv.Itoa(int(g.From)), "v" + strconv.Itoa(int(g.To)), broker, strconv.Itoa(g.Requests), strings.Join(g.Lost, ", ")})
 		}
 		if err := d.Render(); err != nil {
 			return err

@@ -55,6 +55,31 @@ func TestReplayCommandTable(t *testing.T) {
 	}
 }
 
+// TestReplayCommandSmallWindow: one connection at a time through a
+// window of one request: every request sent and answered, exit 0, and
+// the note that idle connections were closed for others.
+func TestReplayCommandSmallWindow(t *testing.T) {
+	c := startCluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(3))
+	code, out, errs := runClientCmd(t, "", "replay", replayCapture, "-b", c.ListenAddrs()[0], "--speed", "max", "--format", "json",
+		"--concurrency", "1", "--window-requests", "1", "--window-bytes", "1", "--window-conn-requests", "1", "--window-conn-bytes", "1", "--max-plan", "5")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var rep replay.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep.Total.Sent != 20 || rep.Total.Answered != 20 || rep.Total.Records != 60 {
+		t.Errorf("total %+v", rep.Total)
+	}
+	if len(rep.Plan) != 5 || rep.PlanOmitted != 15 {
+		t.Errorf("plan: %d entries, %d omitted; want 5 and 15", len(rep.Plan), rep.PlanOmitted)
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), "closed to let another start") {
+		t.Errorf("notes %q", rep.Notes)
+	}
+}
+
 // TestReplayCommandDryRun: no broker contacted (it sees no request), the
 // plan listed, exit 0.
 func TestReplayCommandDryRun(t *testing.T) {
@@ -92,6 +117,9 @@ func TestReplayCommandUsage(t *testing.T) {
 		{"replay", replayCapture, "-b", "127.0.0.1:1", "--speed", "0"},
 		{"replay", replayCapture, "-b", "127.0.0.1:1", "--map-topic", "nope"},
 		{"replay", replayCapture, "-b", "127.0.0.1:1", "--format", "xml"},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--window-requests", "0"},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--window-conn-bytes", "-1"},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--max-plan", "-1"},
 	} {
 		if code, _, errs := runClientCmd(t, "", args...); code != exitUsage {
 			t.Errorf("%q: exit %d, want 2 (%s)", args, code, errs)
