@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect/render"
 )
 
 func newAPIsCmd() *cobra.Command {
@@ -49,7 +49,7 @@ func newAPIsCmd() *cobra.Command {
 				}
 				return nil
 			case "table", "summary":
-				out := &stickyWriter{w: cmd.OutOrStdout()} // tablewriter drops write errors
+				out := render.NewStickyWriter(cmd.OutOrStdout()) // tablewriter drops write errors
 				t := tablewriter.NewTable(out, tablewriter.WithHeaderAutoFormat(tw.Off))
 				t.Header([]string{"key", "api", "versions", "flexible from"})
 				for _, a := range apis {
@@ -59,7 +59,7 @@ func newAPIsCmd() *cobra.Command {
 					}
 					t.Append([]string{strconv.Itoa(int(a.Key)), a.Name, fmt.Sprintf("v%d-v%d", a.MinVersion, a.MaxVersion), flex})
 				}
-				if err := cmp.Or(t.Render(), out.err); err != nil {
+				if err := cmp.Or(t.Render(), out.Err()); err != nil {
 					return inputError{fmt.Errorf("write output: %w", err)}
 				}
 				return nil
@@ -70,20 +70,4 @@ func newAPIsCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table or json")
 	return cmd
-}
-
-// stickyWriter keeps the first error of its writer and writes nothing
-// after it, for writers (tablewriter) that do not return write errors.
-type stickyWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (s *stickyWriter) Write(b []byte) (int, error) {
-	if s.err != nil {
-		return 0, s.err
-	}
-	n, err := s.w.Write(b)
-	s.err = err
-	return n, err
 }

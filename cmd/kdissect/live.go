@@ -18,6 +18,7 @@ import (
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/capfilter"
 	"github.com/kdissect/kdissect/dissect/live"
+	"github.com/kdissect/kdissect/dissect/render"
 )
 
 // liveFlags are the flags of live beyond the capture flags.
@@ -35,10 +36,13 @@ func newLiveCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "live -i IFACE",
 		Short: "Sniff Kafka exchanges on a network interface until Ctrl-C or -c N",
-		Long: `Sniff Kafka exchanges on a network interface until Ctrl-C (or SIGTERM), or
-until -c N exchanges were seen, then print them; connections still open are
-flushed, so an exchange waiting for its response is printed without one.
-Packet counts, with the kernel's drops, go to standard error.
+		Long: `Sniff Kafka exchanges on a network interface and print each as soon as its
+response is seen (or it is known to have none), until Ctrl-C (or SIGTERM) or
+until -c N exchanges were printed; then connections still open are flushed,
+so an exchange waiting for its response is printed without one. The summary
+table has fixed column widths here (longer cells end in …); the other
+formats are flushed after every exchange, so a pipe (| jq) follows the
+traffic. Packet counts, with the kernel's drops, go to standard error.
 
 The capture filter runs in the kernel: without -f it is "tcp and port (P...)"
 for the broker ports given with -p. Live capture needs root or CAP_NET_RAW
@@ -95,7 +99,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	if err != nil {
 		return err
 	}
-	out, err := flags.writer(cmd)
+	out, err := flags.liveWriter(cmd)
 	if err != nil {
 		return err
 	}
@@ -170,6 +174,9 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		if writeErr == nil {
 			writeErr = out.Write(ex)
 		}
+		if writeErr == nil && flags.format != "summary" {
+			writeErr = out.Flush() // shown as it is seen, also through a pipe
+		}
 	})
 	runErr := h.Run(ctx, func(data []byte, ci gopacket.CaptureInfo) bool {
 		if pcapW != nil {
@@ -220,4 +227,17 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 // exchange as soon as it completes, so emitted counts them as they come.
 func enoughExchanges(n, emitted int) bool {
 	return n > 0 && emitted >= n
+}
+
+// liveWriter is the writer of --format for live: the summary table is a
+// render.StreamTable, whose rows come out as the exchanges complete (a
+// render.Table could print only at the end); the other formats are
+// flushed after each exchange by runLive.
+func (f *captureFlags) liveWriter(cmd *cobra.Command) (exchangeWriter, error) {
+	if f.format != "summary" {
+		return f.writer(cmd)
+	}
+	t := render.NewStreamTable(cmd.OutOrStdout())
+	t.Colors = render.NewColors(colorWanted(cmd.OutOrStdout(), f.noColor))
+	return t, nil
 }

@@ -302,6 +302,39 @@ func TestLiveExchangeFilter(t *testing.T) {
 	}
 }
 
+// TestLiveStreamsOutput checks that live prints each exchange while it
+// still runs, in every format: a Produce exchange reaches standard output
+// before the capture is stopped (the summary table with its header first).
+func TestLiveStreamsOutput(t *testing.T) {
+	needLiveCapture(t)
+	for _, format := range []string{"summary", "json", "detail", "hexdump"} {
+		t.Run(format, func(t *testing.T) {
+			addr, port := fakeCluster(t)
+			run := startLive(t, "live", "-i", "lo", "-p", fmt.Sprint(port), "--format", format, "--no-color")
+			run.stdout.mu.Lock()
+			run.stdout.watch, run.stdout.seen = "Produce", make(chan struct{})
+			run.stdout.mu.Unlock()
+			produce(t, addr, 2)
+			select {
+			case <-run.stdout.seen:
+			case err := <-run.done:
+				t.Fatalf("live ended by itself: %v\n%s", err, run.stderr)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no Produce exchange printed while live ran; stdout so far:\n%s", run.stdout)
+			}
+			if format == "summary" && !strings.HasPrefix(run.stdout.String(), "┌") {
+				t.Errorf("summary rows without the header first:\n%s", run.stdout)
+			}
+			if err := run.wait(t, true); err != nil {
+				t.Fatalf("kdissect live: %v\n%s", err, run.stderr)
+			}
+			if format == "summary" && !strings.HasSuffix(strings.TrimSpace(run.stdout.String()), "┘") {
+				t.Errorf("summary without its bottom border after Ctrl-C:\n%s", run.stdout)
+			}
+		})
+	}
+}
+
 // TestLiveErrors checks the one-line errors and exit statuses.
 func TestLiveErrors(t *testing.T) {
 	for _, tc := range []struct {

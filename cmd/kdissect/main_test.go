@@ -239,6 +239,7 @@ func TestWriteErrors(t *testing.T) {
 		{"apis", "--format", "json"},
 		{"decode", "00120003000000010007636f6e736f6c6500096b6469737365637404312e3000"},
 		{"read", "--format", "json", lz4Capture},
+		{"read", lz4Capture},
 		{"read", "--format", "detail", lz4Capture},
 		{"read", "--format", "hexdump", lz4Capture},
 		{"stats", lz4Capture},

@@ -118,7 +118,8 @@ func (t *Table) Flush() error {
 	for i, w := range t.widths {
 		widths.Set(i, w+2) // and a space of padding on each side
 	}
-	tbl := tablewriter.NewTable(t.w,
+	sw := NewStickyWriter(t.w) // tablewriter drops write errors
+	tbl := tablewriter.NewTable(sw,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
@@ -135,11 +136,19 @@ func (t *Table) Flush() error {
 		}
 	}
 	if spill != nil {
-		if err := spill.each(func(row []string) error { return tbl.Append(row) }); err != nil {
+		if err := spill.each(func(row []string) error {
+			if err := tbl.Append(row); err != nil {
+				return err
+			}
+			return sw.err // stop at the first write error
+		}); err != nil {
 			return err
 		}
 	}
-	return tbl.Close()
+	if err := tbl.Close(); err != nil {
+		return err
+	}
+	return sw.err
 }
 
 // SummaryRow returns the summary table cells of ex.
