@@ -216,9 +216,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		return inputError{fmt.Errorf("write output: %w", writeErr)}
 	}
 	if seen == 0 {
-		ds := d.Stats()
-		fmt.Fprintf(stderr, "kdissect: no Kafka exchanges in %d packets (%d TCP) on broker ports %v; name the broker port with -p\n",
-			ds.Packets, ds.TCPPackets, opts.Ports)
+		noExchanges(stderr, d.Stats(), opts, false) // the filter ran in the kernel
 	}
 	return nil
 }

@@ -252,3 +252,23 @@ func TestWriteErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestNoExchangesHints checks that a capture giving no exchange is
+// explained by its cause: the capture filter, the broker port, or an
+// empty port list (a usage error).
+func TestNoExchangesHints(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"read", "-f", "port 1", lz4Capture}, 0, "no Kafka exchanges: the capture filter (-f) passed none of its packets"},
+		{[]string{"read", "-p", "1234", lz4Capture}, 0, "no Kafka traffic in 69 packets (69 TCP) on broker ports [1234]; name the broker port with -p, or -p any"},
+		{[]string{"read", "-p", "", lz4Capture}, 2, "-p: no port given"},
+	} {
+		code, out, errs := runCLI(t, tc.args...)
+		if code != tc.code || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.args[1:], code, out, errs, tc.code, tc.want)
+		}
+	}
+}

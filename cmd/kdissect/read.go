@@ -54,6 +54,9 @@ func (f *captureFlags) dissectOptions() (dissect.Options, error) {
 			opts.Ports = append(opts.Ports, uint16(n))
 		}
 	}
+	if len(opts.Ports) == 0 && !opts.AnyPort {
+		return opts, fmt.Errorf("-p: no port given (a number, or any)")
+	}
 	if f.maxFrameSize <= 0 {
 		return opts, fmt.Errorf("--max-frame-size must be positive")
 	}
@@ -169,9 +172,7 @@ func newReadCmd() *cobra.Command {
 				return inputError{failed[len(failed)-1]}
 			}
 			if exchanges == 0 {
-				st := d.Stats()
-				fmt.Fprintf(cmd.ErrOrStderr(), "kdissect: no Kafka exchanges in %d packets (%d TCP) on broker ports %v; name the broker port with -p\n",
-					st.Packets, st.TCPPackets, opts.Ports)
+				noExchanges(cmd.ErrOrStderr(), d.Stats(), opts, flags.filter != "")
 			}
 			return nil
 		},
