@@ -78,6 +78,28 @@ type RecordDecodeOptions struct {
 	// the record sets of a frame so that it bounds the frame: a frame
 	// can hold thousands of records fields.
 	Budget *RecordBudget
+	// CountOnly asks for what RecordSet.Count counts and the entries'
+	// sizes, not the records, for a caller that only counts them
+	// (`kdissect stats`). A v2 batch whose CRC-32C matches is then taken
+	// at its header (RecordBatch.RecordsCounted, Records nil, no
+	// notes): a compressed one, of a codec Kafka defines, without
+	// decompressing it, when RecordCount is not negative and that many
+	// decoded records would fit in the budget left (they are charged to
+	// it); an uncompressed one when it holds exactly RecordCount records
+	// that decode and fit (checked without allocating). Every other entry
+	// is decoded in full: a CRC mismatch, an unknown codec, a record
+	// count that disagrees or does not fit, legacy messages (magic 0 and
+	// 1), a trailing partial entry.
+	//
+	// Count then gives what a full decode gives for every batch whose
+	// content agrees with its CRC-verified header, as Kafka's clients and
+	// brokers write them. It can differ for a compressed batch whose CRC
+	// matches though its records disagree with RecordCount or do not
+	// decompress (a writer's bug or a crafted batch), and for a frame
+	// whose decompressed records would exhaust the budget (the budget is
+	// charged the records of a batch taken at its header, not the
+	// decompressed bytes it never produces).
+	CountOnly bool
 }
 
 // ErrDecompressedTooLarge is matched (errors.Is) by the error Decompress

@@ -45,6 +45,11 @@ type RecordBatch struct {
 	BaseSequence         int32
 	RecordCount          int32 // as on the wire, which may disagree with len(Records)
 	Records              []Record
+	// RecordsCounted says the batch was taken at its header, with its CRC
+	// verified, by a decode with RecordDecodeOptions.CountOnly (decode
+	// only): Records is nil and RecordCount is what RecordSet.Count
+	// counts.
+	RecordsCounted bool
 }
 
 // Record is one record of a v2 batch. On the wire, after the batch header
@@ -206,13 +211,16 @@ func (d *recordDecoder) decodeBatch(entry []byte, pos int) *RecordBatch {
 		BaseSequence:         int32(be.Uint32(entry[53:])),
 		RecordCount:          int32(be.Uint32(entry[57:])),
 	}
+	crc := crc32.Checksum(entry[batchCrcStart:], castagnoli)
+	b.CrcValid = crc == b.Crc
+	data := entry[recordBatchHeaderLen:]
+	if d.countOnly && b.CrcValid && d.countBatch(b, data) {
+		return b
+	}
 	where := fmt.Sprintf("batch at byte %d (BaseOffset %d)", pos, b.BaseOffset)
-	if crc := crc32.Checksum(entry[batchCrcStart:], castagnoli); crc == b.Crc {
-		b.CrcValid = true
-	} else {
+	if !b.CrcValid {
 		d.note("%s: CRC-32C mismatch: 0x%08x on the wire, 0x%08x computed", where, b.Crc, crc)
 	}
-	data := entry[recordBatchHeaderLen:]
 	c := b.Compression()
 	var derr error
 	// No bytes are no records whatever the codec (gzip and snappy would
@@ -272,18 +280,64 @@ var errBudget = errors.New("record decoding budget exhausted")
 // minimal records (7 bytes each on the wire, 120 decoded) stops at the
 // budget. The second pass fills them.
 func (d *recordDecoder) decodeRecords(b *RecordBatch, data []byte, where string) ([]Record, recordsStop) {
+	n, headers, cost, st := d.checkRecords(b, data)
+	d.budget.used += cost // fits: cost <= what was left
+	if st.budget {
+		d.budget.exhausted = true
+	}
+	if n == 0 {
+		return []Record{}, st
+	}
+	recs := make([]Record, n)
+	hd := headerDecoder{budget: d.budget}
+	if headers > 0 {
+		hd.slab = make([]RecordHeader, 0, headers)
+	}
+	logAppend := b.TimestampType() == TimestampLogAppendTime
+	var r Reader
+	r.Reset(data)
+	for i := range recs {
+		rec := &recs[i]
+		rec.Length = r.Varint()
+		if _, err := rec.decodeBody(r.Span(int(rec.Length)), &hd); err != nil {
+			// Only the budget can stop this pass: a header key.
+			recs = recs[:i]
+			st = recordsStop{end: r.Offset(), budget: true}
+			break
+		}
+		rec.Offset = b.BaseOffset + int64(rec.OffsetDelta)
+		rec.Timestamp = b.BaseTimestamp + rec.TimestampDelta
+		if logAppend {
+			rec.Timestamp = b.MaxTimestamp
+		}
+		if b.IsControl() && !rec.decodeControl() && d.listing() {
+			d.note("%s: record %d: %s", where, i, rec.controlProblem())
+		}
+	}
+	return recs, st
+}
+
+// recordCost is what decoding one record of b costs the budget, its
+// headers aside.
+func recordCost(b *RecordBatch) int64 {
+	if b.IsControl() {
+		return sizeRecord + sizeControl
+	}
+	return sizeRecord
+}
+
+// checkRecords is decodeRecords' first pass: it checks the records in
+// data without allocating and returns how many decode (up to RecordCount,
+// or all the bytes hold when it is negative), their headers, what decoding
+// them would cost the budget (at most what is left; nothing is charged) and
+// why it stopped.
+func (d *recordDecoder) checkRecords(b *RecordBatch, data []byte) (n, headers int, cost int64, st recordsStop) {
 	want := int(b.RecordCount)
 	if b.RecordCount < 0 {
 		want = len(data) // more than the bytes can hold
 	}
-	perRecord := sizeRecord
-	if b.IsControl() {
-		perRecord += sizeControl
-	}
+	perRecord := recordCost(b)
 	left := d.budget.remaining()
-	var st recordsStop
-	var n, headers int
-	var cost int64
 	var r Reader
 	r.Reset(data)
 	var scratch Record
@@ -310,39 +364,44 @@ func (d *recordDecoder) decodeRecords(b *RecordBatch, data []byte, where string)
 		headers += nh
 		st.end = r.Offset()
 	}
-	d.budget.used += cost // fits: cost <= left
-	if st.budget {
-		d.budget.exhausted = true
+	return n, headers, cost, st
+}
+
+// countBatch takes b, whose CRC-32C matched, at its header for
+// RecordDecodeOptions.CountOnly, and reports whether it did; when it did
+// not, nothing was charged and the caller decodes the batch in full.
+//
+// An uncompressed batch is checked as decodeRecords' first pass checks it
+// and taken when it holds exactly RecordCount records that decode and
+// fit, charged what decoding them would cost. A compressed one, of a codec
+// Kafka defines, is taken when RecordCount decoded records would fit in
+// the budget left, and charged for them (not for the decompressed bytes,
+// which are never produced).
+func (d *recordDecoder) countBatch(b *RecordBatch, data []byte) bool {
+	if b.RecordCount < 0 {
+		return false
 	}
-	if n == 0 {
-		return []Record{}, st
-	}
-	recs := make([]Record, n)
-	hd := headerDecoder{budget: d.budget}
-	if headers > 0 {
-		hd.slab = make([]RecordHeader, 0, headers)
-	}
-	logAppend := b.TimestampType() == TimestampLogAppendTime
-	r.Reset(data)
-	for i := range recs {
-		rec := &recs[i]
-		rec.Length = r.Varint()
-		if _, err := rec.decodeBody(r.Span(int(rec.Length)), &hd); err != nil {
-			// Only the budget can stop this pass: a header key.
-			recs = recs[:i]
-			st = recordsStop{end: r.Offset(), budget: true}
-			break
+	c := b.Compression()
+	var cost int64
+	switch {
+	case c == CompressionNone || len(data) == 0:
+		// No bytes are no records whatever the codec, as decodeBatch reads them.
+		n, _, checked, st := d.checkRecords(b, data)
+		if st.err != nil || st.budget || n != int(b.RecordCount) || st.end != len(data) {
+			return false
 		}
-		rec.Offset = b.BaseOffset + int64(rec.OffsetDelta)
-		rec.Timestamp = b.BaseTimestamp + rec.TimestampDelta
-		if logAppend {
-			rec.Timestamp = b.MaxTimestamp
-		}
-		if b.IsControl() && !rec.decodeControl() && d.listing() {
-			d.note("%s: record %d: %s", where, i, rec.controlProblem())
-		}
+		cost = checked
+	case c.Valid():
+		cost = int64(b.RecordCount) * recordCost(b)
+	default:
+		return false
 	}
-	return recs, st
+	if cost > d.budget.remaining() {
+		return false
+	}
+	d.budget.used += cost
+	b.RecordsCounted = true
+	return true
 }
 
 // countRecords returns how many records data frames by their length
@@ -629,6 +688,11 @@ func (b *RecordBatch) writeJSON(w *JSONWriter) {
 	w.Key("RecordCount")
 	w.Int(int64(b.RecordCount))
 	w.Key("Records")
+	if b.RecordsCounted {
+		w.Null() // counted, not decoded
+		w.EndObject()
+		return
+	}
 	w.BeginArray()
 	for i := range b.Records {
 		b.Records[i].writeJSON(w)

@@ -143,7 +143,8 @@ const (
 type recordDecoder struct {
 	s          *RecordSet
 	budget     *RecordBudget
-	suppressed int // notes past maxRecordSetNotes
+	countOnly  bool // RecordDecodeOptions.CountOnly
+	suppressed int  // notes past maxRecordSetNotes
 }
 
 // DecodeRecordSet decodes the entries of a records field. It never panics,
@@ -156,7 +157,7 @@ type recordDecoder struct {
 // opts.MaxDecompressedBytes of its own: see RecordBudget for what is
 // charged and what happens when the budget runs out.
 func DecodeRecordSet(raw []byte, opts RecordDecodeOptions) *RecordSet {
-	d := recordDecoder{s: &RecordSet{}, budget: opts.Budget}
+	d := recordDecoder{s: &RecordSet{}, budget: opts.Budget, countOnly: opts.CountOnly}
 	if d.budget == nil {
 		d.budget = NewRecordBudget(opts.MaxDecompressedBytes)
 	}
@@ -339,7 +340,9 @@ func (d *recordDecoder) decompress(c Compression, src []byte, brokenLZ4Header bo
 // every v2 batch (control records included), every decoded inner message of
 // a compressed legacy wrapper, and every uncompressed legacy message. A
 // partial trailing entry is not counted, nor are records that could not be
-// decoded (see Notes). A nil set (a null records field) counts 0.
+// decoded (see Notes). A batch taken at its header
+// (RecordDecodeOptions.CountOnly) counts its RecordCount. A nil set (a
+// null records field) counts 0.
 func (s *RecordSet) Count() int {
 	if s == nil {
 		return 0
@@ -347,6 +350,8 @@ func (s *RecordSet) Count() int {
 	n := 0
 	for _, e := range s.Entries {
 		switch {
+		case e.Batch != nil && e.Batch.RecordsCounted:
+			n += int(e.Batch.RecordCount)
 		case e.Batch != nil:
 			n += len(e.Batch.Records)
 		case e.Message != nil && e.Message.Compression() != CompressionNone:

@@ -131,6 +131,17 @@ func FuzzDecodeRecordSet(f *testing.F) {
 		if !json.Valid(w.Bytes()) {
 			t.Fatalf("invalid JSON: %s", w.Bytes())
 		}
+		// Counting only (RecordDecodeOptions.CountOnly) never overdraws its
+		// budget, and counts what a clean full decode counts.
+		countBudget := NewRecordBudget(1 << 20)
+		counted := DecodeRecordSet(raw, RecordDecodeOptions{Budget: countBudget, CountOnly: true})
+		if countBudget.Used() > countBudget.Limit() {
+			t.Fatalf("count-only budget overdrawn: %d of %d", countBudget.Used(), countBudget.Limit())
+		}
+		if len(s.Notes) == 0 && (counted.Count() != s.Count() || counted.PartialBytes != s.PartialBytes || len(counted.Entries) != len(s.Entries)) {
+			t.Fatalf("count-only: Count %d, %d partial bytes, %d entries; full: %d, %d, %d",
+				counted.Count(), counted.PartialBytes, len(counted.Entries), s.Count(), s.PartialBytes, len(s.Entries))
+		}
 		if len(s.Notes) != 0 {
 			return
 		}

@@ -47,7 +47,12 @@ type Decoded struct {
 // DecodeOptions configures a Decoder.
 type DecodeOptions struct {
 	// Records bounds record set decoding: MaxDecompressedBytes is the budget
-	// of each frame (decompressed bytes plus decoded records).
+	// of each frame (decompressed bytes plus decoded records). With
+	// Records.CountOnly, record sets are decoded only as far as counting
+	// them needs (see codec.RecordDecodeOptions.CountOnly): Decoded.Records
+	// and each RecordSets entry's Count and sizes are kept, the records of
+	// batches with a matching CRC are not decoded, and neither are the
+	// notes those records would have caused.
 	Records codec.RecordDecodeOptions
 }
 

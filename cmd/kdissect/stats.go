@@ -60,7 +60,9 @@ The exchange filters select what is aggregated.`,
 			}
 			tuneGC()
 			d := dissect.New(opts)
-			decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}}
+			// Stats counts records and sizes: batches whose CRC matches are
+			// taken at their headers, not decompressed.
+			decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed, CountOnly: true}}
 			dec := dissect.NewDecoder(decOpts)
 			col := stats.New()
 			var matched atomic.Int64 // counted by the pipeline, read by the input too
