@@ -57,7 +57,12 @@
 //	        cannot hold are reported), or as captured with
 //	        Options.KeepVersions; each part of a split request at the
 //	        version its own broker offers (the report lists a downgrade
-//	        of one broker's parts with the broker's address);
+//	        of one broker's parts with the broker's address); a Produce
+//	        whose sent version carries the other record format has its
+//	        records converted (message set ↔ record batch v2, see
+//	        convertProduceRecords), with Options.ReadOnly a Metadata
+//	        v0-v3 goes at v4 with AllowAutoTopicCreation false when the
+//	        target offers it (see readOnlyMetadata);
 //	      - topic IDs (KIP-516): the target's ID of the same topic name;
 //	      - producer id and epoch: the target's, from the replayed
 //	        InitProducerId and EndTxn answers; record batch base sequences

@@ -150,6 +150,16 @@ func producedRecords(t testing.TB, path string) map[topicPartition][]rec {
 			}
 			set := ref.Records.DecodeRecords(codec.RecordDecodeOptions{})
 			for _, e := range set.Entries {
+				if m := e.Message; m != nil {
+					msgs := m.Inner
+					if len(msgs) == 0 {
+						msgs = []codec.LegacyMessage{*m}
+					}
+					for _, im := range msgs {
+						out[topicPartition{name, ref.Partition}] = append(out[topicPartition{name, ref.Partition}], recOf(im.Key, im.Value, ""))
+					}
+					continue
+				}
 				if e.Batch == nil || e.Batch.IsControl() {
 					continue
 				}

@@ -89,6 +89,9 @@ func (o *Options) check() error {
 		if from == "" || to == "" {
 			return fmt.Errorf("%w: topic map %q=%q: both names are needed", ErrBadOption, from, to)
 		}
+		if err := validTopicName(to); err != nil {
+			return fmt.Errorf("%w: topic map %q=%q: %w", ErrBadOption, from, to, err)
+		}
 	}
 	return nil
 }
@@ -116,8 +119,11 @@ func ParseTopicMap(pairs []string) (map[string]string, error) {
 	for _, p := range pairs {
 		from, to, ok := strings.Cut(p, "=")
 		from, to = strings.TrimSpace(from), strings.TrimSpace(to)
-		if !ok || from == "" || to == "" {
+		if !ok || from == "" || to == "" || strings.Contains(to, "=") {
 			return nil, fmt.Errorf("%w: topic map %q: want OLD=NEW", ErrBadOption, p)
+		}
+		if err := validTopicName(to); err != nil {
+			return nil, fmt.Errorf("%w: topic map %q: %w", ErrBadOption, p, err)
 		}
 		if _, dup := m[from]; dup {
 			return nil, fmt.Errorf("%w: topic %q mapped twice", ErrBadOption, from)
@@ -125,4 +131,27 @@ func ParseTopicMap(pairs []string) (map[string]string, error) {
 		m[from] = to
 	}
 	return m, nil
+}
+
+// maxTopicNameLen is the longest topic name Kafka accepts.
+const maxTopicNameLen = 249
+
+// validTopicName returns an error when name is not a legal Kafka topic
+// name (Kafka's Topic.validate): 1 to 249 characters of [a-zA-Z0-9._-],
+// and neither "." nor "..".
+func validTopicName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("empty topic name")
+	case name == "." || name == "..":
+		return fmt.Errorf("topic name %q is not allowed", name)
+	case len(name) > maxTopicNameLen:
+		return fmt.Errorf("topic name of %d characters: at most %d", len(name), maxTopicNameLen)
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("topic name %q: %q is not one of [a-zA-Z0-9._-]", name, c)
+		}
+	}
+	return nil
 }

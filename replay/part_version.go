@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/kdissect/kdissect/client"
 	"github.com/kdissect/kdissect/codec"
@@ -34,10 +35,21 @@ func (r *Replayer) partVersion(it *item, cn *client.Conn, p *leaderPart, v int16
 		return v, nil
 	}
 	r.st.fillTopicNames(p.req)
+	var formatLost []string
+	if pr, ok := p.req.(*codec.ProduceRequest); ok {
+		fl, _, err := convertProduceRecords(pr, pv)
+		if err != nil {
+			return v, fmt.Errorf("%s: %w", p.addr, err)
+		}
+		formatLost = fl
+	}
 	lost, err := lostFields(api, p.req, it.version, pv)
 	if err != nil {
 		return v, fmt.Errorf("%s: %w", p.addr, err)
 	}
+	lost = append(lost, formatLost...)
+	slices.Sort(lost)
+	lost = slices.Compact(lost)
 	if pv != it.version {
 		it.partDowngrades = append(it.partDowngrades, partDowngrade{broker: p.addr, to: pv, lost: lost})
 	}

@@ -130,13 +130,19 @@ func (r *Replayer) selected(ex *dissect.Exchange, it *item) bool {
 	}
 	for _, want := range o.Topics {
 		for _, tp := range ex.Decoded.Topics {
-			if tp.Topic != "" && tp.Topic == want {
-				return true
-			}
-			if !tp.TopicID.IsZero() && (want == tp.TopicID.String() || strings.EqualFold(want, hex.EncodeToString(tp.TopicID[:]))) {
+			if topicMatches(want, tp) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// topicMatches reports whether want (a --topic value: a name, or a
+// topic ID as Kafka writes it or in hex) names the topic tp.
+func topicMatches(want string, tp codec.TopicPartitions) bool {
+	if tp.Topic != "" && tp.Topic == want {
+		return true
+	}
+	return !tp.TopicID.IsZero() && (want == tp.TopicID.String() || strings.EqualFold(want, hex.EncodeToString(tp.TopicID[:])))
 }

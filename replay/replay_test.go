@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kversion"
 
+	"github.com/kdissect/kdissect/client"
 	"github.com/kdissect/kdissect/codec"
 )
 
@@ -173,7 +174,7 @@ func TestReplayDryRun(t *testing.T) {
 // TestReplayReadOnly replays captures full of writes with ReadOnly: the
 // broker gets none of them, and the reads still go.
 func TestReplayReadOnly(t *testing.T) {
-	for _, path := range []string{"../testdata/pcaps/franz_admin.pcap", "../testdata/pcaps/kcat_produce_snappy.pcap"} {
+	for _, path := range []string{"../testdata/pcaps/franz_admin.pcap", "../testdata/pcaps/kcat_produce_snappy.pcap", "../testdata/pcaps/kcat_legacy_msgset.pcap"} {
 		target := newTarget(t)
 		log := watchRequests(target)
 		r := loadCapture(t, path, Options{Broker: target.ListenAddrs()[0], ReadOnly: true})
@@ -189,5 +190,32 @@ func TestReplayReadOnly(t *testing.T) {
 		if rep.Total.Skipped[skipReadOnly] == 0 || rep.Total.Sent == 0 {
 			t.Errorf("%s: %+v", path, rep.Total)
 		}
+		if n := log.count(3); n == 0 {
+			t.Errorf("%s: no Metadata request replayed", path)
+		}
+		if names := targetTopics(t, target.ListenAddrs()[0]); len(names) > 0 {
+			t.Errorf("%s: read-only replay created topics %v", path, names)
+		}
 	}
+}
+
+// targetTopics lists the topics of the cluster at addr, as a Metadata
+// request for all topics answers.
+func targetTopics(t *testing.T, addr string) []string {
+	t.Helper()
+	ctx := testCtx(t)
+	cl, err := client.New(ctx, client.Config{Brokers: []string{addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	md, err := cl.Metadata(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tp := range md.Topics {
+		names = append(names, tp.Name)
+	}
+	return names
 }

@@ -36,6 +36,7 @@ type Replayer struct {
 	started, waited bool
 	begin           time.Time
 	added           int // exchanges Add took
+	seen            selectionSeen
 	err             error
 
 	// Set by Start (none in a dry run).
@@ -148,6 +149,7 @@ func (r *Replayer) take(ex *dissect.Exchange) *item {
 	if ex.Decoded != nil {
 		r.st.learnCapturedTopics(ex.Decoded.Topics)
 	}
+	r.seen.see(&r.opts, ex)
 	it := r.newItem(ex)
 	r.added++
 	if it.clientID != nil {
@@ -260,6 +262,7 @@ func (r *Replayer) Wait() (*Report, error) {
 	notes := slices.Clone(r.notes)
 	r.notesMu.Unlock()
 	rep := r.tally.report(notes, time.Since(r.begin))
+	rep.Unmatched = r.seen.unmatched(&r.opts)
 	if err := r.ctx.Err(); err != nil {
 		return rep, fmt.Errorf("replay: %w", err)
 	}

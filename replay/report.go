@@ -30,6 +30,9 @@ type Report struct {
 	// target has no ID for, producer ids fetched for captured producers
 	// whose InitProducerId the capture lacks, ...
 	Notes []string `json:"notes"`
+	// Unmatched lists the selection values (Options.APIs, Streams,
+	// Topics) no captured request had.
+	Unmatched Unmatched `json:"unmatched"`
 	// Plan lists the captured requests and what replay does (or, in a
 	// dry run, would do) with each, in capture order: the first
 	// Options.MaxPlan done (the ones done first, when requests of
@@ -59,6 +62,12 @@ type APIStat struct {
 	// error name: as captured (for the requests sent) and as replayed.
 	CapturedErrors map[string]int `json:"captured_errors"`
 	ReplayedErrors map[string]int `json:"replayed_errors"`
+	// NewErrors counts the requests answered with an error code their
+	// captured answer did not have (see ReplayedErrors): the target
+	// refused what the captured broker took, or the replay changed
+	// what was sent. They count as answered: exit status 0 says
+	// everything was sent and answered, not that it succeeded.
+	NewErrors int `json:"requests_with_new_errors"`
 	// Latency of the requests sent: as captured, as replayed.
 	CapturedLatency Latency `json:"captured_latency"`
 	ReplayedLatency Latency `json:"replayed_latency"`
@@ -79,10 +88,12 @@ type Latency struct {
 // one broker of the target that offers other versions than the broker
 // the rest went to (Broker its address).
 type Downgrade struct {
-	API      string   `json:"api"`
-	From     int16    `json:"from_version"`
-	To       int16    `json:"to_version"`
-	Broker   string   `json:"broker,omitempty"`
+	API    string `json:"api"`
+	From   int16  `json:"from_version"`
+	To     int16  `json:"to_version"`
+	Broker string `json:"broker,omitempty"`
+	// Change is "upgrade" when To is above From, else "downgrade".
+	Change   string   `json:"change"`
 	Requests int      `json:"requests"`
 	Lost     []string `json:"lost_fields"` // fields the sent version cannot carry
 }
@@ -153,11 +164,25 @@ func (s *APIStat) add(it *item) {
 		for _, c := range it.repErrors {
 			s.ReplayedErrors[codec.ErrorName(c)]++
 		}
+		if hasNewError(it.capErrors, it.repErrors) {
+			s.NewErrors++
+		}
 	case it.sent && it.noAnswer && it.failure == "":
 		s.NoAnswer++
 	case it.failure != "":
 		s.Failed++
 	}
+}
+
+// hasNewError reports whether replayed holds an error code that
+// captured does not.
+func hasNewError(captured, replayed []int16) bool {
+	for _, c := range replayed {
+		if !slices.Contains(captured, c) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *APIStat) finish() {
@@ -236,7 +261,10 @@ func (t *tally) add(it *item) {
 func (t *tally) downgrade(k dgKey, lost []string) {
 	d, ok := t.dgs[k]
 	if !ok {
-		d = &Downgrade{API: codec.APIName(k.key), From: k.from, To: k.to, Broker: k.broker, Lost: []string{}}
+		d = &Downgrade{API: codec.APIName(k.key), From: k.from, To: k.to, Broker: k.broker, Change: "downgrade", Lost: []string{}}
+		if k.to > k.from {
+			d.Change = "upgrade"
+		}
 		t.dgs[k] = d
 	}
 	d.Requests++

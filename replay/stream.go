@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/kdissect/kdissect/client"
@@ -114,8 +115,19 @@ func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
 			return
 		}
 		v = nv
+		if r.opts.ReadOnly && it.key == 3 && v < metadataNoCreateVersion && hi >= metadataNoCreateVersion {
+			v = metadataNoCreateVersion
+		}
 	}
 	req := it.req
+	if r.opts.ReadOnly {
+		if n := readOnlyMetadata(req, it.version, v); n != "" {
+			it.rewriteNts = append(it.rewriteNts, n)
+			if v < metadataNoCreateVersion {
+				r.note(n)
+			}
+		}
+	}
 	if notes := r.st.topicRewrite(req, v != it.version, r.lookupTopicID(ctx)); len(notes) > 0 {
 		it.rewriteNts = append(it.rewriteNts, notes...)
 		for _, n := range notes {
@@ -124,7 +136,17 @@ func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
 	}
 	group := r.groupOf(req)
 	r.st.producerRewrite(req)
+	var formatLost []string
 	if p, ok := req.(*codec.ProduceRequest); ok {
+		lost, converted, err := convertProduceRecords(p, v)
+		if err != nil {
+			it.failure = err.Error()
+			return
+		}
+		if converted {
+			formatLost = lost
+			it.rewriteNts = append(it.rewriteNts, fmt.Sprintf("records converted to magic %d, the format Produce v%d carries", produceMagic(v), v))
+		}
 		if err := r.rewriteProduce(ctx, cn, p, v); err != nil {
 			it.failure = err.Error()
 			return
@@ -139,6 +161,9 @@ func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
 			it.failure = err.Error()
 			return
 		}
+		lost = append(lost, formatLost...)
+		slices.Sort(lost)
+		lost = slices.Compact(lost)
 		it.lost = lost
 		if d := describeLost(lost); d != "" {
 			it.rewriteNts = append(it.rewriteNts, d)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -48,7 +49,7 @@ func parseSpeed(s string) (float64, error) {
 		return 0, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f <= 0 {
+	if err != nil || !(f > 0) || math.IsInf(f, 0) { // !(f > 0) also refuses NaN
 		return 0, fmt.Errorf("--speed %q: want a positive factor (1 keeps the captured pacing, 10 is ten times faster) or max", s)
 	}
 	return f, nil
@@ -176,6 +177,7 @@ usage.`,
 			for _, err := range failed[:max(0, len(failed)-1)] {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
 			}
+			warnUnmatched(cmd.ErrOrStderr(), &rep.Unmatched)
 			write := writeReplayTables
 			if cf.format == "json" {
 				write = writeReplayJSON

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/replay"
 )
 
@@ -69,18 +70,27 @@ func writeReplayTables(w io.Writer, rep *replay.Report) error {
 		return err
 	}
 	if len(rep.Downgrades) > 0 {
-		fmt.Fprintln(w, "downgraded (the target does not offer the captured version):")
-		d := newTable(w, "api", "captured", "sent", "broker", "requests", "fields the sent version cannot carry")
+		fmt.Fprintln(w, "sent at another version (the target does not offer the captured one, or --read-only needs a newer):")
+		d := newTable(w, "api", "captured", "sent", "change", "broker", "requests", "fields the sent version cannot carry")
 		for _, g := range rep.Downgrades {
 			broker := g.Broker
 			if broker == "" {
 				broker = "all"
 			}
-			d.Append([]string{g.API, "v" + strconv.Itoa(int(g.From)), "v" + strconv.Itoa(int(g.To)), broker, strconv.Itoa(g.Requests), strings.Join(g.Lost, ", ")})
+			d.Append([]string{g.API, "v" + strconv.Itoa(int(g.From)), "v" + strconv.Itoa(int(g.To)), g.Change, broker, strconv.Itoa(g.Requests), strings.Join(g.Lost, ", ")})
 		}
 		if err := d.Render(); err != nil {
 			return err
 		}
+	}
+	if rep.Total.NewErrors > 0 {
+		var per []string
+		for _, s := range rep.APIs {
+			if s.NewErrors > 0 {
+				per = append(per, fmt.Sprintf("%s×%d", s.API, s.NewErrors))
+			}
+		}
+		fmt.Fprintf(w, "errors not in the capture: %d answered requests got an error their captured answer did not have (%s; see errors replayed)\n", rep.Total.NewErrors, strings.Join(per, " "))
 	}
 	if sk := skipReasons(rep.Total); sk != "" {
 		fmt.Fprintln(w, "skipped:", sk)
@@ -135,4 +145,18 @@ func micros(us *int64) string {
 		return "-"
 	}
 	return (time.Duration(*us) * time.Microsecond).String()
+}
+
+// warnUnmatched warns, naming the flag, of each --api, --stream and
+// --topic value that selects nothing from the capture.
+func warnUnmatched(w io.Writer, u *replay.Unmatched) {
+	for _, k := range u.APIs {
+		fmt.Fprintf(w, "kdissect: warning: --api %s selects nothing: the capture has no %s request\n", codec.APIName(k), codec.APIName(k))
+	}
+	for _, n := range u.Streams {
+		fmt.Fprintf(w, "kdissect: warning: --stream %d selects nothing: the capture has no request on connection %d\n", n, n)
+	}
+	for _, t := range u.Topics {
+		fmt.Fprintf(w, "kdissect: warning: --topic %s selects nothing: no captured request names that topic\n", t)
+	}
 }

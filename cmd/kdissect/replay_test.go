@@ -120,6 +120,13 @@ func TestReplayCommandUsage(t *testing.T) {
 		{"replay", replayCapture, "-b", "127.0.0.1:1", "--window-requests", "0"},
 		{"replay", replayCapture, "-b", "127.0.0.1:1", "--window-conn-bytes", "-1"},
 		{"replay", replayCapture, "-b", "127.0.0.1:1", "--max-plan", "-1"},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--speed", "NaN"},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--speed", "Inf"},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--speed", "-inf"},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--map-topic", "a=b=c"},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--map-topic", "a=no/slash"},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--map-topic", "a=.."},
+		{"replay", replayCapture, "-b", "127.0.0.1:1", "--map-topic", "a=" + strings.Repeat("x", 250)},
 	} {
 		if code, _, errs := runClientCmd(t, "", args...); code != exitUsage {
 			t.Errorf("%q: exit %d, want 2 (%s)", args, code, errs)
@@ -127,5 +134,33 @@ func TestReplayCommandUsage(t *testing.T) {
 	}
 	if code, _, errs := runClientCmd(t, "", "replay", replayCapture, "-b", deadAddr(t)); code != exitInput {
 		t.Errorf("unreachable target: exit %d, want 1 (%s)", code, errs)
+	}
+}
+
+// TestReplayCommandUnmatchedSelection: --api, --stream and --topic
+// values the capture lacks each get a warning naming the flag; the exit
+// status is unchanged (0: what was selected was sent and answered), and
+// values that select something get none.
+func TestReplayCommandUnmatchedSelection(t *testing.T) {
+	c := startCluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(3))
+	code, out, errs := runClientCmd(t, "", "replay", replayCapture, "-b", c.ListenAddrs()[0], "--speed", "max",
+		"--api", "Metadata", "--api", "JoinGroup", "--stream", "0", "--stream", "99", "--topic", "produce-zstd", "--topic", "no-such-topic")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	for _, w := range []string{"--api JoinGroup selects nothing", "--stream 99 selects nothing", "--topic no-such-topic selects nothing"} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errs)
+		}
+	}
+	for _, w := range []string{"--api Metadata", "--stream 0 ", "--topic produce-zstd"} {
+		if strings.Contains(errs, w) {
+			t.Errorf("stderr warns of %q, which selects something:\n%s", w, errs)
+		}
+	}
+	// A selection of nothing at all: warned of, still exit 0.
+	code, _, errs = runClientCmd(t, "", "replay", replayCapture, "-b", c.ListenAddrs()[0], "--speed", "max", "--topic", "absent")
+	if code != 0 || !strings.Contains(errs, "--topic absent selects nothing") {
+		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
