@@ -68,8 +68,15 @@ func (*ipv6Extension) CanDecode() gopacket.LayerClass {
 func newLinkDecoder() *linkDecoder {
 	d := &linkDecoder{decoded: make([]gopacket.LayerType, 0, 8)}
 	all := []gopacket.DecodingLayer{&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.lo, &d.ip4, &d.ip6, &d.ext, &d.frag6, &d.tcp}
+	// A sparse container finds a layer's decoder by indexing a slice, where
+	// the default one looks it up in a map, once per layer of every packet.
+	dlc := gopacket.DecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
+	for _, l := range all {
+		dlc = dlc.Put(l)
+	}
 	mk := func(first gopacket.LayerType) *gopacket.DecodingLayerParser {
-		p := gopacket.NewDecodingLayerParser(first, all...)
+		p := gopacket.NewDecodingLayerParser(first)
+		p.SetDecodingLayerContainer(dlc)
 		// Decoding stops at the TCP payload (or at a layer we do not need);
 		// that is not an error.
 		p.IgnoreUnsupported = true
