@@ -502,7 +502,9 @@ func (s *Session) flush() {
 	s.closing = ResponseSeen
 	for c := range s.conns {
 		// The flush delivered (or gave up) every byte queued before older.
-		if c.held[toBroker].flushedBefore(older) || c.held[toClient].flushedBefore(older) || len(c.early) > 0 {
+		// Both directions are pruned, whatever the first says.
+		toB, toC := c.held[toBroker].flushedBefore(older), c.held[toClient].flushedBefore(older)
+		if toB || toC || len(c.early) > 0 {
 			c.touch() // and responses waiting for their request may have waited long enough
 		}
 		for _, f := range c.fr {

@@ -140,6 +140,7 @@ type framer struct {
 	tentative   bool
 	tentLenient bool   // it was found leniently: at the first byte of a stream picked up mid-stream
 	marks       []mark // which packets the bytes of the tentative frame came from
+	marksLow    int64  // the smallest packet index in marks, when it is not empty
 	rejects     int    // tentative frames given up since the last sure frame
 	rejected    int64  // and their bytes, rescanned
 	tentSkipped int64  // bytes skipped before the tentative frame began
@@ -210,7 +211,16 @@ func (f *framer) run(data []byte, loc locator, base int64) {
 		case stateBody:
 			n := min(int(f.size)-len(f.buf), len(data)-i)
 			if f.tentative {
+				had := len(f.marks)
 				f.marks = appendMarks(f.marks, loc, len(f.buf), i, i+n)
+				if had == 0 {
+					f.marksLow = noLow
+				}
+				// Kept as marks grow: lowMark runs on every packet, and a
+				// tentative frame may span tens of thousands of them.
+				for _, m := range f.marks[had:] {
+					f.marksLow = min(f.marksLow, m.ref.index)
+				}
 			}
 			if len(f.buf)+n > cap(f.buf) {
 				// Grow by what has arrived, at most bodyChunk ahead.
@@ -589,8 +599,8 @@ func (f *framer) lowMark() (low int64, ok bool) {
 			for _, r := range f.preRef {
 				low = min(low, r.index)
 			}
-			for _, m := range f.marks {
-				low = min(low, m.ref.index)
+			if len(f.marks) > 0 {
+				low = min(low, f.marksLow)
 			}
 		}
 	case stateResync:

@@ -110,6 +110,11 @@ func (h *heldList) accept(nextSeq, seq reassembly.Sequence, n int, pkt int64, cl
 			last.end = end
 		}
 		last.pkt = min(last.pkt, pkt)
+		// The merged entry must outlive its newest bytes: a flush drops
+		// entries by the time they arrived.
+		if clock.After(last.clock) {
+			last.clock = clock
+		}
 		return
 	}
 	h.segs = append(h.segs, heldSeg{end: end, pkt: pkt, clock: clock})
