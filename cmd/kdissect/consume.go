@@ -181,7 +181,10 @@ of a partition is reported on stderr unless -q.`,
 						writeMessage(out, m, format, keyDelim)
 						printed++
 						if count > 0 && printed >= count {
-							return out.Flush()
+							if err := out.Flush(); err != nil {
+								return inputError{fmt.Errorf("write output: %w", err)}
+							}
+							return nil
 						}
 					}
 					if fr.NextOffset > cp.next {

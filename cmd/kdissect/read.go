@@ -124,7 +124,11 @@ func newReadCmd() *cobra.Command {
 			var writeErr error
 			exchanges := 0
 			var matched atomic.Int64 // counted by the pipeline, read by the input too
-			done := func() bool { return count > 0 && matched.Load() >= int64(count) }
+			var outputFailed atomic.Bool
+			done := func() bool {
+				// Output that cannot be written (| head closed) ends the input too.
+				return outputFailed.Load() || count > 0 && matched.Load() >= int64(count)
+			}
 			keep := func(ex *dissect.Exchange) bool {
 				if done() || !match.Match(ex) {
 					return false // past -c: what the input still holds is not shown
@@ -141,6 +145,9 @@ func newReadCmd() *cobra.Command {
 					writeErr = r.write(j)
 				} else {
 					writeErr = out.Write(j.ex)
+				}
+				if writeErr != nil {
+					outputFailed.Store(true)
 				}
 			})
 			in := &captureInput{d: d, filter: filter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: progress, stop: done}
