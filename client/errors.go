@@ -179,21 +179,21 @@ var (
 // Kafka error codes callers commonly test for. Any other code matches
 // errors.Is against ErrorForCode(code).
 var (
-	ErrOffsetOutOfRange          = kafkaError(1)
-	ErrCorruptMessage            = kafkaError(2)
-	ErrUnknownTopicOrPartition   = kafkaError(3)
-	ErrLeaderNotAvailable        = kafkaError(5)
-	ErrNotLeaderOrFollower       = kafkaError(6)
-	ErrRequestTimedOut           = kafkaError(7)
-	ErrMessageTooLarge           = kafkaError(10)
-	ErrNetworkException          = kafkaError(13)
-	ErrCoordinatorLoadInProgress = kafkaError(14)
-	ErrCoordinatorNotAvailable   = kafkaError(15)
-	ErrNotCoordinator            = kafkaError(16)
-	ErrNotEnoughReplicasAfterApp = kafkaError(20)
-	ErrSaslAuthenticationFailed  = kafkaError(58)
-	ErrUnsupportedSaslMechanism  = kafkaError(33)
-	ErrTopicAuthorizationFailed  = kafkaError(29)
+	ErrOffsetOutOfRange             = kafkaError(1)
+	ErrCorruptMessage               = kafkaError(2)
+	ErrUnknownTopicOrPartition      = kafkaError(3)
+	ErrLeaderNotAvailable           = kafkaError(5)
+	ErrNotLeaderOrFollower          = kafkaError(6)
+	ErrRequestTimedOut              = kafkaError(7)
+	ErrMessageTooLarge              = kafkaError(10)
+	ErrNetworkException             = kafkaError(13)
+	ErrCoordinatorLoadInProgress    = kafkaError(14)
+	ErrCoordinatorNotAvailable      = kafkaError(15)
+	ErrNotCoordinator               = kafkaError(16)
+	ErrNotEnoughReplicasAfterAppend = kafkaError(20)
+	ErrSaslAuthenticationFailed     = kafkaError(58)
+	ErrUnsupportedSaslMechanism     = kafkaError(33)
+	ErrTopicAuthorizationFailed     = kafkaError(29)
 	// ErrUnsupportedVersion (code 35) is returned both when a broker
 	// answers UNSUPPORTED_VERSION and when the client finds no version of
 	// an API that both it and the broker support.

@@ -47,7 +47,7 @@ func TestSentinelsMatchTable(t *testing.T) {
 		ErrOffsetOutOfRange, ErrCorruptMessage, ErrUnknownTopicOrPartition, ErrLeaderNotAvailable,
 		ErrNotLeaderOrFollower, ErrRequestTimedOut, ErrMessageTooLarge, ErrNetworkException,
 		ErrCoordinatorLoadInProgress, ErrCoordinatorNotAvailable, ErrNotCoordinator,
-		ErrNotEnoughReplicasAfterApp, ErrSaslAuthenticationFailed, ErrUnsupportedSaslMechanism,
+		ErrNotEnoughReplicasAfterAppend, ErrSaslAuthenticationFailed, ErrUnsupportedSaslMechanism,
 		ErrTopicAuthorizationFailed, ErrUnsupportedVersion, ErrOutOfOrderSequenceNumber,
 		ErrDuplicateSequenceNumber, ErrInvalidProducerEpoch, ErrUnknownProducerID, ErrIllegalSaslState,
 		ErrInvalidRecord, ErrFencedLeaderEpoch, ErrUnknownLeaderEpoch, ErrUnknownTopicID,

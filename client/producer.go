@@ -228,7 +228,7 @@ func (p *Producer) ProduceByKey(ctx context.Context, topic string, recs ...Recor
 // wrote the batch.
 func maybeWritten(err error) bool {
 	return errors.Is(err, ErrNoAcknowledgement) || errors.Is(err, ErrRequestTimedOut) ||
-		errors.Is(err, ErrNotEnoughReplicasAfterApp) || errors.Is(err, ErrNetworkException) ||
+		errors.Is(err, ErrNotEnoughReplicasAfterAppend) || errors.Is(err, ErrNetworkException) ||
 		errors.Is(err, ErrCorrelationMismatch)
 }
 

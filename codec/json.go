@@ -274,15 +274,6 @@ func (w *JSONWriter) UUID(u UUID) {
 	w.buf = append(w.buf, '"')
 }
 
-func isText(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
-			return false
-		}
-	}
-	return utf8.Valid(b)
-}
-
 func appendBase64Object(dst []byte, b []byte) []byte {
 	dst = append(dst, `{"base64":"`...)
 	dst = base64.StdEncoding.AppendEncode(dst, b)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestJSONStringEscapes(t *testing.T) {
@@ -62,4 +63,15 @@ func TestAppendTextString(t *testing.T) {
 			t.Fatalf("%q: got %q, want %q", b, got, want)
 		}
 	}
+}
+
+// isText is the test's definition of text, which the writer's one-pass
+// escaping must agree with.
+func isText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			return false
+		}
+	}
+	return utf8.Valid(b)
 }

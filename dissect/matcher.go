@@ -158,8 +158,8 @@ func (c *conn) request(r framed) {
 		c.unanswered(c.s.ord.add(ex, key, c, false), c.noMore)
 		return
 	}
-	if max := c.s.d.lim.pendingRequests; len(c.pending) >= max {
-		c.s.problem(fmt.Sprintf("more than %d requests waiting for a response on one connection: stopped waiting for the oldest", max))
+	if limit := c.s.d.lim.pendingRequests; len(c.pending) >= limit {
+		c.s.problem(fmt.Sprintf("more than %d requests waiting for a response on one connection: stopped waiting for the oldest", limit))
 		c.unanswered(c.dequeue(0), ResponseGaveUp)
 	}
 	c.pending = append(c.pending, waiting{c.s.ord.add(ex, key, c, false), r.last})

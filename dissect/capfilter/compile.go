@@ -91,14 +91,6 @@ func ands(xs ...*bexpr) *bexpr {
 	return r
 }
 
-func ors(xs ...*bexpr) *bexpr {
-	r := bFalse
-	for _, x := range xs {
-		r = or(r, x)
-	}
-	return r
-}
-
 func leaf(t test) *bexpr { return &bexpr{op: opTest, t: t} }
 
 // eq tests that the size-byte field at off equals one of vals.

@@ -55,7 +55,6 @@ type traffic struct {
 	offsetCommit               exchange
 	produce, fetch, emptyFetch [][]exchange // [codec][variant]; emptyFetch: [0][0] only
 	topics                     []topic
-	filler                     bool // Config.Filler: next ignores the client scripts
 }
 
 // newTraffic encodes the exchanges with the codec.
