@@ -17,10 +17,15 @@
 //	    a new client.Conn to each target broker it needs, at most
 //	    Options.Concurrency at once, the connection holding the oldest
 //	    request first; when all are taken, a runner whose connection has
-//	    nothing held is stopped for it (its connections closed; a later
-//	    request opens new ones, and the report notes it). The oldest
-//	    request held never waits for another, so the window always
-//	    drains. Each request is rewritten with the target's state just
+//	    nothing held, else one whose next request waits for the causal
+//	    order, is stopped for it (its connections closed; its requests
+//	    stay held and a later runner opens new ones; the report notes
+//	    it). The members of a rebalance count as one slot: while a
+//	    JoinGroup or SyncGroup is answered, a request the capture sent
+//	    before that answer gets a runner beyond Options.Concurrency
+//	    (another member's JoinGroup may be what the broker waits for;
+//	    the report notes it). The oldest request held never waits for
+//	    another, so the window always drains. Each request is rewritten with the target's state just
 //	    before it is sent, and routed as a client would:
 //	      - leader-routed requests (Produce, Fetch, ListOffsets,
 //	        DeleteRecords, OffsetForLeaderEpoch, DescribeProducers; see
@@ -78,8 +83,8 @@
 //	    A request is sent no earlier than its captured offset from the
 //	    first request divided by Options.Speed, and only once every request
 //	    handed over before it whose response was captured before it was
-//	    sent has been answered (on every connection being replayed): the
-//	    capture's causal order.
+//	    sent has been answered (on every captured connection, with a
+//	    runner or waiting for one): the capture's causal order.
 //	Wait ─► waits for the requests held, then the report: per API and
 //	    overall, sent, answered, errors by name captured and replayed,
 //	    latency p50/p99 captured and replayed, records sent, requests

@@ -188,13 +188,21 @@ func recOf(k, v []byte, h string) rec { return rec{string(k), string(v), h} }
 // cluster, from the earliest offset to the high watermark.
 func consumeAll(t testing.TB, addr string, topics map[string]int32) map[topicPartition][]rec {
 	t.Helper()
+	return consumeWith(t, addr, topics, client.ConsumerConfig{})
+}
+
+// consumeWith reads every record of the topics' partitions from the
+// cluster with cfg, from the earliest offset to the latest (the high
+// watermark, or the last stable offset under client.ReadCommitted).
+func consumeWith(t testing.TB, addr string, topics map[string]int32, cfg client.ConsumerConfig) map[topicPartition][]rec {
+	t.Helper()
 	ctx := testCtx(t)
 	cl, err := client.New(ctx, client.Config{Brokers: []string{addr}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	cons := client.NewConsumer(cl, client.ConsumerConfig{})
+	cons := client.NewConsumer(cl, cfg)
 	out := map[topicPartition][]rec{}
 	for topic, n := range topics {
 		for p := range n {

@@ -25,7 +25,11 @@ type Options struct {
 	Speed float64
 	// Concurrency is the most captured connections replayed at once
 	// (each holds a connection per target broker it needs); 0 means
-	// DefaultConcurrency.
+	// DefaultConcurrency. Below the connections open at once, runners
+	// are stopped and started again (see sched) without changing the
+	// causal order; the members of a rebalance count as one: a
+	// connection whose request the capture sent while a JoinGroup or
+	// SyncGroup waited goes beyond it (the report notes how often).
 	Concurrency int
 
 	// KeepVersions sends every request at its captured version even when

@@ -6,20 +6,21 @@ import (
 )
 
 // pendingOrder keeps the capture's causal order across connections: a
-// request may be sent once every request of another connection being
-// replayed that was handed over before it and answered (or, without an
+// request may be sent once every request of another connection that was
+// handed over before it and answered (or, without an
 // answer, sent) in the capture before it was sent has been done here.
-// It holds the requests of the admitted connections that are not done,
-// sorted by when the capture saw them completed (depTime), then by
+// It holds the requests not done, sorted by when the capture saw them completed (depTime), then by
 // arrival (seq). It is not safe for concurrent use: sched's mutex guards
 // it.
 //
 // Only requests handed over earlier (smaller seq) hold a request back,
 // so the oldest request not done never waits for the order: whatever the
 // capture's times (several files, clocks gone backwards), the waits form
-// no cycle. Requests of connections not admitted (Options.Concurrency)
-// are not waited for, so that the admitted connections never wait for
-// one that cannot start.
+// no cycle. It holds every request held, of connections with a runner
+// or not (Options.Concurrency): a transaction's Produce on a connection
+// waiting for a slot still goes before its EndTxn on another. sched
+// stops a runner waiting here when the request it waits for needs its
+// slot.
 type pendingOrder struct {
 	items []*item
 }

@@ -250,8 +250,12 @@ func (r *Replayer) Wait() (*Report, error) {
 	if r.sched != nil {
 		r.sched.close()
 		r.wg.Wait()
-		if n := r.sched.evictions(); n > 0 {
-			r.note(fmt.Sprintf("%d times a captured connection with nothing to send was closed to let another start (--concurrency %d is below the connections open at once); a later request of it opened new connections", n, r.opts.concurrency()))
+		evicted, overflow := r.sched.evictions()
+		if evicted > 0 {
+			r.note(fmt.Sprintf("%d times a captured connection with nothing to send, or whose next request waited for another connection's, was closed to let another start (--concurrency %d is below the connections open at once); a later request of it opened new connections", evicted, r.opts.concurrency()))
+		}
+		if overflow > 0 {
+			r.note(fmt.Sprintf("%d times a captured connection was replayed beyond --concurrency %d: its request was sent in the capture while a JoinGroup or SyncGroup was waiting for the group's other members (the members of a rebalance count as one slot)", overflow, r.opts.concurrency()))
 		}
 		r.meta.Close()
 	}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
 
@@ -9,14 +10,21 @@ import (
 // holds them in the read-ahead window (Options.Window), gives each
 // captured connection with requests waiting a runner (a goroutine with
 // its own connections to the target) while there are fewer than
-// Options.Concurrency, and keeps the causal order (pendingOrder).
+// Options.Concurrency, and keeps the causal order (pendingOrder) over
+// every request held, of connections with a runner or not.
 //
 // Progress: the oldest request held (the smallest index) never waits
 // for the order, and its connection always gets a runner: when every
-// runner is taken, one whose connection has nothing waiting is stopped
-// (its connections closed; a later request of it starts it again on new
-// connections). So a full window always drains, and Add never waits for
-// ever, whatever the concurrency.
+// runner is taken, one is stopped for it (see evictable: one whose
+// connection has nothing waiting, else one whose next request waits for
+// the order); its connections are closed, its requests stay held, and
+// it starts again on new connections when a slot frees. When no runner
+// can stop because one waits for the answer of a rebalance (JoinGroup,
+// SyncGroup) the capture answered only after the oldest request was
+// sent, that answer may wait for the oldest request itself (another
+// member joining): the oldest request's connection then gets a runner
+// beyond Options.Concurrency (see overflow). So a full window always
+// drains, and Add never waits for ever, whatever the concurrency.
 type sched struct {
 	mu   sync.Mutex
 	cond *sync.Cond
@@ -31,6 +39,7 @@ type sched struct {
 	ctx      context.Context
 	order    pendingOrder
 	evicted  int // runners stopped for another connection
+	overflow int // runners started beyond conc for a rebalance
 
 	start func(q *streamQ) // starts a runner for q; mu is held
 }
@@ -41,9 +50,11 @@ type streamQ struct {
 	stream  int
 	items   []*item
 	bytes   int64
-	running bool // has a runner
-	evict   bool // its runner is to stop once it has nothing to do
-	last    int  // index of the last request done, for choosing which runner stops
+	running bool  // has a runner
+	evict   bool  // its runner is to stop before its next request
+	waiting bool  // its runner waits for the causal order
+	sending *item // the request its runner is sending, nil when none
+	last    int   // index of the last request done, for choosing which runner stops
 }
 
 func newSched(ctx context.Context, lim Window, conc int, start func(*streamQ)) *sched {
@@ -91,9 +102,7 @@ func (s *sched) put(it *item) error {
 	q.bytes += it.size
 	s.requests++
 	s.bytes += it.size
-	if q.running {
-		s.order.insert(it)
-	}
+	s.order.insert(it)
 	s.schedule()
 	s.cond.Broadcast()
 	return nil
@@ -101,8 +110,9 @@ func (s *sched) put(it *item) error {
 
 // schedule starts runners for the connections with requests waiting,
 // oldest first, while there are fewer than conc; when there are not,
-// it asks a runner whose connection has nothing waiting to stop. mu is
-// held.
+// it asks a runner to stop for the oldest (evictable), or starts the
+// oldest beyond conc when its request can go and a rebalance may wait
+// for it (overflows). mu is held.
 func (s *sched) schedule() {
 	for {
 		var next *streamQ
@@ -115,26 +125,24 @@ func (s *sched) schedule() {
 			return
 		}
 		if s.running >= s.conc {
-			var idle *streamQ
 			for _, q := range s.streams {
 				if q.running && q.evict {
 					return // one is stopping already
 				}
-				if q.running && len(q.items) == 0 && (idle == nil || q.last < idle.last) {
-					idle = q
-				}
 			}
-			if idle != nil {
-				idle.evict = true
+			ready := !s.order.blocked(next.items[0])
+			if v := s.evictable(next, ready); v != nil {
+				v.evict = true
 				s.cond.Broadcast()
+				return
 			}
-			return
+			if !ready || !s.overflows(next) {
+				return // a runner ends its request first
+			}
+			s.overflow++
 		}
 		next.running, next.evict = true, false
 		s.running++
-		for _, it := range next.items {
-			s.order.insert(it)
-		}
 		s.start(next)
 	}
 }
@@ -148,32 +156,60 @@ func (s *sched) next(q *streamQ) (it *item, ok bool) {
 	for len(q.items) == 0 && !q.evict && !s.closed && s.ctx.Err() == nil {
 		s.cond.Wait()
 	}
-	if len(q.items) > 0 {
-		q.evict = false
+	if len(q.items) > 0 && !q.evict {
 		return q.items[0], true
 	}
-	if q.evict {
-		s.evicted++
-	}
-	q.running, q.evict = false, false
-	s.running--
-	delete(s.streams, q.stream)
-	s.schedule()
-	s.cond.Broadcast()
+	s.stop(q)
 	return nil, false
 }
 
-// waitOrder blocks until the causal order lets it be sent, or the
-// context ends (its error then).
-func (s *sched) waitOrder(it *item) error {
+// stop ends q's runner: its requests stay held for a later one. mu is
+// held.
+func (s *sched) stop(q *streamQ) {
+	if q.evict {
+		s.evicted++
+	}
+	q.running, q.evict, q.waiting, q.sending = false, false, false, nil
+	s.running--
+	if len(q.items) == 0 {
+		delete(s.streams, q.stream)
+	}
+	s.schedule()
+	s.cond.Broadcast()
+}
+
+// errStopped says a runner was stopped for another connection while its
+// request waited (sched.waitOrder): the request stays held.
+var errStopped = errors.New("replay: runner stopped for another connection")
+
+// waitOrder blocks until the causal order lets it, q's next request, be
+// sent; it is then q's request being sent until done. Errors: the
+// context's when it ends; errStopped when q's runner was stopped for
+// another connection meanwhile (the runner must end without done: it
+// stays held).
+func (s *sched) waitOrder(q *streamQ, it *item) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() { q.waiting = false }()
 	for {
 		if err := s.ctx.Err(); err != nil {
 			return err
 		}
+		if q.evict {
+			s.stop(q)
+			return errStopped
+		}
 		if !s.order.blocked(it) {
+			q.sending = it
+			if rebalanceAPIs[it.key] {
+				s.schedule() // the other members may now go beyond conc
+			}
 			return nil
+		}
+		if !q.waiting {
+			q.waiting = true
+			s.schedule() // q's slot may go to the request it waits for
+			continue     // schedule may have asked q itself to stop
 		}
 		s.cond.Wait()
 	}
@@ -185,6 +221,7 @@ func (s *sched) done(q *streamQ, it *item) {
 	defer s.mu.Unlock()
 	q.items[0] = nil
 	q.items = q.items[1:]
+	q.sending = nil
 	if len(q.items) == 0 {
 		q.items = nil // let the backing array go
 	}
@@ -206,9 +243,10 @@ func (s *sched) close() {
 }
 
 // evictions returns how many runners were stopped to let another
-// connection start.
-func (s *sched) evictions() int {
+// connection start, and how many were started beyond the concurrency
+// for a rebalance.
+func (s *sched) evictions() (evicted, overflow int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.evicted
+	return s.evicted, s.overflow
 }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -61,7 +62,10 @@ func (r *Replayer) runStream(q *streamQ) {
 		}
 		err := r.clock.wait(ctx, it)
 		if err == nil {
-			err = r.sched.waitOrder(it)
+			err = r.sched.waitOrder(q, it)
+		}
+		if errors.Is(err, errStopped) {
+			return // it stays held for the connection's next runner
 		}
 		if err == nil {
 			r.send(ctx, cs, it)

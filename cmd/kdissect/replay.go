@@ -206,7 +206,7 @@ usage.`,
 	cmd.Flags().StringSliceVar(&bf.brokers, "broker", nil, "target broker HOST:PORT (same as -b)")
 	fs := cmd.Flags()
 	fs.StringVar(&rf.speed, "speed", "1", "pacing: 1 keeps the captured gaps between requests, 10 is ten times faster, max as fast as the broker answers")
-	fs.IntVar(&rf.concurrency, "concurrency", replay.DefaultConcurrency, "most captured connections replayed at once")
+	fs.IntVar(&rf.concurrency, "concurrency", replay.DefaultConcurrency, "most captured connections replayed at once (the members of a rebalance count as one)")
 	fs.BoolVar(&rf.keepVersions, "keep-versions", false, "send every request at its captured version, even one the target does not offer")
 	fs.StringSliceVar(&rf.apis, "api", nil, "only requests of this API, by name (Produce) or ApiKey (0); repeatable")
 	fs.StringSliceVar(&rf.topics, "topic", nil, "only requests touching this topic (as captured), by name or topic ID; repeatable")
