@@ -19,8 +19,11 @@ import (
 // then Add for each exchange of the capture in capture order (Add
 // blocks while the read-ahead window, Options.Window, is full), then
 // Wait for the report. The requests are sent while the capture is still
-// being read, and let go once done: memory is bounded by the window, not
-// by the capture. Start, Add and Wait are for one goroutine; the
+// being read, and let go once done: the requests held are bounded by the
+// window, not by the capture. What replay learns (producer ids, group
+// members, generations, telemetry ids, fetch sessions up to 10 000) grows
+// with the distinct ids the capture holds, not with its length. Start,
+// Add and Wait are for one goroutine; the
 // replay itself is concurrent inside.
 type Replayer struct {
 	opts     Options
@@ -160,8 +163,9 @@ func (r *Replayer) take(ex *dissect.Exchange) *item {
 		it.topics[i] = strings.Clone(it.topics[i])
 	}
 	if it.req != nil {
-		// Decode again from a copy: the decoder's bodies alias frames
-		// that the dissector may reuse.
+		// Decode again from a copy: the decoder's bodies alias the
+		// exchange's frame, which Add's caller may reuse once it returns,
+		// and the request is rewritten in place before it is sent.
 		req, err := decodeBody(ex.Request.Bytes, false, it.key, it.version)
 		if err != nil {
 			it.req, it.skip = nil, skipUndecoded+": "+err.Error()
