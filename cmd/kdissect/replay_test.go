@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,5 +163,47 @@ func TestReplayCommandUnmatchedSelection(t *testing.T) {
 	code, _, errs = runClientCmd(t, "", "replay", replayCapture, "-b", c.ListenAddrs()[0], "--speed", "max", "--topic", "absent")
 	if code != 0 || !strings.Contains(errs, "--topic absent selects nothing") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestReplayCommandTransactionsConcurrency: franz-go's transactions (28
+// captured connections) replayed with --concurrency 1 and 2 commit the
+// same records to txn-out as the default concurrency (consume
+// --read-committed), exit 0, and no request is fenced
+// (INVALID_PRODUCER_EPOCH) or refused for its transaction's state
+// (INVALID_TXN_STATE).
+func TestReplayCommandTransactionsConcurrency(t *testing.T) {
+	committed := func(t *testing.T, conc string) []string {
+		c := startCluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(3))
+		code, out, errs := runClientCmd(t, "", "replay", "../../testdata/pcaps/franz_transactions.pcap", "-b", c.ListenAddrs()[0],
+			"--speed", "max", "--format", "json", "--concurrency", conc)
+		if code != 0 {
+			t.Fatalf("--concurrency %s: exit %d, stderr %q", conc, code, errs)
+		}
+		var rep replay.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		for _, e := range []string{"INVALID_PRODUCER_EPOCH", "INVALID_TXN_STATE"} {
+			if n := rep.Total.ReplayedErrors[e]; n > 0 {
+				t.Errorf("--concurrency %s: replayed %s×%d", conc, e, n)
+			}
+		}
+		code, out, errs = runClientCmd(t, "", "consume", "-b", c.ListenAddrs()[0], "-t", "txn-out", "--read-committed", "-e", "-q", "-K", "=")
+		if code != 0 {
+			t.Fatalf("consume: exit %d, stderr %q", code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		slices.Sort(lines)
+		return lines
+	}
+	want := committed(t, "64")
+	if len(want) == 0 || want[0] == "" {
+		t.Fatal("the default concurrency committed nothing to txn-out")
+	}
+	for _, conc := range []string{"1", "2"} {
+		if got := committed(t, conc); !slices.Equal(got, want) {
+			t.Errorf("--concurrency %s: txn-out holds %d committed records %q, the default run %d %q", conc, len(got), got, len(want), want)
+		}
 	}
 }
