@@ -4,7 +4,9 @@
 // and by topic-partition; per client id and per connection; the span and
 // totals of the capture. Memory grows with the number of distinct keys
 // (APIs, topic-partitions, client ids, connections, error codes), not with
-// the number of exchanges: latencies go into bounded histograms.
+// the number of exchanges: latencies go into bounded histograms; and each
+// table keeps at most MaxRows keys, the rest counted in one row named
+// Other, so a capture of millions of short connections stays small.
 package stats
 
 import (
@@ -16,9 +18,19 @@ import (
 	"github.com/kdissect/kdissect/dissect"
 )
 
+// MaxRows is the most topic-partitions, client ids, connections and
+// errors by topic-partition a Collector keeps apart; further keys are
+// counted together in one row: topic Other with partition -1, client id
+// Other, connection stream -1 with client Other.
+const MaxRows = 10000
+
+// Other names the row that counts the keys beyond MaxRows.
+const Other = "(other)"
+
 // Collector aggregates exchanges. Add them in any order; it is not safe
 // for concurrent use.
 type Collector struct {
+	maxRows int // MaxRows; tests lower it
 	apis        map[apiKey]*APIStats
 	partitions  map[tpKey]*PartitionStats
 	errors      map[int16]int64
@@ -49,6 +61,7 @@ type tpErrKey struct {
 // New returns an empty Collector.
 func New() *Collector {
 	return &Collector{
+		maxRows:     MaxRows,
 		apis:        map[apiKey]*APIStats{},
 		partitions:  map[tpKey]*PartitionStats{},
 		errors:      map[int16]int64{},
@@ -186,19 +199,32 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 		}
 		cs = c.noClientID
 	} else {
-		cs = c.clients[*ex.ClientID]
+		id := *ex.ClientID
+		cs = c.clients[id]
 		if cs == nil {
-			id := *ex.ClientID
-			cs = &ClientStats{ClientID: &id}
-			c.clients[id] = cs
+			if len(c.clients) >= c.maxRows {
+				id = Other
+			}
+			if cs = c.clients[id]; cs == nil {
+				cs = &ClientStats{ClientID: &id}
+				c.clients[id] = cs
+			}
 		}
 	}
 	cs.add(ex, nerr)
 
 	conn := c.connections[ex.Stream]
 	if conn == nil {
-		conn = &ConnectionStats{Stream: ex.Stream, Client: ex.Client.String(), Broker: ex.Broker.String()}
-		c.connections[ex.Stream] = conn
+		switch {
+		case len(c.connections) < c.maxRows:
+			conn = &ConnectionStats{Stream: ex.Stream, Client: ex.Client.String(), Broker: ex.Broker.String()}
+			c.connections[ex.Stream] = conn
+		case c.connections[-1] != nil:
+			conn = c.connections[-1]
+		default:
+			conn = &ConnectionStats{Stream: -1, Client: Other, Broker: Other}
+			c.connections[-1] = conn
+		}
 	}
 	if conn.ClientID == nil && ex.ClientID != nil {
 		id := *ex.ClientID
@@ -220,7 +246,11 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 	for _, e := range dec.Errors {
 		c.errors[e.Code]++
 		if e.Topic != "" || !e.TopicID.IsZero() || e.Partition >= 0 {
-			c.errorsAt[tpErrKey{tpKey{topicName(e.Topic, e.TopicID), e.Partition}, e.Code}]++
+			k := tpErrKey{tpKey{topicName(e.Topic, e.TopicID), e.Partition}, e.Code}
+			if _, ok := c.errorsAt[k]; !ok && len(c.errorsAt) >= c.maxRows {
+				k.tpKey = tpKey{Other, -1}
+			}
+			c.errorsAt[k]++
 		}
 	}
 
@@ -237,8 +267,13 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 		k := tpKey{topicName(rr.Topic, rr.TopicID), rr.Partition}
 		p := c.partitions[k]
 		if p == nil {
-			p = &PartitionStats{Topic: k.topic, Partition: k.partition}
-			c.partitions[k] = p
+			if len(c.partitions) >= c.maxRows {
+				k = tpKey{Other, -1}
+			}
+			if p = c.partitions[k]; p == nil {
+				p = &PartitionStats{Topic: k.topic, Partition: k.partition}
+				c.partitions[k] = p
+			}
 		}
 		n, size := int64(set.Count()), entryBytes(set)
 		if ex.APIKey == 0 {
