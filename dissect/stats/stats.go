@@ -30,7 +30,7 @@ const Other = "(other)"
 // Collector aggregates exchanges. Add them in any order; it is not safe
 // for concurrent use.
 type Collector struct {
-	maxRows int // MaxRows; tests lower it
+	maxRows     int // MaxRows; tests lower it
 	apis        map[apiKey]*APIStats
 	partitions  map[tpKey]*PartitionStats
 	errors      map[int16]int64
