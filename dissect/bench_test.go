@@ -82,7 +82,7 @@ func BenchmarkFramer(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s := &testSink{}
-		f := newFramer(toBroker, DefaultMaxFrameSize, nil, s, false)
+		f := newFramer(toBroker, DefaultMaxFrameSize, nil, s, false, nil)
 		for rest := stream; len(rest) > 0; {
 			n := min(1460, len(rest))
 			f.feed(rest[:n], chunkLocator(0))

@@ -86,6 +86,11 @@ type Options struct {
 	BacklogPackets    int
 	BacklogBytes      int
 	BacklogTotalBytes int
+
+	// FramePool, if set, supplies the buffers of frame bytes; the caller
+	// gives them back with FramePool.Release once done with each exchange.
+	// Nil: every frame is a new allocation, left to the garbage collector.
+	FramePool *FramePool
 }
 
 // limits are the Options' limits with defaults applied.
@@ -262,15 +267,20 @@ func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
 	}
 	s := d.NewSession(emit)
 	var readErr error
-	for {
-		data, ci, link, err := cr.next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				readErr = err
-			}
-			break
+	full, free := readAhead(cr)
+	for b := range full {
+		start := 0
+		for _, p := range b.pkts {
+			s.Packet(p.link, b.data[start:p.end:p.end], p.ci)
+			start = p.end
 		}
-		s.Packet(link, data, ci)
+		if b.err != nil {
+			if !errors.Is(b.err, io.EOF) {
+				readErr = b.err
+			}
+			break // the reading goroutine has ended: cr is ours again
+		}
+		free <- b
 	}
 	d.stats.PatchedRecords += cr.patched()
 	s.Close()

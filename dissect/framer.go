@@ -114,6 +114,7 @@ type framer struct {
 	max   int
 	valid func(apiKey, apiVersion int16) bool
 	sink  frameSink
+	pool  *FramePool // where frame buffers come from; nil: allocated
 
 	state framerState
 	pos   int64 // stream offset of the next byte fed
@@ -170,8 +171,8 @@ type resyncCause struct {
 	invalid     bool
 }
 
-func newFramer(dir frameDir, maxSize int, valid func(int16, int16) bool, sink frameSink, midStream bool) *framer {
-	f := &framer{dir: dir, max: maxSize, valid: valid, sink: sink}
+func newFramer(dir frameDir, maxSize int, valid func(int16, int16) bool, sink frameSink, midStream bool, pool *FramePool) *framer {
+	f := &framer{dir: dir, max: maxSize, valid: valid, sink: sink, pool: pool}
 	if midStream {
 		f.state = stateResync
 		f.fresh = true
@@ -224,8 +225,9 @@ func (f *framer) run(data []byte, loc locator, base int64) {
 			}
 			if len(f.buf)+n > cap(f.buf) {
 				// Grow by what has arrived, at most bodyChunk ahead.
-				grown := make([]byte, len(f.buf), min(int(f.size), max(2*cap(f.buf), len(f.buf)+n, bodyChunk)))
+				grown := f.pool.get(min(int(f.size), max(2*cap(f.buf), len(f.buf)+n, bodyChunk)))[:len(f.buf)]
 				copy(grown, f.buf)
+				f.pool.put(f.buf) // only the framer ever saw it
 				f.buf = grown
 			}
 			if n > 0 {
@@ -300,7 +302,7 @@ func (f *framer) begin() {
 		f.emit(f.last, nil)
 	default:
 		f.state = stateBody
-		f.buf = make([]byte, 0, min(int(size), bodyChunk))
+		f.buf = f.pool.get(min(int(size), bodyChunk))
 	}
 }
 

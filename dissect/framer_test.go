@@ -49,7 +49,7 @@ func (c chunkLocator) at(int) pktRef {
 // frameAll feeds stream to a new framer in chunks of the given sizes (the
 // last chunk takes the rest) and finishes it.
 func frameAll(dir frameDir, max int, mid bool, stream []byte, sizes []int, sink *testSink) {
-	f := newFramer(dir, max, nil, sink, mid)
+	f := newFramer(dir, max, nil, sink, mid, nil)
 	pkt := int64(0)
 	for _, n := range sizes {
 		if n > len(stream) {
@@ -106,7 +106,7 @@ func TestFramerBasics(t *testing.T) {
 		r1, r2 := respFrame(41, []byte("xx")), respFrame(42, []byte("yyyy"))
 		for _, pending := range []bool{false, true} {
 			s := testSink{pending: func(id int32) bool { return pending && id == 42 }}
-			f := newFramer(toClient, DefaultMaxFrameSize, nil, &s, false)
+			f := newFramer(toClient, DefaultMaxFrameSize, nil, &s, false, nil)
 			f.feed(r1[:9], chunkLocator(0))
 			f.gap(100)
 			f.feed(cat(filler(9, 0), r2), chunkLocator(1))

@@ -94,7 +94,7 @@ func FuzzFramer(f *testing.F) {
 		rng := rand.New(rand.NewPCG(seed, uint64(flags)))
 
 		s := &testSink{pending: pending}
-		fr := newFramer(dir, maxFrame, nil, s, mid)
+		fr := newFramer(dir, maxFrame, nil, s, mid, nil)
 		for rest, pkt := data, int64(0); len(rest) > 0; pkt++ {
 			n := min(len(rest), 1+rng.IntN(64))
 			if gaps && rng.IntN(4) == 0 {

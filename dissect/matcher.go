@@ -79,7 +79,7 @@ func newKafkaConn(s *Session, stream int, client, broker netip.AddrPort) *conn {
 
 func (c *conn) framer(dir frameDir, midStream bool) *framer {
 	if c.fr[dir] == nil {
-		c.fr[dir] = newFramer(dir, c.s.d.maxFrame, c.s.d.opts.ValidRequest, c, midStream)
+		c.fr[dir] = newFramer(dir, c.s.d.maxFrame, c.s.d.opts.ValidRequest, c, midStream, c.s.d.opts.FramePool)
 		if c.sasl != nil && (dir == toBroker || c.sasl.confirmed) {
 			c.fr[dir].raw = true
 		}

@@ -89,13 +89,18 @@ type exchangePipeline struct {
 // newExchangePipeline starts a pipeline. keep runs in capture order after
 // decoding and says whether to output the exchange (filters, -c); output
 // runs in capture order on the kept ones, after r rendered them when r is
-// not nil.
-func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, keep func(*dissect.Exchange) bool, r concurrentRenderer, output func(*exchangeJob)) *exchangePipeline {
+// not nil. Each exchange's frames go back to pool (nil: none) once it was
+// output or left out: output must keep nothing of the exchange.
+func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool *dissect.FramePool, keep func(*dissect.Exchange) bool, r concurrentRenderer, output func(*exchangeJob)) *exchangePipeline {
 	n := runtime.GOMAXPROCS(0)
 	cfg := ordered.Config{Workers: n, Depth: 8 * n, MaxCost: pipelineMaxBytes}
 	p := &exchangePipeline{}
+	done := func(j *exchangeJob) {
+		output(j)
+		pool.Release(j.ex)
+	}
 	if r != nil {
-		p.render = ordered.New(cfg, func(j *exchangeJob) int64 { r.render(j); return int64(len(j.line)) }, output)
+		p.render = ordered.New(cfg, func(j *exchangeJob) int64 { r.render(j); return int64(len(j.line)) }, done)
 	}
 	p.decode = ordered.New(cfg,
 		func(j *exchangeJob) int64 {
@@ -106,13 +111,14 @@ func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, keep 
 		func(j *exchangeJob) {
 			dec.Decode(j.ex)
 			if !keep(j.ex) {
+				pool.Release(j.ex)
 				return
 			}
 			if p.render != nil {
 				p.render.Put(j, j.cost)
 				return
 			}
-			output(j)
+			done(j)
 		})
 	return p
 }

@@ -27,6 +27,7 @@ type captureFlags struct {
 	showSecrets     bool
 	filter          string // -f: capture filter expression (filter.go)
 	noColor         bool   // --no-color (views.go)
+	poisonFrames    bool   // --debug-poison-frames (hidden): see framePool
 }
 
 func (f *captureFlags) register(cmd *cobra.Command) {
@@ -37,6 +38,15 @@ func (f *captureFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.showSecrets, "show-secrets", false, "show SASL credentials and delegation token HMACs instead of redacting them")
 	cmd.Flags().StringVarP(&f.filter, "filter", "f", "", filterUsage)
 	cmd.Flags().BoolVar(&f.noColor, "no-color", false, "no colour, even on a terminal (NO_COLOR in the environment does the same)")
+	cmd.Flags().BoolVar(&f.poisonFrames, "debug-poison-frames", false, "fill each frame buffer with 0xAA once its exchange was output (finds a use after release)")
+	_ = cmd.Flags().MarkHidden("debug-poison-frames")
+}
+
+// framePool returns the pool of frame buffers for read and stats, whose
+// pipeline gives each exchange's frames back once it was output: recycled
+// buffers spare the allocation, zeroing and collection of every frame.
+func (f *captureFlags) framePool() *dissect.FramePool {
+	return &dissect.FramePool{Poison: f.poisonFrames}
 }
 
 func (f *captureFlags) dissectOptions() (dissect.Options, error) {
@@ -117,6 +127,7 @@ func newReadCmd() *cobra.Command {
 				return err
 			}
 			tuneGC()
+			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
 			decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}}
 			dec := dissect.NewDecoder(decOpts)
@@ -137,7 +148,7 @@ func newReadCmd() *cobra.Command {
 				return true
 			}
 			r := rendererOf(out)
-			pipe := newExchangePipeline(dec, decOpts, keep, r, func(j *exchangeJob) {
+			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, r, func(j *exchangeJob) {
 				if writeErr != nil {
 					return
 				}

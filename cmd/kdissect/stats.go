@@ -59,6 +59,7 @@ The exchange filters select what is aggregated.`,
 				return err
 			}
 			tuneGC()
+			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
 			// Stats counts records and sizes: batches whose CRC matches are
 			// taken at their headers, not decompressed.
@@ -74,7 +75,7 @@ The exchange filters select what is aggregated.`,
 				matched.Add(1)
 				return true
 			}
-			pipe := newExchangePipeline(dec, decOpts, keep, nil, func(j *exchangeJob) { col.Add(j.ex) })
+			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, nil, func(j *exchangeJob) { col.Add(j.ex) })
 			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: done}
 			var failed []error
 			for _, path := range args {

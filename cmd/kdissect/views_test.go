@@ -65,6 +65,12 @@ func TestGoldenViews(t *testing.T) {
 			if out != string(want) {
 				t.Errorf("output differs from %s (run with -update, and review the diff):\n%s", path, firstDiff(string(want), out))
 			}
+			// Frame buffers go back to the pool as each exchange is output;
+			// poisoned there, they must change nothing of what is shown.
+			_, poisoned, _ := runCLI(t, append(c.args, "--debug-poison-frames")...)
+			if poisoned != string(want) {
+				t.Errorf("with --debug-poison-frames, output differs from %s:\n%s", path, firstDiff(string(want), poisoned))
+			}
 		})
 	}
 }
