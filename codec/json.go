@@ -24,6 +24,20 @@ type JSONWriter struct {
 	buf      []byte
 	comma    []bool // per open container: whether a value was written
 	afterKey bool
+
+	spillAt int                      // see Spill
+	spill   func(full []byte) []byte // nil: the buffer only grows
+}
+
+// Spill makes the writer hand its buffer over whenever the buffer holds at
+// least limit bytes as a value or key begins: next takes the full buffer
+// (its bytes are the output's next part) and returns an empty one to go on
+// in. Output of any length (a Fetch of 50 000 records renders to tens of
+// MB) is then built in parts of about limit bytes, without one buffer
+// growing and copying itself over and over. Bytes returns what follows the
+// last hand-over. A nil next stops spilling.
+func (w *JSONWriter) Spill(limit int, next func(full []byte) []byte) {
+	w.spillAt, w.spill = limit, next
 }
 
 // NewJSONWriter returns a writer appending to buf.
@@ -31,6 +45,10 @@ func NewJSONWriter(buf []byte) *JSONWriter { return &JSONWriter{buf: buf} }
 
 // Bytes returns the JSON written so far.
 func (w *JSONWriter) Bytes() []byte { return w.buf }
+
+// SetBuffer makes the writer append to buf from now on; the writer keeps
+// no other reference to its former buffer.
+func (w *JSONWriter) SetBuffer(buf []byte) { w.buf = buf }
 
 // Reset empties the buffer, keeping its capacity.
 func (w *JSONWriter) Reset() {
@@ -40,6 +58,9 @@ func (w *JSONWriter) Reset() {
 }
 
 func (w *JSONWriter) pre() {
+	if w.spill != nil && len(w.buf) >= w.spillAt {
+		w.buf = w.spill(w.buf)
+	}
 	if w.afterKey {
 		w.afterKey = false
 		return

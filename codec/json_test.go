@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -74,4 +75,47 @@ func isText(b []byte) bool {
 		}
 	}
 	return utf8.Valid(b)
+}
+
+// TestJSONWriterSpill checks that a writer handing its buffer over at
+// every value (limit 1) or now and then writes, in its parts, exactly what
+// one buffer gets.
+func TestJSONWriterSpill(t *testing.T) {
+	write := func(w *JSONWriter) {
+		w.BeginObject()
+		w.Key("records")
+		w.BeginArray()
+		for i := range 200 {
+			w.BeginObject()
+			w.Key("offset")
+			w.Int(int64(i))
+			w.Key("value")
+			w.ByteString([]byte(strings.Repeat("v\"", i)))
+			w.Key("key")
+			w.Null()
+			w.EndObject()
+		}
+		w.EndArray()
+		w.Key("n")
+		w.Uint(200)
+		w.EndObject()
+	}
+	one := NewJSONWriter(nil)
+	write(one)
+	for _, limit := range []int{1, 100, 4096} {
+		var parts [][]byte
+		w := NewJSONWriter(nil)
+		w.Spill(limit, func(full []byte) []byte {
+			parts = append(parts, full)
+			return nil
+		})
+		write(w)
+		joined := append(bytes.Join(parts, nil), w.Bytes()...)
+		if !bytes.Equal(joined, one.Bytes()) {
+			t.Errorf("limit %d: parts joined differ from one buffer", limit)
+		}
+		if len(parts) < 2 {
+			t.Errorf("limit %d: %d parts", limit, len(parts))
+		}
+	}
 }

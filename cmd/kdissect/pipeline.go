@@ -4,7 +4,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sync"
 
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/render"
@@ -30,14 +29,14 @@ import (
 // reached, no exchange enters until some leave. An exchange may cost more
 // alone (a frame of up to --max-frame-size, record sets of up to
 // --max-decompressed-size): it then passes alone.
-const pipelineMaxBytes = 32 << 20
+const pipelineMaxBytes = 16 << 20
 
 // exchangeJob is one exchange in the pipeline.
 type exchangeJob struct {
 	ex     *dissect.Exchange
-	frames int64  // frame bytes
-	cost   int64  // frame bytes and decoded record sets, in bytes
-	line   []byte // rendered JSON line
+	frames int64        // frame bytes
+	cost   int64        // frame bytes and decoded record sets, in bytes
+	line   *render.Line // rendered JSON line
 	row    []string
 }
 
@@ -45,34 +44,40 @@ type exchangeJob struct {
 // exchange, may run on many goroutines at once (render.JSONLines,
 // render.Table); other outputs render and write in the ordered stage.
 type concurrentRenderer interface {
-	render(j *exchangeJob)
+	render(j *exchangeJob) int64 // returns the bytes the rendering holds
 	write(j *exchangeJob) error
 }
 
-type jsonRenderer struct {
-	w     *render.JSONLines
-	lines *bufferPool
-}
+type jsonRenderer struct{ w *render.JSONLines }
 
-func (r jsonRenderer) render(j *exchangeJob) { j.line = r.w.AppendLine(r.lines.get(), j.ex) }
+func (r jsonRenderer) render(j *exchangeJob) int64 {
+	j.line = r.w.RenderLine(j.ex)
+	return int64(j.line.Len())
+}
 
 func (r jsonRenderer) write(j *exchangeJob) error {
 	err := r.w.WriteLine(j.line)
-	r.lines.put(j.line)
 	j.line = nil
 	return err
 }
 
 type tableRenderer struct{ t *render.Table }
 
-func (r tableRenderer) render(j *exchangeJob)      { j.row = r.t.Row(j.ex) }
+func (r tableRenderer) render(j *exchangeJob) int64 {
+	j.row = r.t.Row(j.ex)
+	var n int64
+	for _, c := range j.row {
+		n += int64(len(c))
+	}
+	return n
+}
 func (r tableRenderer) write(j *exchangeJob) error { return r.t.AddRow(j.row) }
 
 // rendererOf returns the concurrent side of w, nil when it has none.
 func rendererOf(w exchangeWriter) concurrentRenderer {
 	switch w := w.(type) {
 	case *render.JSONLines:
-		return jsonRenderer{w: w, lines: &bufferPool{}}
+		return jsonRenderer{w}
 	case *render.Table:
 		return tableRenderer{w}
 	}
@@ -93,32 +98,46 @@ type exchangePipeline struct {
 // output or left out: output must keep nothing of the exchange.
 func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool *dissect.FramePool, keep func(*dissect.Exchange) bool, r concurrentRenderer, output func(*exchangeJob)) *exchangePipeline {
 	n := runtime.GOMAXPROCS(0)
-	cfg := ordered.Config{Workers: n, Depth: 8 * n, MaxCost: pipelineMaxBytes}
+	// One bound covers both stages: an exchange counts from the moment it
+	// enters until it was output (a Fetch of 50 000 records is frames,
+	// then tens of MB decoded, then tens of MB rendered).
+	cfg := ordered.Config{Workers: n, Depth: 8 * n, MaxCost: pipelineMaxBytes, KeepCost: r != nil}
 	p := &exchangePipeline{}
-	done := func(j *exchangeJob) {
-		output(j)
+	finish := func(j *exchangeJob) {
 		pool.Release(j.ex)
+		p.decode.Release(j.cost)
 	}
 	if r != nil {
-		p.render = ordered.New(cfg, func(j *exchangeJob) int64 { r.render(j); return int64(len(j.line)) }, done)
+		p.render = ordered.New(ordered.Config{Workers: n, Depth: 8 * n},
+			func(j *exchangeJob) int64 {
+				extra := r.render(j)
+				p.decode.Grow(extra)
+				j.cost += extra
+				return 0
+			},
+			func(j *exchangeJob) {
+				output(j)
+				finish(j)
+			})
 	}
 	p.decode = ordered.New(cfg,
 		func(j *exchangeJob) int64 {
-			// What the record sets took counts in this stage and the next.
-			j.cost += dissect.PrepareDecode(j.ex, opts)
-			return j.cost - j.frames
+			extra := dissect.PrepareDecode(j.ex, opts)
+			j.cost += extra
+			return extra
 		},
 		func(j *exchangeJob) {
 			dec.Decode(j.ex)
 			if !keep(j.ex) {
-				pool.Release(j.ex)
+				finish(j)
 				return
 			}
 			if p.render != nil {
-				p.render.Put(j, j.cost)
+				p.render.Put(j, 0)
 				return
 			}
-			done(j)
+			output(j)
+			finish(j)
 		})
 	return p
 }
@@ -143,30 +162,23 @@ func (p *exchangePipeline) close() {
 	}
 }
 
-// bufferPool is a pool of byte slices.
-type bufferPool struct{ p sync.Pool }
-
-func (b *bufferPool) get() []byte {
-	if s, ok := b.p.Get().(*[]byte); ok {
-		return (*s)[:0]
-	}
-	return make([]byte, 0, 4096)
-}
-
-func (b *bufferPool) put(s []byte) {
-	if cap(s) > 1<<20 {
-		return // a rare huge line: let it go
-	}
-	b.p.Put(&s)
-}
-
 // tuneGC lets the heap grow to three times the live data between
 // collections instead of two (GOGC=200), unless GOGC says otherwise:
 // decoding allocates about five bytes of short-lived buffers per byte of
 // capture while the live heap stays small (tens of MB), so collecting
-// half as often saves CPU for little memory.
+// half as often saves CPU for little memory. A soft limit of gcMemoryLimit
+// (unless GOMEMLIMIT says otherwise) makes the collector run sooner when
+// the live heap does grow, with exchanges of tens of MB in flight (Fetch
+// responses of 50 000 records, decoded and rendered), so that the peak
+// RSS stays near the limit instead of three times the live heap.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(200)
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(gcMemoryLimit)
+	}
 }
+
+// gcMemoryLimit is the soft memory limit of read and stats, in bytes.
+const gcMemoryLimit = 100 << 20

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -31,10 +32,16 @@ func BenchmarkStatsCommand(b *testing.B) {
 	var stderr strings.Builder
 	b.SetBytes(res.Bytes)
 	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	for b.Loop() {
 		if code := run([]string{"stats", path}, nil, io.Discard, &stderr); code != 0 {
 			b.Fatalf("exit %d: %s", code, stderr.String())
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(res.Records), "ns/record")
+	runtime.ReadMemStats(&after)
+	perRun := float64(b.N) * float64(res.Records)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/perRun, "ns/record")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/perRun, "allocs/record")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/perRun, "B/record")
 }

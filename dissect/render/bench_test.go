@@ -40,8 +40,11 @@ func BenchmarkStages(b *testing.B) {
 				dec := dissect.NewDecoder(opts)
 				out := NewJSONLines(io.Discard, false)
 				n := 0
-				err := dissect.New(dissect.Options{}).ReadCapture(bytes.NewReader(capture), func(ex *dissect.Exchange) {
+				// Frame buffers are recycled as `kdissect read` does.
+				pool := &dissect.FramePool{}
+				err := dissect.New(dissect.Options{FramePool: pool}).ReadCapture(bytes.NewReader(capture), func(ex *dissect.Exchange) {
 					n++
+					defer pool.Release(ex)
 					if stage == "dissect" {
 						return
 					}

@@ -20,7 +20,8 @@ type JSONLines struct {
 	w           *bufio.Writer
 	jw          *codec.JSONWriter
 	showSecrets bool
-	writers     sync.Pool // of *codec.JSONWriter, for AppendLine
+	writers     sync.Pool // of *codec.JSONWriter, for RenderLine
+	chunks      sync.Pool // of *[]byte: the parts of Lines
 }
 
 // NewJSONLines returns a writer of JSON Lines to w. Credentials are
@@ -32,31 +33,74 @@ func NewJSONLines(w io.Writer, showSecrets bool) *JSONLines {
 	return &JSONLines{w: bufio.NewWriterSize(w, 64<<10), jw: jw, showSecrets: showSecrets}
 }
 
-// AppendLine appends ex as one line, newline included, to dst and returns
-// the extended slice. Unlike Write it may run on many goroutines at once,
-// so that exchanges are rendered in parallel; WriteLine then writes the
-// lines in order.
-func (j *JSONLines) AppendLine(dst []byte, ex *dissect.Exchange) []byte {
+// Line is one exchange rendered as a JSON line, newline included, in
+// parts of about lineChunk bytes: a Fetch response of 50 000 records
+// renders to tens of MB, which one growing buffer would copy over and over
+// (and hold twice while it grows). Its parts are recycled by WriteLine.
+type Line struct {
+	parts [][]byte
+	n     int
+}
+
+// Len returns the line's length in bytes.
+func (l *Line) Len() int { return l.n }
+
+// lineChunk is the size of a Line's parts, in bytes; a part is handed over
+// once it holds lineChunk-lineSlack bytes, so that most values still fit.
+const (
+	lineChunk = 64 << 10
+	lineSlack = 4 << 10
+)
+
+// RenderLine renders ex as one line. Unlike Write it may run on many
+// goroutines at once, so that exchanges are rendered in parallel;
+// WriteLine then writes the lines in order.
+func (j *JSONLines) RenderLine(ex *dissect.Exchange) *Line {
 	jw, _ := j.writers.Get().(*codec.JSONWriter)
 	if jw == nil {
 		jw = codec.NewJSONWriter(nil)
 		jw.ShowSecrets = j.showSecrets
 	}
+	l := &Line{}
 	jw.Reset()
+	jw.SetBuffer(j.chunk())
+	jw.Spill(lineChunk-lineSlack, func(full []byte) []byte {
+		l.parts = append(l.parts, full)
+		l.n += len(full)
+		return j.chunk()
+	})
 	AppendExchangeJSON(jw, ex)
-	dst = append(append(dst, jw.Bytes()...), '\n')
-	if cap(jw.Bytes()) <= maxPooledLine {
-		j.writers.Put(jw)
-	}
-	return dst
+	last := append(jw.Bytes(), '\n')
+	l.parts = append(l.parts, last)
+	l.n += len(last)
+	jw.Spill(0, nil)
+	jw.SetBuffer(nil) // the parts are the line's now
+	j.writers.Put(jw)
+	return l
 }
 
-// maxPooledLine keeps a rare huge exchange from pinning its buffer, in bytes.
-const maxPooledLine = 1 << 20
+// chunk returns an empty part for a Line.
+func (j *JSONLines) chunk() []byte {
+	if b, ok := j.chunks.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, lineChunk)
+}
 
-// WriteLine writes a line AppendLine returned.
-func (j *JSONLines) WriteLine(line []byte) error {
-	_, err := j.w.Write(line)
+// WriteLine writes a line RenderLine returned, and recycles its parts:
+// the line must not be used again.
+func (j *JSONLines) WriteLine(l *Line) error {
+	var err error
+	for i, p := range l.parts {
+		if err == nil {
+			_, err = j.w.Write(p)
+		}
+		if cap(p) <= 2*lineChunk { // not a part grown by one huge value
+			j.chunks.Put(&p)
+		}
+		l.parts[i] = nil
+	}
+	l.parts, l.n = nil, 0
 	return err
 }
 

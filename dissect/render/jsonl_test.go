@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kdissect/kdissect/dissect"
+	"github.com/kdissect/kdissect/internal/capgen"
 )
 
 // render decodes a capture and writes it as JSON Lines.
@@ -183,5 +184,60 @@ func TestJSONDetails(t *testing.T) {
 		if !orphans[id] {
 			t.Errorf("ndpi: response %v without request not reported", id)
 		}
+	}
+}
+
+// TestRenderLineEqualsWrite checks that a line rendered in parts
+// (RenderLine, as read renders on every core) is byte for byte what Write
+// gives, on every test capture and on a synthetic one whose Fetch
+// responses render to lines of many parts, and that WriteLine, which
+// recycles the parts, writes the lines intact one after another.
+func TestRenderLineEqualsWrite(t *testing.T) {
+	var exs []*dissect.Exchange
+	for _, c := range testCaptures(t) {
+		exs = append(exs, readExchanges(t, c)...)
+	}
+	var capture bytes.Buffer
+	if _, err := capgen.Write(&capture, capgen.Config{Bytes: 4 << 20, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	dec := dissect.NewDecoder(dissect.DecodeOptions{})
+	if err := dissect.New(dissect.Options{}).ReadCapture(&capture, func(ex *dissect.Exchange) {
+		dec.Decode(ex)
+		exs = append(exs, ex)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var want, got bytes.Buffer
+	ref, parts := NewJSONLines(&want, false), NewJSONLines(&got, false)
+	multi, longest := 0, 0
+	for i, ex := range exs {
+		if err := ref.Write(ex); err != nil {
+			t.Fatal(err)
+		}
+		l := parts.RenderLine(ex)
+		if len(l.parts) > 1 {
+			multi++
+		}
+		longest = max(longest, l.Len())
+		if err := parts.WriteLine(l); err != nil {
+			t.Fatal(err)
+		}
+		if i%50 == 0 { // check as we go, so that a difference is found where it starts
+			ref.Flush()
+			parts.Flush()
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Fatalf("after exchange %d, rendering in parts differs", i)
+			}
+		}
+	}
+	ref.Flush()
+	parts.Flush()
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatal("rendering in parts differs")
+	}
+	t.Logf("%d exchanges, %d lines in several parts, longest %d bytes", len(exs), multi, longest)
+	if multi == 0 {
+		t.Error("no line was long enough to come in parts")
 	}
 }

@@ -124,3 +124,111 @@ func TestWorkCost(t *testing.T) {
 		t.Errorf("cost left %d", p.cost)
 	}
 }
+
+// Items let in cheap that grow when worked on (an exchange counted by its
+// frames, then decoded into megabytes of records) do not all grow at once:
+// while the pipeline holds more than MaxCost, only the oldest item is
+// worked on, so the cost in flight stays under MaxCost plus what Workers
+// items add, and everything still comes out, in order.
+func TestWorkWaitsForCost(t *testing.T) {
+	const workers, grow, maxCost = 2, 500, 100
+	var p *Pipeline[int]
+	var peak atomic.Int64
+	var got []int
+	p = New(Config{Workers: workers, Depth: 32, MaxCost: maxCost},
+		func(v int) int64 {
+			time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
+			p.mu.Lock()
+			if c := p.cost + grow; c > peak.Load() {
+				peak.Store(c)
+			}
+			p.mu.Unlock()
+			return grow
+		},
+		func(v int) {
+			time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond) // a slow writer
+			got = append(got, v)
+		})
+	for i := range 300 {
+		p.Put(i, 10)
+	}
+	p.Close()
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("item %d came out as %d", i, v)
+		}
+	}
+	if len(got) != 300 {
+		t.Fatalf("%d items out of 300", len(got))
+	}
+	// Without the wait, the 32 items let in at 10 each would grow to 32 × 510.
+	if bound := int64(maxCost + workers*(grow+10)); peak.Load() > bound {
+		t.Errorf("peak cost %d, want at most %d", peak.Load(), bound)
+	}
+	t.Logf("peak cost %d", peak.Load())
+}
+
+// Two stages under one bound (KeepCost): items stay counted in the first
+// stage until the second released them, with what both stages' work
+// added, so what is held across both stays under MaxCost plus what
+// Workers items add, and nothing is lost or left counted.
+func TestKeepCostAcrossStages(t *testing.T) {
+	const workers, grow, maxCost = 2, 300, 100
+	var first, second *Pipeline[*int64]
+	var held, peak atomic.Int64 // what the items hold, as they really do
+	add := func(n int64) {
+		if h := held.Add(n); h > peak.Load() {
+			peak.Store(h)
+		}
+	}
+	out := 0
+	second = New(Config{Workers: workers, Depth: 32},
+		func(c *int64) int64 {
+			time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond)
+			add(grow) // rendering took memory too
+			first.Grow(grow)
+			*c += grow
+			return 0
+		},
+		func(c *int64) {
+			time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond) // a slow writer
+			out++
+			add(-*c)
+			first.Release(*c)
+		})
+	var n int64
+	first = New(Config{Workers: workers, Depth: 32, MaxCost: maxCost, KeepCost: true},
+		func(c *int64) int64 {
+			add(grow) // decoding took memory
+			*c += grow
+			return grow
+		},
+		func(c *int64) {
+			n++
+			if n%3 == 0 {
+				add(-*c)
+				first.Release(*c) // left out: released at once, out of order
+				return
+			}
+			second.Put(c, 0)
+		})
+	for range 300 {
+		c := int64(10)
+		add(c)
+		first.Put(&c, c)
+	}
+	first.Close()
+	second.Close()
+	if out != 200 || held.Load() != 0 {
+		t.Fatalf("%d items out of 200, %d still held", out, held.Load())
+	}
+	if first.cost != 0 {
+		t.Errorf("cost left %d", first.cost)
+	}
+	// Without the shared bound, the second stage's 32 items alone would
+	// hold 32 × 610.
+	if bound := int64(maxCost + (workers+1)*(2*grow+10)); peak.Load() > bound {
+		t.Errorf("peak held %d, want at most %d", peak.Load(), bound)
+	}
+	t.Logf("peak held %d", peak.Load())
+}
