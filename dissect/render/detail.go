@@ -61,11 +61,13 @@ func (d *Detail) Flush() error { return d.w.Flush() }
 // Write writes one exchange.
 func (d *Detail) Write(ex *dissect.Exchange) error {
 	d.n++
-	var b strings.Builder
+	// Straight to the buffered output: an exchange of 50 000 records is
+	// tens of MB of text, which a builder would hold, grow and copy.
+	b := d.w
 	if d.n > 1 {
 		b.WriteByte('\n')
 	}
-	exchangeHeading(&b, d.n, ex, d.opts.Colors)
+	exchangeHeading(b, d.n, ex, d.opts.Colors)
 	for _, response := range []bool{false, true} {
 		ft := TraceFrame(ex, response, TraceOptions{Records: d.opts.Records, Schema: d.schema})
 		if ft == nil {
@@ -77,10 +79,10 @@ func (d *Detail) Write(ex *dissect.Exchange) error {
 			if n.Name == "Size" {
 				continue // in the heading
 			}
-			d.node(&b, n, 1, nil)
+			d.node(b, n, 1, nil)
 		}
 	}
-	_, err := d.w.WriteString(b.String())
+	_, err := b.WriteString("") // the first write error, kept by bufio.Writer
 	return err
 }
 
@@ -95,7 +97,7 @@ var hiddenLeaves = map[string]bool{
 }
 
 // node writes n at depth.
-func (d *Detail) node(b *strings.Builder, n *Node, depth int, bc *batchCtx) {
+func (d *Detail) node(b *bufio.Writer, n *Node, depth int, bc *batchCtx) {
 	c := d.opts.Colors
 	indent := strings.Repeat("  ", depth)
 	line := func(s string) { b.WriteString(indent + s + "\n") }
@@ -202,7 +204,7 @@ func (d *Detail) node(b *strings.Builder, n *Node, depth int, bc *batchCtx) {
 // entryFields writes the fields of a batch or legacy message: a
 // compressed payload as one line saying both sizes, with what it holds
 // under it.
-func (d *Detail) entryFields(b *strings.Builder, n *Node, depth int, bc *batchCtx) {
+func (d *Detail) entryFields(b *bufio.Writer, n *Node, depth int, bc *batchCtx) {
 	indent := strings.Repeat("  ", depth)
 	for i, ch := range n.Children {
 		if ch.Section != nil {
@@ -274,7 +276,7 @@ func (d *Detail) inlineArray(n *Node) (string, bool) {
 }
 
 // records writes a records field: what the set holds, then its entries.
-func (d *Detail) records(b *strings.Builder, n *Node, r *codec.Records, depth int) {
+func (d *Detail) records(b *bufio.Writer, n *Node, r *codec.Records, depth int) {
 	indent := strings.Repeat("  ", depth)
 	if r.IsNull() {
 		b.WriteString(indent + n.Name + ": null\n")
@@ -319,7 +321,7 @@ func (d *Detail) records(b *strings.Builder, n *Node, r *codec.Records, depth in
 }
 
 // record writes a v2 record: offset and time, then key, value, headers.
-func (d *Detail) record(b *strings.Builder, n *Node, r *codec.Record, depth int, bc *batchCtx) {
+func (d *Detail) record(b *bufio.Writer, n *Node, r *codec.Record, depth int, bc *batchCtx) {
 	indent := strings.Repeat("  ", depth)
 	head := fmt.Sprintf("%s offset %d", n.Name, r.Offset)
 	if t, ok := msTime(r.Timestamp); ok {

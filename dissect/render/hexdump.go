@@ -69,26 +69,28 @@ const hexPerRow = 8
 // Write writes the request and the response of ex.
 func (h *Hexdump) Write(ex *dissect.Exchange) error {
 	h.n++
-	var b strings.Builder
+	// Straight to the buffered output: an exchange of 50 000 records is
+	// tens of MB of text, which a builder would hold, grow and copy.
+	b := h.w
 	if h.n > 1 {
 		b.WriteByte('\n')
 	}
 	c := h.opts.Colors
-	exchangeHeading(&b, h.n, ex, c)
+	exchangeHeading(b, h.n, ex, c)
 	for _, response := range []bool{false, true} {
 		ft := TraceFrame(ex, response, TraceOptions{Records: h.opts.Records, Schema: h.schema})
 		if ft == nil {
 			continue
 		}
 		b.WriteByte('\n')
-		h.writeFrame(&b, ft)
+		h.writeFrame(b, ft)
 	}
-	_, err := h.w.WriteString(b.String())
+	_, err := b.WriteString("") // the first write error, kept by bufio.Writer
 	return err
 }
 
 // writeFrame writes the rows of one frame.
-func (h *Hexdump) writeFrame(b *strings.Builder, ft *FrameTree) {
+func (h *Hexdump) writeFrame(b *bufio.Writer, ft *FrameTree) {
 	c := h.opts.Colors
 	f := ft.Frame
 	side := "Request"

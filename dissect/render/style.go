@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"fmt"
 	"strconv"
 	"strings"
@@ -93,7 +94,7 @@ func apiLabel(ex *dissect.Exchange) string {
 // exchangeHeading writes the heading block of an exchange, shared by the
 // detail and hexdump views: what, when, where, who, how long, how big,
 // what it touched, and its notes.
-func exchangeHeading(b *strings.Builder, n int, ex *dissect.Exchange, c Colors) {
+func exchangeHeading(b *bufio.Writer, n int, ex *dissect.Exchange, c Colors) {
 	dec := ex.Decoded
 	if dec == nil {
 		dec = &dissect.Decoded{}
