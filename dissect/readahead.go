@@ -5,10 +5,11 @@ import (
 	"github.com/gopacket/gopacket/layers"
 )
 
-// ReadCapture reads the file on a goroutine of its own, a few batches of
-// packets ahead of the dissector: reading (system calls, the copy out of
-// the page cache, pcap record parsing) then overlaps reassembly and
-// framing, which are the bound of a whole `kdissect stats` run.
+// ReadCapture reads the file on a goroutine of its own (readAhead), a few
+// batches of packets ahead of the dissector: reading (system calls, the
+// copy out of the page cache, pcap record parsing) then overlaps
+// reassembly and framing, which bound a whole `kdissect stats` run. The
+// batches' sizes:
 const (
 	batchBytes   = 256 << 10 // packet bytes per batch, but a batch holds at least one packet
 	batchPackets = 512       // packets per batch

@@ -21,23 +21,23 @@ import (
 //	render:  the output of each kept exchange in parallel (a JSON line, a
 //	         table row), then written in capture order.
 //
-// Each stage holds a bounded number of exchanges and of bytes (frames,
-// decoded record sets, rendered output), so a slow output holds back the
-// reading rather than growing memory.
+// Each stage holds a bounded number of exchanges, and both together a
+// bounded number of bytes (frames, decoded record sets, rendered output),
+// so a slow output holds back the reading rather than growing memory.
 
-// pipelineMaxBytes bounds the bytes in flight in each stage: once they are
-// reached, no exchange enters until some leave. An exchange may cost more
-// alone (a frame of up to --max-frame-size, record sets of up to
-// --max-decompressed-size): it then passes alone.
+// pipelineMaxBytes bounds the bytes in flight from the moment an exchange
+// enters until it was written: once they are reached, no exchange enters
+// and none but the oldest is decoded until some leave. An exchange may
+// cost more alone (a frame of up to --max-frame-size, record sets of up to
+// --max-decompressed-size, its rendering): it then passes alone.
 const pipelineMaxBytes = 16 << 20
 
 // exchangeJob is one exchange in the pipeline.
 type exchangeJob struct {
-	ex     *dissect.Exchange
-	frames int64        // frame bytes
-	cost   int64        // frame bytes and decoded record sets, in bytes
-	line   *render.Line // rendered JSON line
-	row    []string
+	ex   *dissect.Exchange
+	cost int64        // frame bytes, decoded record sets and rendering, in bytes
+	line *render.Line // rendered JSON line
+	row  []string
 }
 
 // concurrentRenderer is an output whose costly part, rendering one
@@ -151,7 +151,7 @@ func (p *exchangePipeline) put(ex *dissect.Exchange) {
 	if ex.Response != nil {
 		cost += int64(len(ex.Response.Bytes))
 	}
-	p.decode.Put(&exchangeJob{ex: ex, frames: cost, cost: cost}, cost)
+	p.decode.Put(&exchangeJob{ex: ex, cost: cost}, cost)
 }
 
 // close waits until every exchange was output.

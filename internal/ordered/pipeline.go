@@ -28,7 +28,7 @@ type Pipeline[T any] struct {
 	maxCost int64
 	keep    bool
 	seq     uint64 // items Put so far
-	doneSeq uint64 // items through Done so far: the oldest in flight is number doneSeq
+	doneSeq uint64 // items released so far (see await)
 }
 
 // slot is one item in flight; ready is closed once Work returned.
