@@ -363,25 +363,35 @@ func (s *state) sequence(k seqKey, base, records int32) int32 {
 	return seq
 }
 
-// learnGroup records the member ids and generations (member epochs) a
-// target's response gave where the captured response gave others.
+// learnGroup records the member id and generation (member epoch) a
+// target's response gave its requester where the captured response gave
+// others. Only the response's own top-level MemberId and generation are
+// the requester's: the member lists of a JoinGroup answer come in the
+// coordinator's order (kfake and Kafka iterate a map), and the Leader
+// the target elects need not be the captured one, so pairing those
+// would map one member's id to another's, and that member's later
+// requests (SyncGroup's assignments, LeaveGroup) would speak for
+// another.
 func (s *state) learnGroup(group string, captured, target codec.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.plans.visitPair(reflect.ValueOf(captured).Elem(), reflect.ValueOf(target).Elem(), func(a, b reflect.Value, tp *typePlan) {
-		for _, i := range tp.memberID {
-			ca, ta := a.Field(i).String(), b.Field(i).String()
-			if ca != "" && ta != "" {
-				s.members[ca] = ta
-			}
+	a, b := reflect.ValueOf(captured).Elem(), reflect.ValueOf(target).Elem()
+	tp := s.plans.get(a.Type())
+	for _, i := range tp.memberID {
+		if a.Type().Field(i).Name != "MemberId" {
+			continue
 		}
-		for _, i := range tp.generation {
-			ca, ta := int32(a.Field(i).Int()), int32(b.Field(i).Int())
-			if ca > 0 && ta > 0 {
-				s.generations[groupGen{group, ca}] = ta
-			}
+		ca, ta := a.Field(i).String(), b.Field(i).String()
+		if ca != "" && ta != "" {
+			s.members[ca] = ta
 		}
-	})
+	}
+	for _, i := range tp.generation {
+		ca, ta := int32(a.Field(i).Int()), int32(b.Field(i).Int())
+		if ca > 0 && ta > 0 {
+			s.generations[groupGen{group, ca}] = ta
+		}
+	}
 }
 
 // groupRewrite rewrites the member ids and generations of req (group is

@@ -58,6 +58,38 @@ func TestGroupRewrite(t *testing.T) {
 	}
 }
 
+// TestGroupLearnsOwnMemberOnly: a JoinGroup answer to the leader lists
+// the members in the coordinator's order and names the leader the
+// target elected; neither is paired with the capture's, so each member
+// keeps its own id (learnt from its own answer) and a SyncGroup's
+// assignments and a LeaveGroup name the right members.
+func TestGroupLearnsOwnMemberOnly(t *testing.T) {
+	st := newState(&plans{}, nil)
+	// Each member's MEMBER_ID_REQUIRED answer.
+	st.learnGroup("g", &codec.JoinGroupResponse{ErrorCode: 79, MemberId: "capA", GenerationId: -1},
+		&codec.JoinGroupResponse{ErrorCode: 79, MemberId: "tgtA", GenerationId: -1})
+	st.learnGroup("g", &codec.JoinGroupResponse{ErrorCode: 79, MemberId: "capB", GenerationId: -1},
+		&codec.JoinGroupResponse{ErrorCode: 79, MemberId: "tgtB", GenerationId: -1})
+	// The leader's answer: captured leader A lists A, B; the target
+	// elected B and lists B, A.
+	st.learnGroup("g",
+		&codec.JoinGroupResponse{MemberId: "capA", GenerationId: 2, Leader: "capA",
+			Members: []codec.JoinGroupResponseMember{{MemberId: "capA"}, {MemberId: "capB"}}},
+		&codec.JoinGroupResponse{MemberId: "tgtA", GenerationId: 7, Leader: "tgtB",
+			Members: []codec.JoinGroupResponseMember{{MemberId: "tgtB"}, {MemberId: "tgtA"}}})
+	req := &codec.SyncGroupRequest{GroupId: "g", MemberId: "capA", GenerationId: 2,
+		Assignments: []codec.SyncGroupRequestAssignment{{MemberId: "capA"}, {MemberId: "capB"}}}
+	st.groupRewrite(req, "g")
+	if req.MemberId != "tgtA" || req.GenerationId != 7 || req.Assignments[0].MemberId != "tgtA" || req.Assignments[1].MemberId != "tgtB" {
+		t.Errorf("rewritten: %+v", req)
+	}
+	leave := &codec.LeaveGroupRequest{GroupId: "g", Members: []codec.LeaveGroupRequestMemberIdentity{{MemberId: "capB"}}}
+	st.groupRewrite(leave, "g")
+	if leave.Members[0].MemberId != "tgtB" {
+		t.Errorf("LeaveGroup names %q, want tgtB", leave.Members[0].MemberId)
+	}
+}
+
 // TestTopicRewrite: names through the topic map, captured topic IDs to
 // the target's, names filled in for a lower version.
 func TestTopicRewrite(t *testing.T) {

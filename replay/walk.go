@@ -121,34 +121,6 @@ func (p *plans) visit(v reflect.Value, fn func(s reflect.Value, tp *typePlan)) {
 	}
 }
 
-// visitPair walks a and b, two values of one struct type, in step: fn gets
-// each pair of corresponding structs. Slices of different lengths are
-// not descended into.
-func (p *plans) visitPair(a, b reflect.Value, fn func(a, b reflect.Value, tp *typePlan)) {
-	tp := p.get(a.Type())
-	if !tp.hasAnything {
-		return
-	}
-	fn(a, b, tp)
-	for _, i := range tp.children {
-		fa, fb := a.Field(i), b.Field(i)
-		switch fa.Kind() {
-		case reflect.Struct:
-			p.visitPair(fa, fb, fn)
-		case reflect.Pointer:
-			if !fa.IsNil() && !fb.IsNil() {
-				p.visitPair(fa.Elem(), fb.Elem(), fn)
-			}
-		case reflect.Slice:
-			if fa.Len() == fb.Len() {
-				for j := range fa.Len() {
-					p.visitPair(fa.Index(j), fb.Index(j), fn)
-				}
-			}
-		}
-	}
-}
-
 // stringField reads a string or *string field ("" for nil).
 func stringField(f reflect.Value) string {
 	if f.Kind() == reflect.Pointer {
