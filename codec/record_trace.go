@@ -73,8 +73,21 @@ type SectionTracer interface {
 // DecodeRecordSet charges them: share one budget among the record sets of
 // a frame to bound what tracing the frame holds. Inner messages of a
 // wrapper are not decompressed further: Kafka forbids nested compression.
+//
+// A RecordsDeferrer gets the records of each v2 batch as one range
+// instead (DeferRecords), to trace them later with TraceBatchRecords.
 func TraceRecordSet(raw []byte, t Tracer, opts RecordDecodeOptions) {
-	rt := recordTracer{t: t, dec: recordDecoder{s: &RecordSet{}, budget: opts.Budget}}
+	TraceRecordEntries(raw, t, opts, nil)
+}
+
+// TraceRecordEntries traces raw as TraceRecordSet does, calling done
+// after each of its entries (a batch or a message, with all it holds) and
+// after the range that ends the set early ("(partial entry)", "(not
+// decoded)"), so that a tracer can let go of each entry's fields before
+// the next is traced: a Fetch response of 50 000 records then needs the
+// fields of one batch at a time, not of all.
+func TraceRecordEntries(raw []byte, t Tracer, opts RecordDecodeOptions, done func()) {
+	rt := recordTracer{t: t, dec: recordDecoder{s: &RecordSet{}, budget: opts.Budget}, entryDone: done}
 	if rt.dec.budget == nil {
 		rt.dec.budget = NewRecordBudget(opts.MaxDecompressedBytes)
 	}
@@ -82,11 +95,33 @@ func TraceRecordSet(raw []byte, t Tracer, opts RecordDecodeOptions) {
 	rt.set(raw, nil)
 }
 
+// RecordsDeferrer is a Tracer that takes the records of a v2 batch as one
+// range, to trace them later, one at a time, with TraceBatchRecords: a
+// batch may hold hundreds of thousands of records.
+type RecordsDeferrer interface {
+	Tracer
+	// DeferRecords stands for the "Records" field of batch b, which
+	// holds buf[from:to] (from < to); the batch's End follows. buf is the
+	// traced buffer or a section's data.
+	DeferRecords(buf []byte, from, to int, b *RecordBatch)
+}
+
+// TraceBatchRecords traces the records of batch b in buf[from:to], as a
+// record set's trace does inside the batch's "Records" field (the field
+// itself is not reported), calling done after each record and after the
+// range that ends them early ("(after the records)").
+func TraceBatchRecords(buf []byte, from, to int, b *RecordBatch, t Tracer, done func()) {
+	rt := recordTracer{t: t}
+	rt.recordsIn(buf, from, to, b, done)
+}
+
 // recordTracer walks one record set.
 type recordTracer struct {
 	t   Tracer
 	st  SectionTracer // nil when t follows no sections
 	dec recordDecoder // for its decompression within the budget
+	// entryDone, when set, is called after each entry of the outer set.
+	entryDone func()
 }
 
 // leaf reports a field with nothing inside.
@@ -100,15 +135,22 @@ func (rt *recordTracer) leaf(name string, start, end int, v any) {
 func (rt *recordTracer) set(buf []byte, wrapper *LegacyMessage) {
 	inner := wrapper != nil
 	var msgs []*LegacyMessage // inner messages, for their absolute offsets
+	entryDone := func() {
+		if !inner && rt.entryDone != nil {
+			rt.entryDone()
+		}
+	}
 	for pos, i := 0, 0; pos < len(buf); i++ {
 		rest := buf[pos:]
 		n, magic, partial, err := splitEntry(rest)
 		switch {
 		case partial:
 			rt.leaf("(partial entry)", pos, len(buf), TraceNote(fmt.Sprintf("an entry cut short: %d bytes (a Fetch response cuts its last batch at its size limit)", len(rest))))
+			entryDone()
 			return
 		case err != nil:
 			rt.leaf("(not decoded)", pos, len(buf), TraceNote(fmt.Sprintf("%d bytes left undecoded: %v", len(rest), err)))
+			entryDone()
 			return
 		case inner && magic == 2:
 			rt.leaf("(not decoded)", pos, len(buf), TraceNote("a v2 record batch inside a legacy message set"))
@@ -122,6 +164,7 @@ func (rt *recordTracer) set(buf []byte, wrapper *LegacyMessage) {
 				msgs = append(msgs, m)
 			}
 		}
+		entryDone()
 		pos += n
 	}
 	if len(msgs) > 0 {
@@ -255,8 +298,21 @@ func (rt *recordTracer) decompress(c Compression, src []byte, brokenLZ4Header bo
 // them, as the decoder reads them, or all the bytes hold when RecordCount
 // is negative.
 func (rt *recordTracer) records(buf []byte, from, to int, b *RecordBatch) {
+	if d, ok := rt.t.(RecordsDeferrer); ok && from < to {
+		d.DeferRecords(buf, from, to, b)
+		return
+	}
 	rt.t.Begin("Records", from)
-	defer func() { rt.t.End(to, nil) }()
+	rt.recordsIn(buf, from, to, b, nil)
+	rt.t.End(to, nil)
+}
+
+// recordsIn traces what records traces inside its "Records" field,
+// calling done (if set) after each record and after the trailing range.
+func (rt *recordTracer) recordsIn(buf []byte, from, to int, b *RecordBatch, done func()) {
+	if done == nil {
+		done = func() {}
+	}
 	logAppend := b.TimestampType() == TimestampLogAppendTime
 	pos := from
 	for i := 0; pos < to && (b.RecordCount < 0 || i < int(b.RecordCount)); i++ {
@@ -269,6 +325,7 @@ func (rt *recordTracer) records(buf []byte, from, to int, b *RecordBatch) {
 		}
 		if f.bad {
 			rt.t.End(to, nil)
+			done()
 			return
 		}
 		end := f.r.Offset() + int(length)
@@ -280,10 +337,12 @@ func (rt *recordTracer) records(buf []byte, from, to int, b *RecordBatch) {
 			rec.Timestamp = b.MaxTimestamp
 		}
 		rt.t.End(end, rec)
+		done()
 		pos = end
 	}
 	if pos < to {
 		rt.leaf("(after the records)", pos, to, TraceNote(fmt.Sprintf("%d bytes after the %d records of RecordCount", to-pos, b.RecordCount)))
+		done()
 	}
 }
 

@@ -219,3 +219,73 @@ func FuzzTraceRecordSet(f *testing.F) {
 		}
 	})
 }
+
+// deferringTracer is sectionSpanTracer that takes each batch's records as
+// one range, and traces them afterwards with TraceBatchRecords.
+type deferringTracer struct {
+	sectionSpanTracer
+	deferred   []func()
+	batchDones []int // done calls per batch walked
+}
+
+func (t *deferringTracer) DeferRecords(buf []byte, from, to int, b *RecordBatch) {
+	t.deferred = append(t.deferred, func() {
+		dones := 0
+		inner := &sectionSpanTracer{}
+		TraceBatchRecords(buf, from, to, b, inner, func() { dones++ })
+		t.values = append(t.values, inner.values...)
+		t.batchDones = append(t.batchDones, dones)
+	})
+	// The range stands for the records field, a leaf here.
+	t.Begin("Records", from)
+	t.End(to, nil)
+}
+
+// TestTraceRecordEntriesAndDeferredRecords: TraceRecordEntries calls done
+// once per entry and once for a partial entry that ends the set; a
+// RecordsDeferrer gets each batch's records as one range, which
+// TraceBatchRecords then traces into the records the whole trace gives,
+// calling done once per record.
+func TestTraceRecordEntriesAndDeferredRecords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, c := range []Compression{CompressionNone, CompressionLZ4} {
+		b := randomBatch(rng, c, 25)
+		raw := b.AppendTo(nil)
+		raw = b.AppendTo(raw)
+		cut := raw[:len(raw)-7] // the second batch cut short
+
+		whole := &sectionSpanTracer{}
+		TraceRecordSet(raw, whole, RecordDecodeOptions{})
+		entries := 0
+		TraceRecordEntries(cut, &sectionSpanTracer{}, RecordDecodeOptions{}, func() { entries++ })
+		if entries != 2 {
+			t.Errorf("%v: done called %d times for a batch and a partial entry, want 2", c, entries)
+		}
+
+		d := &deferringTracer{}
+		TraceRecordEntries(raw, d, RecordDecodeOptions{}, nil)
+		if len(d.deferred) != 2 {
+			t.Fatalf("%v: %d batches' records deferred, want 2", c, len(d.deferred))
+		}
+		if len(d.values) != 0 {
+			t.Fatalf("%v: %d records traced before their batch was walked", c, len(d.values))
+		}
+		for _, f := range d.deferred {
+			f()
+		}
+		if len(d.values) != len(whole.values) || len(d.values) != 50 {
+			t.Fatalf("%v: %d records traced deferred, %d whole, want 50", c, len(d.values), len(whole.values))
+		}
+		for i := range d.values {
+			g, w := d.values[i].(*Record), whole.values[i].(*Record)
+			if g.Offset != w.Offset || g.Timestamp != w.Timestamp || !bytes.Equal(g.Value, w.Value) {
+				t.Fatalf("%v: record %d: %+v deferred, %+v whole", c, i, g, w)
+			}
+		}
+		for i, n := range d.batchDones {
+			if n != 25 {
+				t.Errorf("%v: batch %d: done called %d times for 25 records", c, i, n)
+			}
+		}
+	}
+}

@@ -166,20 +166,19 @@ func (p *exchangePipeline) close() {
 // collections instead of two (GOGC=200), unless GOGC says otherwise:
 // decoding allocates about five bytes of short-lived buffers per byte of
 // capture while the live heap stays small (tens of MB), so collecting
-// half as often saves CPU for little memory. With bounded, a soft limit of
+// half as often saves CPU for little memory. A soft limit of
 // gcMemoryLimit (unless GOMEMLIMIT says otherwise) makes the collector run
 // sooner when the live heap does grow, with exchanges of tens of MB in
 // flight (Fetch responses of 50 000 records, decoded and rendered), so
 // that the peak RSS stays near the limit instead of three times the live
-// heap. Only outputs whose memory the pipeline bounds (stats, JSON, the
-// summary table) set it: the detail and hexdump views hold the whole
-// trace of an exchange, which may exceed the limit, and a collector
-// running against a limit it cannot reach would only slow them down.
-func tuneGC(bounded bool) {
+// heap. Every output bounds its live heap: the pipeline bounds the
+// exchanges in flight, JSON lines are written in parts, and the detail
+// and hexdump views trace records one at a time.
+func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(200)
 	}
-	if bounded && os.Getenv("GOMEMLIMIT") == "" {
+	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(gcMemoryLimit)
 	}
 }

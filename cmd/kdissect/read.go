@@ -126,7 +126,7 @@ func newReadCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tuneGC(rendererOf(out) != nil)
+			tuneGC()
 			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
 			decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}}

@@ -58,7 +58,7 @@ The exchange filters select what is aggregated.`,
 			if err != nil {
 				return err
 			}
-			tuneGC(true)
+			tuneGC()
 			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
 			// Stats counts records and sizes: batches whose CRC matches are

@@ -41,6 +41,8 @@ type Detail struct {
 	base   valueStyle // st without the frame's context
 	st     valueStyle
 	n      int
+	ft     *FrameTree // the frame being written
+	eager  bool       // trace records fields whole (for the test that lazy equals it)
 }
 
 // NewDetail returns a detail writer to w. Call Flush at the end.
@@ -69,10 +71,11 @@ func (d *Detail) Write(ex *dissect.Exchange) error {
 	}
 	exchangeHeading(b, d.n, ex, d.opts.Colors)
 	for _, response := range []bool{false, true} {
-		ft := TraceFrame(ex, response, TraceOptions{Records: d.opts.Records, Schema: d.schema})
+		ft := traceFrame(ex, response, TraceOptions{Records: d.opts.Records, Schema: d.schema}, !d.eager)
 		if ft == nil {
 			continue
 		}
+		d.ft = ft
 		b.WriteString(d.opts.Colors.Heading(ft.Root.Name) + "\n")
 		d.st = d.base.forFrame(ft)
 		for _, n := range ft.Root.Children {
@@ -130,9 +133,7 @@ func (d *Detail) node(b *bufio.Writer, n *Node, depth int, bc *batchCtx) {
 		}
 		for _, ch := range n.Children {
 			if ch.Name == "Records" && !ch.IsLeaf() {
-				for _, r := range ch.Children {
-					d.node(b, r, depth, bc)
-				}
+				d.ft.eachChild(ch, func(r *Node) { d.node(b, r, depth, bc) })
 				continue
 			}
 			d.node(b, ch, depth, bc)
@@ -140,10 +141,8 @@ func (d *Detail) node(b *bufio.Writer, n *Node, depth int, bc *batchCtx) {
 		return
 	case n.Name == "Records" && n.Field == nil && !n.IsLeaf():
 		// The uncompressed records of a batch.
-		line("Records: " + plural(len(n.Children), "record"))
-		for _, ch := range n.Children {
-			d.node(b, ch, depth+1, bc)
-		}
+		line("Records: " + plural(d.ft.batchRecordsCount(n), "record"))
+		d.ft.eachChild(n, func(ch *Node) { d.node(b, ch, depth+1, bc) })
 		return
 	case n.Name == "(tagged fields)":
 		for _, ch := range n.Children {
@@ -282,25 +281,8 @@ func (d *Detail) records(b *bufio.Writer, n *Node, r *codec.Records, depth int) 
 		b.WriteString(indent + n.Name + ": null\n")
 		return
 	}
-	batches, messages, records := 0, 0, 0
-	var count func(*Node)
-	count = func(n *Node) {
-		switch v := n.Value.(type) {
-		case *codec.RecordBatch:
-			batches++
-		case *codec.Record:
-			records++
-		case *codec.LegacyMessage:
-			messages++
-			if v.Compression() != codec.CompressionNone {
-				messages-- // a wrapper: its inner messages count
-			}
-		}
-		for _, c := range n.Children {
-			count(c)
-		}
-	}
-	count(n)
+	sc := d.ft.scan(n)
+	batches, messages, records := sc.batches, sc.messages, sc.records
 	var parts []string
 	if batches > 0 {
 		if batches == 1 {
@@ -315,9 +297,7 @@ func (d *Detail) records(b *bufio.Writer, n *Node, r *codec.Records, depth int) 
 	}
 	parts = append(parts, plural(len(r.Raw), "byte"))
 	b.WriteString(indent + n.Name + ": " + strings.Join(parts, ", ") + "\n")
-	for _, ch := range n.Children {
-		d.node(b, ch, depth+1, nil)
-	}
+	d.ft.eachChild(n, func(ch *Node) { d.node(b, ch, depth+1, nil) })
 }
 
 // record writes a v2 record: offset and time, then key, value, headers.

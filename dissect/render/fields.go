@@ -45,6 +45,7 @@ type Node struct {
 
 	scope  []*schema.Field // fields the children are declared among
 	common []*schema.Struct
+	lazy   *lazyRecords // entries traced when walked (FrameTree.eachChild)
 }
 
 // Section is the decompressed content of a compressed record payload.
@@ -55,7 +56,7 @@ type Section struct {
 }
 
 // IsLeaf reports whether n has no field inside.
-func (n *Node) IsLeaf() bool { return len(n.Children) == 0 && n.Section == nil }
+func (n *Node) IsLeaf() bool { return len(n.Children) == 0 && n.Section == nil && n.lazy == nil }
 
 // Child returns the first child called name, or nil.
 func (n *Node) Child(name string) *Node {
@@ -79,6 +80,150 @@ type FrameTree struct {
 	Root *Node
 
 	topicNames map[codec.UUID]string // topic IDs the decoder named
+
+	// For a tree whose records fields are lazy: the options (and budget)
+	// their entries are traced with, and those they are scanned with;
+	// each budget is spent field by field in wire order, as one trace of
+	// the whole frame spends its one budget.
+	traceOpts, scanOpts codec.RecordDecodeOptions
+}
+
+// lazyRecords is a records field, or the records of a v2 batch, whose
+// entries are traced only when a view walks them, one at a time: a view
+// then holds the fields of one record, not of a whole Fetch response
+// (50 000 records take hundreds of MB as a tree).
+type lazyRecords struct {
+	// A records field: its record set, at base in the frame.
+	raw  []byte
+	base int
+	// The records of batch, in buf[from:to]; base is added to those
+	// offsets (0 in a decompressed section).
+	batch    *codec.RecordBatch
+	buf      []byte
+	from, to int
+}
+
+// eachChild calls fn with the children of n in wire order. The entries of
+// a lazy records field are traced one at a time, and let go once fn
+// returns: fn must not keep them.
+func (ft *FrameTree) eachChild(n *Node, fn func(*Node)) {
+	for _, c := range n.Children {
+		fn(c)
+	}
+	l := n.lazy
+	if l == nil {
+		return
+	}
+	// In place of n, so that the entries get what they would under n.
+	at := &Node{Field: n.Field, scope: n.scope, common: n.common}
+	t := &frameTracer{stack: []*Node{at}, bases: []int{l.base}, opts: ft.traceOpts, lazy: true}
+	last := -1 // the End of the last child
+	each := func() {
+		for _, c := range at.Children {
+			last = c.End
+			fn(c)
+		}
+		clear(at.Children)
+		at.Children = at.Children[:0]
+	}
+	if l.batch == nil {
+		codec.TraceRecordEntries(l.raw, t, ft.traceOpts, each)
+		return
+	}
+	codec.TraceBatchRecords(l.buf, l.from, l.to, l.batch, t, each)
+	if last >= 0 && last < n.End {
+		// As frameTracer.End does for a field its children do not fill.
+		fn(&Node{Name: "(unread)", Start: last, End: n.End,
+			Value: codec.TraceNote(fmt.Sprintf("%s the field's decoder did not read", plural(n.End-last, "byte")))})
+	}
+}
+
+// batchRecordsCount is how many children eachChild calls fn with for
+// the records of a batch (n a batch's "Records"), counted without keeping
+// them.
+func (ft *FrameTree) batchRecordsCount(n *Node) int {
+	l := n.lazy
+	if l == nil || l.batch == nil {
+		return len(n.Children)
+	}
+	var c childCounter
+	codec.TraceBatchRecords(l.buf, l.from, l.to, l.batch, &c, nil)
+	if c.n > 0 && c.last+l.base < n.End {
+		c.n++ // "(unread)"
+	}
+	return len(n.Children) + c.n
+}
+
+// childCounter counts the outermost fields traced (a codec.Tracer).
+type childCounter struct{ depth, n, last int }
+
+func (c *childCounter) Begin(string, int)   { c.begin() }
+func (c *childCounter) BeginIndex(int, int) { c.begin() }
+func (c *childCounter) begin() {
+	if c.depth == 0 {
+		c.n++
+	}
+	c.depth++
+}
+func (c *childCounter) End(off int, _ any) {
+	c.depth--
+	if c.depth == 0 {
+		c.last = off
+	}
+}
+
+// recordScan is what a records field holds, counted without keeping its
+// fields.
+type recordScan struct {
+	batches, records, messages int
+	// maxSection is the size of its largest decompressed section.
+	maxSection int
+}
+
+// scan counts the entries of the records field n. Call it once per field,
+// in wire order, before its entries are walked.
+func (ft *FrameTree) scan(n *Node) recordScan {
+	var s recordScan
+	if n.lazy != nil {
+		codec.TraceRecordSet(n.lazy.raw, (*scanTracer)(&s), ft.scanOpts)
+		return s
+	}
+	var walk func(*Node)
+	walk = func(n *Node) {
+		s.count(n.Value)
+		if n.Section != nil {
+			s.maxSection = max(s.maxSection, len(n.Section.Data))
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(n)
+	return s
+}
+
+func (s *recordScan) count(v any) {
+	switch v := v.(type) {
+	case *codec.RecordBatch:
+		s.batches++
+	case *codec.Record:
+		s.records++
+	case *codec.LegacyMessage:
+		if v.Compression() == codec.CompressionNone {
+			s.messages++ // a wrapper's inner messages count, not it
+		}
+	}
+}
+
+// scanTracer counts what a record set holds (a codec.SectionTracer).
+type scanTracer recordScan
+
+func (s *scanTracer) Begin(string, int)   {}
+func (s *scanTracer) BeginIndex(int, int) {}
+func (s *scanTracer) End(_ int, v any)    { (*recordScan)(s).count(v) }
+func (s *scanTracer) EndSection()         {}
+func (s *scanTracer) BeginSection(_ codec.Compression, data []byte, _ error) {
+	s.maxSection = max(s.maxSection, len(data))
 }
 
 // frameTracer builds a Node tree from Tracer calls.
@@ -86,6 +231,7 @@ type frameTracer struct {
 	stack []*Node
 	bases []int // offset added to reported offsets, per open section level
 	opts  codec.RecordDecodeOptions
+	lazy  bool // records fields left to FrameTree.eachChild
 	// r is the reader traced. Once it has failed, End calls are ignored:
 	// the generated decoders still end a leaf whose read failed, and an
 	// array element whose decoding failed inside, which would end the
@@ -150,9 +296,13 @@ func (t *frameTracer) End(off int, value any) {
 		if rawStart > n.Start {
 			n.Children = append(n.Children, &Node{Name: "(length)", Start: n.Start, End: rawStart, Value: int32(len(r.Raw))})
 		}
-		t.bases = append(t.bases, rawStart)
-		codec.TraceRecordSet(r.Raw, t, t.opts)
-		t.bases = t.bases[:len(t.bases)-1]
+		if t.lazy {
+			n.lazy = &lazyRecords{raw: r.Raw, base: rawStart}
+		} else {
+			t.bases = append(t.bases, rawStart)
+			codec.TraceRecordSet(r.Raw, t, t.opts)
+			t.bases = t.bases[:len(t.bases)-1]
+		}
 	}
 	if _, ok := value.(*codec.LegacyMessage); ok {
 		if a := n.Child("Attributes"); a != nil {
@@ -191,6 +341,21 @@ func (t *frameTracer) sensitiveConfig() bool {
 		}
 	}
 	return false
+}
+
+// DeferRecords implements codec.RecordsDeferrer, for a lazy tree: the
+// records of a batch are traced when walked (FrameTree.eachChild).
+func (t *frameTracer) DeferRecords(buf []byte, from, to int, b *codec.RecordBatch) {
+	if !t.lazy {
+		t.Begin("Records", from)
+		codec.TraceBatchRecords(buf, from, to, b, t, nil)
+		t.End(to, nil)
+		return
+	}
+	p := t.top()
+	base := t.base()
+	p.Children = append(p.Children, &Node{Name: "Records", Start: from + base, End: to + base, common: p.common,
+		lazy: &lazyRecords{batch: b, buf: buf, from: from, to: to, base: base}})
 }
 
 // BeginSection implements codec.SectionTracer.
@@ -263,6 +428,12 @@ func LoadSchema() (*schema.Schema, error) { return schema.Load() }
 // follows the decoder's choices (header version, the ApiVersions v0
 // fallback).
 func TraceFrame(ex *dissect.Exchange, response bool, opts TraceOptions) *FrameTree {
+	return traceFrame(ex, response, opts, false)
+}
+
+// traceFrame is TraceFrame; lazy leaves the entries of records fields to
+// FrameTree.eachChild.
+func traceFrame(ex *dissect.Exchange, response bool, opts TraceOptions, lazy bool) *FrameTree {
 	f := ex.Request
 	if response {
 		f = ex.Response
@@ -306,7 +477,9 @@ func TraceFrame(ex *dissect.Exchange, response bool, opts TraceOptions) *FrameTr
 		// many compressed record sets holds at most that much.
 		records.Budget = codec.NewRecordBudget(records.MaxDecompressedBytes)
 	}
-	t := &frameTracer{stack: []*Node{root}, bases: []int{4}, opts: records}
+	t := &frameTracer{stack: []*Node{root}, bases: []int{4}, opts: records, lazy: lazy}
+	ft.traceOpts, ft.scanOpts = records, records
+	ft.scanOpts.Budget = codec.NewRecordBudget(records.MaxDecompressedBytes)
 	r := codec.NewReader(b)
 	r.SetTracer(t)
 	t.r = r

@@ -49,6 +49,7 @@ type Hexdump struct {
 	opts   HexdumpOptions
 	schema *schema.Schema
 	n      int
+	eager  bool // trace records fields whole (for the test that lazy equals it)
 }
 
 // NewHexdump returns a hexdump writer to w. Call Flush at the end.
@@ -78,7 +79,7 @@ func (h *Hexdump) Write(ex *dissect.Exchange) error {
 	c := h.opts.Colors
 	exchangeHeading(b, h.n, ex, c)
 	for _, response := range []bool{false, true} {
-		ft := TraceFrame(ex, response, TraceOptions{Records: h.opts.Records, Schema: h.schema})
+		ft := traceFrame(ex, response, TraceOptions{Records: h.opts.Records, Schema: h.schema}, !h.eager)
 		if ft == nil {
 			continue
 		}
@@ -102,66 +103,86 @@ func (h *Hexdump) writeFrame(b *bufio.Writer, ft *FrameTree) {
 		head += fmt.Sprintf(", %d bytes of it not captured", int(f.Size)-len(f.Bytes))
 	}
 	b.WriteString(c.Heading(head) + "\n")
-	labels := Labels(ft, h.opts.ShowSecrets)
-	digits := 4
-	for _, l := range labels {
-		digits = max(digits, len(strconv.FormatInt(int64(max(l.End-1, 0)), 16)))
+	// The offsets' width: the frame's, or its largest decompressed
+	// section's. Records fields are scanned for it, not kept, and their
+	// entries traced as they are written.
+	maxEnd := 0
+	var widest func(n *Node)
+	widest = func(n *Node) {
+		maxEnd = max(maxEnd, n.End)
+		if n.lazy != nil {
+			maxEnd = max(maxEnd, ft.scan(n).maxSection)
+		}
+		for _, c := range n.Children {
+			widest(c)
+		}
 	}
+	for _, n := range ft.Root.Children {
+		widest(n)
+	}
+	digits := max(4, len(strconv.FormatInt(int64(max(maxEnd-1, 0)), 16)))
 	rangeWidth := 1 + 2*(digits+2) + 1
 	frame := frameBytes(f)
-	data := func(l *Label) []byte {
-		if l.Section > 0 {
-			return l.data
-		}
-		return frame
+	w := labelWalker{st: labelStyle(ft, h.opts.ShowSecrets), ft: ft, emit: func(l *Label) {
+		h.writeLabel(b, l, frame, digits, rangeWidth)
+	}}
+	for _, n := range ft.Root.Children {
+		w.walk(n, 0, "", 0, nil)
 	}
-	for i := range labels {
-		l := &labels[i]
-		mark := " "
-		if l.Section > 0 {
-			mark = "+"
+}
+
+// writeLabel writes the rows of one label: its range, its bytes (8 a
+// row) and its name and value.
+func (h *Hexdump) writeLabel(b *bufio.Writer, l *Label, frame []byte, digits, rangeWidth int) {
+	c := h.opts.Colors
+	data := frame
+	if l.Section > 0 {
+		data = l.data
+	}
+	mark := " "
+	if l.Section > 0 {
+		mark = "+"
+	}
+	rng := fmt.Sprintf("%s0x%0*x-0x%0*x", mark, digits, l.Start, digits, l.End-1)
+	if l.End <= l.Start {
+		rng = fmt.Sprintf("%s0x%0*x", mark, digits, l.Start)
+	}
+	text := l.Name
+	if l.Text != "" {
+		if l.Leaf {
+			text += " = " + l.Text
+		} else {
+			text += ": " + l.Text
 		}
-		rng := fmt.Sprintf("%s0x%0*x-0x%0*x", mark, digits, l.Start, digits, l.End-1)
-		if l.End <= l.Start {
-			rng = fmt.Sprintf("%s0x%0*x", mark, digits, l.Start)
+	}
+	switch l.Style {
+	case StyleError:
+		text = c.Error(text)
+	case StyleNote:
+		text = c.Note(text)
+	}
+	indent := strings.Repeat("  ", l.Depth)
+	if !l.Leaf {
+		fmt.Fprintf(b, "%-*s  %-*s  %s%s\n", rangeWidth, rng, 3*hexPerRow-1, "", indent, text)
+		return
+	}
+	bs := data[l.Start:l.End]
+	for row := 0; row == 0 || row*hexPerRow < len(bs); row++ {
+		chunk := bs[row*hexPerRow : min(len(bs), (row+1)*hexPerRow)]
+		hexs := hexRow(chunk, l.Masked)
+		if l.Masked {
+			hexs = c.Dim(hexs)
 		}
-		text := l.Name
-		if l.Text != "" {
-			if l.Leaf {
-				text += " = " + l.Text
-			} else {
-				text += ": " + l.Text
-			}
+		pad := strings.Repeat(" ", 3*hexPerRow-1-(3*len(chunk)-1))
+		if len(chunk) == 0 {
+			pad = strings.Repeat(" ", 3*hexPerRow-1)
 		}
-		switch l.Style {
-		case StyleError:
-			text = c.Error(text)
-		case StyleNote:
-			text = c.Note(text)
-		}
-		indent := strings.Repeat("  ", l.Depth)
-		if !l.Leaf {
-			fmt.Fprintf(b, "%-*s  %-*s  %s%s\n", rangeWidth, rng, 3*hexPerRow-1, "", indent, text)
+		if row == 0 {
+			fmt.Fprintf(b, "%-*s  %s%s  %s%s\n", rangeWidth, rng, hexs, pad, indent, text)
 			continue
 		}
-		bs := data(l)[l.Start:l.End]
-		for row := 0; row == 0 || row*hexPerRow < len(bs); row++ {
-			chunk := bs[row*hexPerRow : min(len(bs), (row+1)*hexPerRow)]
-			hexs := hexRow(chunk, l.Masked)
-			if l.Masked {
-				hexs = c.Dim(hexs)
-			}
-			pad := strings.Repeat(" ", 3*hexPerRow-1-(3*len(chunk)-1))
-			if len(chunk) == 0 {
-				pad = strings.Repeat(" ", 3*hexPerRow-1)
-			}
-			if row == 0 {
-				fmt.Fprintf(b, "%-*s  %s%s  %s%s\n", rangeWidth, rng, hexs, pad, indent, text)
-				continue
-			}
-			off := fmt.Sprintf("%s0x%0*x", mark, digits, l.Start+row*hexPerRow)
-			fmt.Fprintf(b, "%-*s  %s%s  %s  |%s|\n", rangeWidth, off, hexs, pad, indent, asciiRow(chunk, l.Masked))
-		}
+		off := fmt.Sprintf("%s0x%0*x", mark, digits, l.Start+row*hexPerRow)
+		fmt.Fprintf(b, "%-*s  %s%s  %s  |%s|\n", rangeWidth, off, hexs, pad, indent, asciiRow(chunk, l.Masked))
 	}
 }
 
@@ -246,26 +267,39 @@ type Label struct {
 // written: every field of the tree, depth first. Secret fields are masked
 // unless showSecrets.
 func Labels(ft *FrameTree, showSecrets bool) []Label {
-	w := labelWalker{st: valueStyle{showSecrets: showSecrets, maxText: 64, maxHex: 16}.forFrame(ft)}
+	var out []Label
+	w := labelWalker{st: labelStyle(ft, showSecrets), ft: ft, paths: true, emit: func(l *Label) { out = append(out, *l) }}
 	for _, n := range ft.Root.Children {
 		w.walk(n, 0, "", 0, nil)
 	}
-	return w.out
+	return out
 }
 
+// labelStyle is how a hexdump's labels show values: short.
+func labelStyle(ft *FrameTree, showSecrets bool) valueStyle {
+	return valueStyle{showSecrets: showSecrets, maxText: 64, maxHex: 16}.forFrame(ft)
+}
+
+// labelWalker hands the labels of a frame to emit, depth first, one at a
+// time: the label and the entries of a records field are not kept.
 type labelWalker struct {
 	st       valueStyle
-	out      []Label
+	ft       *FrameTree
+	paths    bool // fill Label.Path
+	emit     func(*Label)
 	sections int
 }
 
 func (w *labelWalker) walk(n *Node, depth int, path string, section int, data []byte) {
-	p := n.Name
-	if path != "" {
-		if strings.HasPrefix(n.Name, "[") {
-			p = path + n.Name
-		} else {
-			p = path + "." + n.Name
+	var p string
+	if w.paths {
+		p = n.Name
+		if path != "" {
+			if strings.HasPrefix(n.Name, "[") {
+				p = path + n.Name
+			} else {
+				p = path + "." + n.Name
+			}
 		}
 	}
 	if n.Section != nil {
@@ -280,10 +314,8 @@ func (w *labelWalker) walk(n *Node, depth int, path string, section int, data []
 		l.Text = containerText(n)
 	}
 	l.Style = nodeStyle(n)
-	w.out = append(w.out, l)
-	for _, c := range n.Children {
-		w.walk(c, depth+1, p, section, data)
-	}
+	w.emit(&l)
+	w.ft.eachChild(n, func(c *Node) { w.walk(c, depth+1, p, section, data) })
 }
 
 // nodeStyle says how a node is painted.

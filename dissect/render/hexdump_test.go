@@ -146,26 +146,9 @@ func TestHexdumpLabelsCoverDamagedFrames(t *testing.T) {
 	for _, c := range testCaptures(t) {
 		for _, ex := range readExchanges(t, c) {
 			for i := 0; i < 4; i++ {
-				bad := *ex
-				for _, f := range []**dissect.Frame{&bad.Request, &bad.Response} {
-					if *f == nil || len((*f).Bytes) == 0 {
-						continue
-					}
-					g := **f
-					g.Bytes = append([]byte(nil), g.Bytes...)
-					if i%2 == 0 {
-						g.Bytes = g.Bytes[:rng.IntN(len(g.Bytes))]
-					} else {
-						for range 1 + rng.IntN(3) {
-							g.Bytes[rng.IntN(len(g.Bytes))] = byte(rng.Uint32())
-						}
-					}
-					*f = &g
-				}
-				bad.Notes = nil
-				dec.DecodeFrames(&bad)
+				bad := damaged(ex, rng, i, dec)
 				for _, response := range []bool{false, true} {
-					ft := TraceFrame(&bad, response, TraceOptions{Schema: s})
+					ft := TraceFrame(bad, response, TraceOptions{Schema: s})
 					if ft == nil {
 						continue
 					}
