@@ -77,8 +77,11 @@ func replayMemory(tb testing.TB, size int64) (peak uint64, rep *Report) {
 // fewer connections at a time than the capture has open (so that idle
 // ones are closed for others, see sched) through a small window: every
 // selected request is sent and answered, and the peak live heap of the
-// larger is not more than the smaller's plus 25%: the replay holds its
-// window, not the capture.
+// larger is at most twice the smaller's: the replay holds its window, not
+// the capture. (How full the window is when the heap is sampled depends on
+// how fast the broker answers: on an idle machine both peak near 4 MB, on
+// a loaded one 5.5 and 8.3 MB were seen; holding even a tenth of the
+// 200 MB capture would add 20 MB.)
 func TestReplayMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 220 MB of synthetic capture")
@@ -90,7 +93,7 @@ func TestReplayMemoryFlat(t *testing.T) {
 	if repL.Total.Captured < 8*repS.Total.Captured || repS.Total.Sent == 0 {
 		t.Fatalf("captures: %d and %d requests, %d sent of the smaller", repS.Total.Captured, repL.Total.Captured, repS.Total.Sent)
 	}
-	if float64(large) > 1.25*float64(small) {
+	if large > 2*small {
 		t.Errorf("peak live heap grows with the capture: %.1f MB for 20 MB, %.1f MB for 200 MB", float64(small)/(1<<20), float64(large)/(1<<20))
 	}
 }
