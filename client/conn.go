@@ -172,7 +172,7 @@ func (c *Conn) negotiate(ctx context.Context) error {
 			}
 			next := int16(0)
 			for _, k := range v0.ApiKeys {
-				if k.ApiKey == 18 {
+				if k.ApiKey == codec.ApiKeyApiVersions {
 					next = k.MaxVersion
 				}
 			}

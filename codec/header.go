@@ -4,7 +4,7 @@ package codec
 // given ApiKey and ApiVersion uses: 2 for flexible versions, else 1, except
 // ControlledShutdown v0 which uses header v0 (no ClientId).
 func RequestHeaderVersion(apiKey, apiVersion int16) int16 {
-	if apiKey == 7 && apiVersion == 0 {
+	if apiKey == ApiKeyControlledShutdown && apiVersion == 0 {
 		return 0
 	}
 	if a, ok := LookupAPI(apiKey); ok && a.IsFlexible(apiVersion) {
@@ -18,7 +18,7 @@ func RequestHeaderVersion(apiKey, apiVersion int16) int16 {
 // else 0, except ApiVersions, whose response always uses header v0 so that a
 // client can read it whatever version the broker answers with (KIP-511).
 func ResponseHeaderVersion(apiKey, apiVersion int16) int16 {
-	if apiKey == 18 {
+	if apiKey == ApiKeyApiVersions {
 		return 0
 	}
 	if a, ok := LookupAPI(apiKey); ok && a.IsFlexible(apiVersion) {

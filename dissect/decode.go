@@ -290,7 +290,7 @@ func decodeResponse(ex *Exchange, dec *Decoded) {
 // those a Produce request carries and a Fetch response returns (DESIGN.md).
 // Other record sets (ShareFetch) are decoded but not counted.
 func countsRecords(apiKey int16, response bool) bool {
-	return apiKey == 0 && !response || apiKey == 1 && response
+	return apiKey == codec.ApiKeyProduce && !response || apiKey == codec.ApiKeyFetch && response
 }
 
 // apiVersionsKey is the ApiKey of ApiVersions.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/kdissect/kdissect/codec"
 )
 
 // frameDir is the direction frames flow in on a connection.
@@ -926,5 +928,5 @@ func (f *framer) finish() {
 // request header version from 1 on does; only ControlledShutdown v0 is sent
 // with header v0.
 func hasClientID(apiKey, apiVersion int16) bool {
-	return !(apiKey == 7 && apiVersion == 0)
+	return !(apiKey == codec.ApiKeyControlledShutdown && apiVersion == 0)
 }

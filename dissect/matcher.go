@@ -141,10 +141,10 @@ func (c *conn) request(r framed) {
 	}
 	c.lastCorr = [2]int32{c.lastCorr[1], ex.CorrelationID}
 	c.nCorr = min(c.nCorr+1, 2)
-	if ex.APIKey == saslHandshakeKey && ex.APIVersion == 0 {
+	if ex.APIKey == codec.ApiKeySaslHandshake && ex.APIVersion == 0 {
 		c.beginSASL(r.f.Bytes)
 	}
-	if ex.APIKey == produceKey {
+	if ex.APIKey == codec.ApiKeyProduce {
 		if acks, ok := codec.ProduceAcks(r.f.Bytes); ok && acks == 0 {
 			// Never answered: it must not wait, nor make a later response
 			// look like its own.
@@ -288,11 +288,11 @@ func (c *conn) orphan(r framed) {
 // session must learn from it: the end of a SaslHandshake, brokers.
 func (c *conn) answered(ex *Exchange) {
 	switch ex.APIKey {
-	case saslHandshakeKey:
+	case codec.ApiKeySaslHandshake:
 		if ex.APIVersion == 0 {
 			c.saslHandshakeAnswered(ex)
 		}
-	case metadataKey, findCoordinatorKey, describeClusterKey:
+	case codec.ApiKeyMetadata, codec.ApiKeyFindCoordinator, codec.ApiKeyDescribeCluster:
 		c.s.learnFrom(ex)
 	}
 }
@@ -488,12 +488,3 @@ func plausibleRequest(b []byte, valid func(int16, int16) bool) bool {
 	return len(b) >= reqHeaderMin && int32(binary.BigEndian.Uint32(b[4:8])) >= 0 &&
 		judgeRequestHeader(b, len(b), valid) == plausible
 }
-
-// ApiKeys the matcher looks into.
-const (
-	produceKey         = 0
-	metadataKey        = 3
-	findCoordinatorKey = 10
-	saslHandshakeKey   = 17
-	describeClusterKey = 60
-)

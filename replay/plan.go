@@ -89,7 +89,7 @@ func (r *Replayer) newItem(ex *dissect.Exchange) *item {
 				it.topics = append(it.topics, tp.TopicID.String())
 			}
 		}
-		if ex.APIKey == 0 {
+		if ex.APIKey == codec.ApiKeyProduce {
 			it.records = dec.Records
 		}
 		it.capResp = dec.Response
@@ -99,7 +99,7 @@ func (r *Replayer) newItem(ex *dissect.Exchange) *item {
 		it.key, it.skip = -1, skipSASL
 	case ex.Request == nil:
 		it.skip = skipNoRequest
-	case ex.APIKey == 17 || ex.APIKey == 36:
+	case ex.APIKey == codec.ApiKeySaslHandshake || ex.APIKey == codec.ApiKeySaslAuthenticate:
 		it.skip = skipSASL
 	case dec == nil || dec.Request == nil || dec.API == nil:
 		it.skip = skipUndecoded

@@ -193,7 +193,8 @@ func (r *Replayer) take(ex *dissect.Exchange) *item {
 // telemetry subscriptions.
 func learnsFromResponse(key int16) bool {
 	switch key {
-	case 22, 26, 11, 68, 76, 88, 71: // InitProducerId, EndTxn, JoinGroup, *GroupHeartbeat, GetTelemetrySubscriptions
+	case codec.ApiKeyInitProducerId, codec.ApiKeyEndTxn, codec.ApiKeyJoinGroup, codec.ApiKeyConsumerGroupHeartbeat,
+		codec.ApiKeyShareGroupHeartbeat, codec.ApiKeyStreamsGroupHeartbeat, codec.ApiKeyGetTelemetrySubscriptions:
 		return true
 	}
 	return false

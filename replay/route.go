@@ -33,21 +33,26 @@ type destination struct {
 // destinationOf returns where a request of the ApiKey goes.
 func (r *Replayer) destinationOf(key int16, req codec.Message) destination {
 	switch key {
-	case 19, 20, 37, 43, 45, 46, 51, 57: // CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments, AlterUserScramCredentials, UpdateFeatures
+	case codec.ApiKeyCreateTopics, codec.ApiKeyDeleteTopics, codec.ApiKeyCreatePartitions, codec.ApiKeyElectLeaders,
+		codec.ApiKeyAlterPartitionReassignments, codec.ApiKeyListPartitionReassignments, codec.ApiKeyAlterUserScramCredentials, codec.ApiKeyUpdateFeatures:
 		return destination{kind: routeController}
-	case 22, 24, 25, 26: // InitProducerId, AddPartitionsToTxn (v0-3), AddOffsetsToTxn, EndTxn
+	case codec.ApiKeyInitProducerId, codec.ApiKeyAddPartitionsToTxn, codec.ApiKeyAddOffsetsToTxn, codec.ApiKeyEndTxn: // AddPartitionsToTxn v0-3: one transaction
 		if id := r.txnOf(req); id != "" {
 			return destination{kind: routeTransaction, key: id}
 		}
-	case 65: // DescribeTransactions
+	case codec.ApiKeyDescribeTransactions:
 		if q := req.(*codec.DescribeTransactionsRequest); len(q.TransactionalIds) > 0 {
 			return destination{routeTransaction, q.TransactionalIds[0], len(q.TransactionalIds) > 1}
 		}
-	case 8, 11, 12, 13, 14, 28, 47, 68, 76, 88, 90, 91, 92: // group APIs with one GroupId (TxnOffsetCommit goes to the group's coordinator)
+	case codec.ApiKeyOffsetCommit, codec.ApiKeyJoinGroup, codec.ApiKeyHeartbeat, codec.ApiKeyLeaveGroup, codec.ApiKeySyncGroup,
+		codec.ApiKeyTxnOffsetCommit, codec.ApiKeyOffsetDelete, codec.ApiKeyConsumerGroupHeartbeat, codec.ApiKeyShareGroupHeartbeat,
+		codec.ApiKeyStreamsGroupHeartbeat, codec.ApiKeyDescribeShareGroupOffsets, codec.ApiKeyAlterShareGroupOffsets, codec.ApiKeyDeleteShareGroupOffsets:
+		// Group APIs with one GroupId (TxnOffsetCommit goes to the group's coordinator).
 		if g := r.groupOf(req); g != "" {
 			return destination{kind: routeGroup, key: g}
 		}
-	case 9, 15, 42, 69, 77, 89: // OffsetFetch, DescribeGroups, DeleteGroups, *GroupDescribe: one or several groups
+	case codec.ApiKeyOffsetFetch, codec.ApiKeyDescribeGroups, codec.ApiKeyDeleteGroups,
+		codec.ApiKeyConsumerGroupDescribe, codec.ApiKeyShareGroupDescribe, codec.ApiKeyStreamsGroupDescribe: // one or several groups
 		if gs := groupsOf(req); len(gs) > 0 {
 			return destination{routeGroup, gs[0], len(gs) > 1}
 		}

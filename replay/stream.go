@@ -119,7 +119,7 @@ func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
 			return
 		}
 		v = nv
-		if r.opts.ReadOnly && it.key == 3 && v < metadataNoCreateVersion && hi >= metadataNoCreateVersion {
+		if r.opts.ReadOnly && it.key == codec.ApiKeyMetadata && v < metadataNoCreateVersion && hi >= metadataNoCreateVersion {
 			v = metadataNoCreateVersion
 		}
 	}
@@ -302,9 +302,9 @@ func (r *Replayer) learn(it *item, req, resp codec.Message, group string) {
 	}
 	if it.capResp != nil && reflect.TypeOf(it.capResp) == reflect.TypeOf(resp) {
 		switch it.key {
-		case 11, 68, 76, 88:
+		case codec.ApiKeyJoinGroup, codec.ApiKeyConsumerGroupHeartbeat, codec.ApiKeyShareGroupHeartbeat, codec.ApiKeyStreamsGroupHeartbeat:
 			r.st.learnGroup(group, it.capResp, resp)
-		case 71:
+		case codec.ApiKeyGetTelemetrySubscriptions:
 			r.st.learnTelemetry(it.capResp.(*codec.GetTelemetrySubscriptionsResponse), resp.(*codec.GetTelemetrySubscriptionsResponse))
 		}
 	}

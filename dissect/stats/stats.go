@@ -256,7 +256,7 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 
 	// Records: those Produce requests carry and Fetch responses return,
 	// as the JSON Lines "records" key counts them.
-	if ex.SASLToken || ex.APIKey != 0 && ex.APIKey != 1 {
+	if ex.SASLToken || ex.APIKey != codec.ApiKeyProduce && ex.APIKey != codec.ApiKeyFetch {
 		return
 	}
 	for _, rr := range dec.RecordSets {
@@ -276,7 +276,7 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 			}
 		}
 		n, size := int64(set.Count()), entryBytes(set)
-		if ex.APIKey == 0 {
+		if ex.APIKey == codec.ApiKeyProduce {
 			p.ProducedRecords += n
 			p.ProducedBytes += size
 			p.Produces++

@@ -1221,6 +1221,12 @@ func apiTable(s *schema.Schema) []byte {
 		fmt.Fprintf(&b, "\t{Key: %d, Name: %q, MinVersion: %d, MaxVersion: %d, FlexibleFrom: %d, newRequest: func() Message { return new(%s) }, newResponse: func() Message { return new(%s) }},\n",
 			a.Key, a.Name, a.Request.Valid.Min, a.Request.Valid.Max, flex, a.Request.Name, a.Response.Name)
 	}
-	b.WriteString("}\n")
+	b.WriteString("}\n\n")
+	b.WriteString("// The ApiKey of every API, named as Kafka's message definitions name it.\n")
+	b.WriteString("const (\n")
+	for _, a := range s.APIs {
+		fmt.Fprintf(&b, "\tApiKey%s int16 = %d\n", a.Name, a.Key)
+	}
+	b.WriteString(")\n")
 	return b.Bytes()
 }
