@@ -117,10 +117,8 @@ func (ft *FrameTree) eachChild(n *Node, fn func(*Node)) {
 	// In place of n, so that the entries get what they would under n.
 	at := &Node{Field: n.Field, scope: n.scope, common: n.common}
 	t := &frameTracer{stack: []*Node{at}, bases: []int{l.base}, opts: ft.traceOpts, lazy: true}
-	last := -1 // the End of the last child
 	each := func() {
 		for _, c := range at.Children {
-			last = c.End
 			fn(c)
 		}
 		clear(at.Children)
@@ -130,12 +128,10 @@ func (ft *FrameTree) eachChild(n *Node, fn func(*Node)) {
 		codec.TraceRecordEntries(l.raw, t, ft.traceOpts, each)
 		return
 	}
+	// The records end where the field does (the last reaches its end,
+	// or "(after the records)" does), so frameTracer.End would add no
+	// "(unread)" to the field.
 	codec.TraceBatchRecords(l.buf, l.from, l.to, l.batch, t, each)
-	if last >= 0 && last < n.End {
-		// As frameTracer.End does for a field its children do not fill.
-		fn(&Node{Name: "(unread)", Start: last, End: n.End,
-			Value: codec.TraceNote(fmt.Sprintf("%s the field's decoder did not read", plural(n.End-last, "byte")))})
-	}
 }
 
 // batchRecordsCount is how many children eachChild calls fn with for
@@ -148,14 +144,11 @@ func (ft *FrameTree) batchRecordsCount(n *Node) int {
 	}
 	var c childCounter
 	codec.TraceBatchRecords(l.buf, l.from, l.to, l.batch, &c, nil)
-	if c.n > 0 && c.last+l.base < n.End {
-		c.n++ // "(unread)"
-	}
 	return len(n.Children) + c.n
 }
 
 // childCounter counts the outermost fields traced (a codec.Tracer).
-type childCounter struct{ depth, n, last int }
+type childCounter struct{ depth, n int }
 
 func (c *childCounter) Begin(string, int)   { c.begin() }
 func (c *childCounter) BeginIndex(int, int) { c.begin() }
@@ -165,12 +158,7 @@ func (c *childCounter) begin() {
 	}
 	c.depth++
 }
-func (c *childCounter) End(off int, _ any) {
-	c.depth--
-	if c.depth == 0 {
-		c.last = off
-	}
-}
+func (c *childCounter) End(int, any) { c.depth-- }
 
 // recordScan is what a records field holds, counted without keeping its
 // fields.
