@@ -104,3 +104,31 @@ func BenchmarkWriteJSON(b *testing.B) {
 type countingWriter struct{ n int64 }
 
 func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// BenchmarkViews times the detail and hexdump views of a Fetch exchange
+// whose response holds one lz4 batch of 20 000 records; bytes/s is the
+// text written.
+func BenchmarkViews(b *testing.B) {
+	ex := fetchExchange(b, 20000)
+	for _, hexdump := range []bool{false, true} {
+		name := "detail"
+		if hexdump {
+			name = "hexdump"
+		}
+		b.Run(name, func(b *testing.B) {
+			var cw countingWriter
+			v := newView(b, &cw, hexdump, false, codec.RecordDecodeOptions{})
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := v.Write(ex); err != nil {
+					b.Fatal(err)
+				}
+				if err := v.Flush(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(cw.n / int64(b.N))
+			perRecord(b, 20000)
+		})
+	}
+}

@@ -49,7 +49,8 @@ type Hexdump struct {
 	opts   HexdumpOptions
 	schema *schema.Schema
 	n      int
-	eager  bool // trace records fields whole (for the test that lazy equals it)
+	eager  bool   // trace records fields whole (for the test that lazy equals it)
+	line   []byte // the line being assembled, reused
 }
 
 // NewHexdump returns a hexdump writer to w. Call Flush at the end.
@@ -132,20 +133,14 @@ func (h *Hexdump) writeFrame(b *bufio.Writer, ft *FrameTree) {
 }
 
 // writeLabel writes the rows of one label: its range, its bytes (8 a
-// row) and its name and value.
+// row) and its name and value. Lines are assembled by hand, not with fmt:
+// a Fetch response of 50 000 records is millions of rows.
 func (h *Hexdump) writeLabel(b *bufio.Writer, l *Label, frame []byte, digits, rangeWidth int) {
 	c := h.opts.Colors
 	data := frame
+	mark := byte(' ')
 	if l.Section > 0 {
-		data = l.data
-	}
-	mark := " "
-	if l.Section > 0 {
-		mark = "+"
-	}
-	rng := fmt.Sprintf("%s0x%0*x-0x%0*x", mark, digits, l.Start, digits, l.End-1)
-	if l.End <= l.Start {
-		rng = fmt.Sprintf("%s0x%0*x", mark, digits, l.Start)
+		data, mark = l.data, '+'
 	}
 	text := l.Name
 	if l.Text != "" {
@@ -161,29 +156,71 @@ func (h *Hexdump) writeLabel(b *bufio.Writer, l *Label, frame []byte, digits, ra
 	case StyleNote:
 		text = c.Note(text)
 	}
-	indent := strings.Repeat("  ", l.Depth)
+	const hexWidth = 3*hexPerRow - 1
+	line := h.line[:0]
+	// The range column: "+0x0010-0x0017", or "+0x0010" for an empty field.
+	line = append(line, mark)
+	line = appendOffset(line, l.Start, digits)
+	if l.End > l.Start {
+		line = append(line, '-')
+		line = appendOffset(line, l.End-1, digits)
+	}
+	line = appendSpaces(line, rangeWidth-len(line)+2)
 	if !l.Leaf {
-		fmt.Fprintf(b, "%-*s  %-*s  %s%s\n", rangeWidth, rng, 3*hexPerRow-1, "", indent, text)
+		line = appendSpaces(line, hexWidth+2)
+		line = appendSpaces(line, 2*l.Depth)
+		line = append(line, text...)
+		line = append(line, '\n')
+		b.Write(line)
+		h.line = line
 		return
 	}
 	bs := data[l.Start:l.End]
 	for row := 0; row == 0 || row*hexPerRow < len(bs); row++ {
 		chunk := bs[row*hexPerRow : min(len(bs), (row+1)*hexPerRow)]
-		hexs := hexRow(chunk, l.Masked)
+		if row > 0 {
+			line = append(line[:0], mark)
+			line = appendOffset(line, l.Start+row*hexPerRow, digits)
+			line = appendSpaces(line, rangeWidth-len(line)+2)
+		}
+		hexStart := len(line)
+		line = appendHexRow(line, chunk, l.Masked)
+		hexLen := len(line) - hexStart
 		if l.Masked {
-			hexs = c.Dim(hexs)
+			dim := c.Dim(string(line[hexStart:]))
+			line = append(line[:hexStart], dim...)
 		}
-		pad := strings.Repeat(" ", 3*hexPerRow-1-(3*len(chunk)-1))
-		if len(chunk) == 0 {
-			pad = strings.Repeat(" ", 3*hexPerRow-1)
-		}
+		line = appendSpaces(line, hexWidth-hexLen+2)
+		line = appendSpaces(line, 2*l.Depth)
 		if row == 0 {
-			fmt.Fprintf(b, "%-*s  %s%s  %s%s\n", rangeWidth, rng, hexs, pad, indent, text)
-			continue
+			line = append(line, text...)
+		} else {
+			line = append(line, "  |"...)
+			line = appendASCIIRow(line, chunk, l.Masked)
+			line = append(line, '|')
 		}
-		off := fmt.Sprintf("%s0x%0*x", mark, digits, l.Start+row*hexPerRow)
-		fmt.Fprintf(b, "%-*s  %s%s  %s  |%s|\n", rangeWidth, off, hexs, pad, indent, asciiRow(chunk, l.Masked))
+		line = append(line, '\n')
+		b.Write(line)
 	}
+	h.line = line
+}
+
+// appendOffset appends v in hex, zero-padded to digits, after "0x".
+func appendOffset(dst []byte, v, digits int) []byte {
+	dst = append(dst, '0', 'x')
+	var buf [16]byte
+	hex := strconv.AppendInt(buf[:0], int64(v), 16)
+	for range digits - len(hex) {
+		dst = append(dst, '0')
+	}
+	return append(dst, hex...)
+}
+
+func appendSpaces(dst []byte, n int) []byte {
+	for range n {
+		dst = append(dst, ' ')
+	}
+	return dst
 }
 
 // frameBytes returns the frame as it crossed the wire: the size prefix,
@@ -194,36 +231,35 @@ func frameBytes(f *dissect.Frame) []byte {
 	return append(b, f.Bytes...)
 }
 
-// hexRow writes bytes as "0a 1b 2c", or "** ** **" masked.
-func hexRow(b []byte, masked bool) string {
-	var s strings.Builder
+// appendHexRow appends bytes as "0a 1b 2c", or "** ** **" masked.
+func appendHexRow(dst, b []byte, masked bool) []byte {
+	const digits = "0123456789abcdef"
 	for i, x := range b {
 		if i > 0 {
-			s.WriteByte(' ')
+			dst = append(dst, ' ')
 		}
 		if masked {
-			s.WriteString("**")
+			dst = append(dst, '*', '*')
 		} else {
-			fmt.Fprintf(&s, "%02x", x)
+			dst = append(dst, digits[x>>4], digits[x&0xf])
 		}
 	}
-	return s.String()
+	return dst
 }
 
-// asciiRow writes the printable ASCII of b, dots for the rest.
-func asciiRow(b []byte, masked bool) string {
-	s := make([]byte, len(b))
-	for i, x := range b {
+// appendASCIIRow appends the printable ASCII of b, dots for the rest.
+func appendASCIIRow(dst, b []byte, masked bool) []byte {
+	for _, x := range b {
 		switch {
 		case masked:
-			s[i] = '*'
+			dst = append(dst, '*')
 		case x >= 0x20 && x < 0x7f:
-			s[i] = x
+			dst = append(dst, x)
 		default:
-			s[i] = '.'
+			dst = append(dst, '.')
 		}
 	}
-	return string(s)
+	return dst
 }
 
 // LabelStyle says how a label is painted.
