@@ -29,14 +29,7 @@ func TestOrderAndDepth(t *testing.T) {
 		p.Put(i, 1)
 	}
 	p.Close()
-	for i, v := range got {
-		if v != i {
-			t.Fatalf("item %d came out as %d", i, v)
-		}
-	}
-	if len(got) != 500 {
-		t.Fatalf("%d items out of 500", len(got))
-	}
+	checkInOrder(t, got, 500)
 	// Put returns once its item is queued: depth in the queues, plus the
 	// one Done holds and the one counted before Put blocked.
 	if peak.Load() > depth+2 {
@@ -153,14 +146,7 @@ func TestWorkWaitsForCost(t *testing.T) {
 		p.Put(i, 10)
 	}
 	p.Close()
-	for i, v := range got {
-		if v != i {
-			t.Fatalf("item %d came out as %d", i, v)
-		}
-	}
-	if len(got) != 300 {
-		t.Fatalf("%d items out of 300", len(got))
-	}
+	checkInOrder(t, got, 300)
 	// Without the wait, the 32 items let in at 10 each would grow to 32 × 510.
 	if bound := int64(maxCost + workers*(grow+10)); peak.Load() > bound {
 		t.Errorf("peak cost %d, want at most %d", peak.Load(), bound)
@@ -231,4 +217,17 @@ func TestKeepCostAcrossStages(t *testing.T) {
 		t.Errorf("peak held %d, want at most %d", peak.Load(), bound)
 	}
 	t.Logf("peak held %d", peak.Load())
+}
+
+// checkInOrder fails unless got is 0, 1, ... n-1.
+func checkInOrder(t *testing.T, got []int, n int) {
+	t.Helper()
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("item %d came out as %d", i, v)
+		}
+	}
+	if len(got) != n {
+		t.Fatalf("%d items out of %d", len(got), n)
+	}
 }
