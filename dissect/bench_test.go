@@ -88,7 +88,7 @@ func BenchmarkFramer(b *testing.B) {
 			f.feed(rest[:n], chunkLocator(0))
 			rest = rest[n:]
 		}
-		f.finish()
+		f.finish(HoleCaptureEnded)
 		if len(s.frames) != 100 {
 			b.Fatal(len(s.frames))
 		}

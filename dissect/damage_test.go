@@ -116,6 +116,9 @@ type origFrame struct {
 	bytes []byte // without the size prefix
 	pkts  []int  // original packets carrying its bytes
 	first int    // packet of its first byte
+	// offs holds, for each packet of pkts, the stream offset of its first
+	// payload byte and of the byte after its last.
+	offs [][2]int64
 }
 
 // originalFrames cuts each direction of each connection of a clean
@@ -167,6 +170,7 @@ func originalFrames(pkts []capPacket) ([]origFrame, bool) {
 			for _, s := range ss {
 				if s.off < end && s.off+int64(s.p.payload) > off {
 					f.pkts = append(f.pkts, s.p.orig)
+					f.offs = append(f.offs, [2]int64{s.off, s.off + int64(s.p.payload)})
 				}
 			}
 			f.first = f.pkts[0]
@@ -188,6 +192,28 @@ type damageCheck struct {
 	ref    []*Exchange
 	// addr maps an original address to the damaged capture's (IPv6).
 	addr func(netip.AddrPort) netip.AddrPort
+	// wantHoles, if set, says which holes a recovered original frame must
+	// have.
+	wantHoles func(*origFrame) []Hole
+}
+
+// sameOutsideHoles reports whether frame f is the original frame o, where
+// f was captured: the same size, the same bytes outside its holes.
+func sameOutsideHoles(o []byte, f *Frame) bool {
+	if int(f.Size) != len(o) || len(f.Bytes) > len(o) {
+		return false
+	}
+	at := 0
+	for _, h := range f.Holes {
+		if h.Offset < at || h.End() > len(o) || !bytes.Equal(f.Bytes[at:min(h.Offset, len(f.Bytes))], o[at:min(h.Offset, len(f.Bytes))]) {
+			return false
+		}
+		at = h.End()
+	}
+	if at < len(f.Bytes) {
+		return bytes.Equal(f.Bytes[at:], o[at:len(f.Bytes)])
+	}
+	return at >= len(f.Bytes) && (len(f.Holes) > 0 || len(f.Bytes) == len(o))
 }
 
 func (dc *damageCheck) frameOf(f *Frame, src, dst netip.AddrPort) *origFrame {
@@ -275,8 +301,8 @@ func (dc *damageCheck) check(damaged []capPacket, touchedFrame func(*origFrame) 
 		if len(e.Notes) == 0 {
 			t.Errorf("%s: exchange without notes differs from the original: %s", dc.name, describe(e))
 		}
-		// No exchange is invented: its frames are original frames, or the
-		// start of one.
+		// No exchange is invented: its frames are original frames, with
+		// holes where the damage took bytes.
 		for _, f := range []struct {
 			f        *Frame
 			src, dst netip.AddrPort
@@ -284,15 +310,22 @@ func (dc *damageCheck) check(damaged []capPacket, touchedFrame func(*origFrame) 
 			if f.f == nil {
 				continue
 			}
-			found := false
-			for _, o := range dc.frames {
-				if dc.addr(o.dir[0]) == f.src && dc.addr(o.dir[1]) == f.dst && int(f.f.Size) == len(o.bytes) && bytes.HasPrefix(o.bytes, f.f.Bytes) {
-					found = true
+			var match *origFrame
+			for i := range dc.frames {
+				o := &dc.frames[i]
+				if dc.addr(o.dir[0]) == f.src && dc.addr(o.dir[1]) == f.dst && sameOutsideHoles(o.bytes, f.f) {
+					match = o
 					break
 				}
 			}
-			if !found {
-				t.Errorf("%s: invented frame (%d of %d bytes): %s", dc.name, len(f.f.Bytes), f.f.Size, describe(e))
+			if match == nil {
+				t.Errorf("%s: invented frame (%d of %d bytes, holes %v): %s", dc.name, len(f.f.Bytes), f.f.Size, f.f.Holes, describe(e))
+				continue
+			}
+			if dc.wantHoles != nil {
+				if want := dc.wantHoles(match); !slices.Equal(f.f.Holes, want) {
+					t.Errorf("%s: holes %v, want %v: %s", dc.name, f.f.Holes, want, describe(e))
+				}
 			}
 		}
 	}
@@ -426,7 +459,19 @@ func TestDamageDroppedSegment(t *testing.T) {
 							}
 						}
 					}
+					// A frame the dropped packet carried a part of, whose size
+					// prefix is elsewhere, is recovered with exactly that part
+					// as a hole.
+					dc.wantHoles = func(o *origFrame) []Hole {
+						i := slices.Index(o.pkts, drop)
+						if i < 0 || o.dir != [2]netip.AddrPort{dropped.src, dropped.dst} {
+							return nil
+						}
+						from, to := max(o.offs[i][0], o.start+4)-o.start-4, min(o.offs[i][1], o.end)-o.start-4
+						return []Hole{{Offset: int(from), Length: int(to - from), Cause: HoleNotCaptured}}
+					}
 					dc.check(damaged, func(o *origFrame) bool { return slices.Contains(o.pkts, drop) || o == after })
+					dc.wantHoles = nil
 				}
 			})
 		})

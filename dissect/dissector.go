@@ -10,7 +10,6 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/reassembly"
 )
 
 // DefaultPort is the broker port used when Options.Ports is empty.
@@ -151,9 +150,21 @@ type Stats struct {
 	Malformed       int64 // headers that do not decode, or a TCP header cut off
 	UnsupportedLink int64 // link types we do not decode
 	OtherPorts      int64 // TCP with neither end on a broker
-	// SnapTruncated counts TCP packets the snap length cut short; the lost
-	// bytes are gaps in their stream.
+	// SnapTruncated counts TCP packets the snap length cut short, and
+	// SnapBytes the payload bytes it cut: holes of known length in their
+	// stream, stepped over by the framer.
 	SnapTruncated int64
+	SnapBytes     int64
+	// Holes and HoleBytes count the runs of TCP stream the capture lacks
+	// (segments not captured), as reassembly gave them up, and their
+	// bytes (from the sequence numbers around them).
+	Holes     int64
+	HoleBytes int64
+	// Retransmitted counts segments that brought no new byte (copies of
+	// bytes already seen); Reordered the segments that waited for bytes
+	// before them.
+	Retransmitted int64
+	Reordered     int64
 	// PatchedRecords counts classic pcap records whose original length was
 	// below their captured length (a writer bug) and was raised to it.
 	PatchedRecords int64
@@ -338,13 +349,17 @@ func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
 type Session struct {
 	d       *Dissector
 	dec     *linkDecoder
-	asm     *reassembly.Assembler
 	cur     tcpPacket
 	n       int64     // packets so far
 	clock   time.Time // newest capture time so far
-	slab    []pktCtx
 	brokers brokerSet
 	anyPort bool
+
+	flows  map[flowKey]*conn // open connections by 4-tuple
+	last   *conn             // the connection of the previous packet
+	loc    refLocator        // where the segment being framed came from
+	queued int               // bytes of out-of-order segments, all connections
+	acked  []ackedHole       // holes the receiver acknowledged, in clock order
 
 	ord   orderer
 	lows  lowHeap            // connections and detections that may still produce exchanges
@@ -373,6 +388,7 @@ func (d *Dissector) NewSession(emit func(*Exchange)) *Session {
 		brokers: brokerSet{ports: d.ports},
 		anyPort: d.anyPort,
 		conns:   make(map[*conn]struct{}),
+		flows:   make(map[flowKey]*conn),
 		closed:  make(map[flowKey]closedConn),
 	}
 	s.ord = orderer{emit: func(ex *Exchange) {
@@ -386,10 +402,6 @@ func (d *Dissector) NewSession(emit func(*Exchange)) *Session {
 		lim.backlogPackets = max(lim.backlogPackets, 0)
 		s.unknown = &unknownTable{lim: lim, m: make(map[flowKey]*unknownConn)}
 	}
-	pool := reassembly.NewStreamPool(streamFactory{s})
-	s.asm = reassembly.NewAssembler(pool)
-	s.asm.MaxBufferedPagesPerConnection = maxPagesPerConn
-	s.asm.MaxBufferedPagesTotal = maxPagesTotal
 	return s
 }
 
@@ -434,12 +446,26 @@ func (s *Session) Packet(link layers.LinkType, data []byte, ci gopacket.CaptureI
 func (s *Session) assemble(ts time.Time, idx int64, clock time.Time) {
 	st := &s.d.stats
 	st.KafkaPackets++
-	if s.cur.Missing > 0 {
-		// Reassembly sees the missing bytes as a hole before the next
-		// segment and reports them as skipped.
+	p := &s.cur
+	if p.Missing > 0 {
 		st.SnapTruncated++
 	}
-	s.asm.AssembleWithContext(s.cur.NetFlow, s.cur.TCP, s.newCtx(ts, idx, clock))
+	c := s.last
+	if c == nil || !c.is(p.Src, p.Dst) {
+		key := flowKeyOf(p.Src, p.Dst)
+		if c = s.flows[key]; c == nil {
+			if c = s.newConn(key); c == nil {
+				return
+			}
+		}
+		s.last = c
+	}
+	dir := toClient
+	if p.Src == c.client {
+		dir = toBroker
+	}
+	tcp := p.TCP
+	c.segment(dir, tcp, p.Missing, pktRef{index: idx, time: ts.UnixNano(), seq: tcp.Seq, ack: tcp.Ack, tcp: true, ackOK: tcp.ACK})
 }
 
 // Advance moves the session's capture time to t, if later, without a
@@ -469,9 +495,9 @@ func (s *Session) Close() {
 	s.ending = true
 	s.closing = CaptureEnded
 	for {
-		s.asm.FlushAll()
 		for c := range s.conns {
-			c.finish(CaptureEnded) // connections reassembly no longer holds
+			c.flushAll()
+			c.complete()
 		}
 		if len(s.promote) == 0 {
 			break
@@ -494,6 +520,7 @@ func (s *Session) maintain() {
 	if !s.clock.Before(s.nextFlush) && !s.clock.IsZero() {
 		s.flush()
 	}
+	s.giveUpAcked()
 	for len(s.promote) > 0 || len(s.dirty) > 0 {
 		s.replayPromoted()
 		s.refresh()
@@ -507,13 +534,21 @@ func (s *Session) maintain() {
 func (s *Session) flush() {
 	lim := &s.d.lim
 	older := s.clock.Add(-lim.window)
+	idle := s.clock.Add(-lim.idle)
 	s.closing = ConnectionIdle
-	s.asm.FlushWithOptions(reassembly.FlushOptions{T: older, TC: s.clock.Add(-lim.idle)})
-	s.closing = ResponseSeen
 	for c := range s.conns {
-		// The flush delivered (or gave up) every byte queued before older.
-		// Both directions are pruned, whatever the first says.
-		toB, toC := c.held[toBroker].flushedBefore(older), c.held[toClient].flushedBefore(older)
+		// Holes before bytes that waited since before older are given up.
+		toB, toC := c.flushHalf(toBroker, older), c.flushHalf(toClient, older)
+		if c.seen.Before(idle) {
+			for d := range c.tcp {
+				if len(c.tcp[d].queue) == 0 {
+					c.endHalf(frameDir(d), false)
+				}
+			}
+		}
+		if c.done {
+			continue
+		}
 		if toB || toC || len(c.early) > 0 {
 			c.touch() // and responses waiting for their request may have waited long enough
 		}
@@ -524,6 +559,7 @@ func (s *Session) flush() {
 			}
 		}
 	}
+	s.closing = ResponseSeen
 	s.expireUnknown()
 	s.expireClosed()
 	s.nextFlush = s.clock.Add(max(lim.window/4, time.Millisecond))
@@ -576,5 +612,34 @@ func (s *Session) problem(p string) {
 	if len(d.stats.Problems) < maxProblems && !d.problems[p] {
 		d.problems[p] = true
 		d.stats.Problems = append(d.stats.Problems, p)
+	}
+}
+
+// ackedHole is a hole the receiver acknowledged at the given capture time.
+type ackedHole struct {
+	c   *conn
+	dir frameDir
+	at  time.Time
+}
+
+// giveUpAcked gives up the holes acknowledged at least ackedHoleGrace ago:
+// the receiver had their bytes, so they will not be sent again.
+func (s *Session) giveUpAcked() {
+	k := 0
+	for ; k < len(s.acked) && s.clock.Sub(s.acked[k].at) >= ackedHoleGrace; k++ {
+		e := s.acked[k]
+		h := &e.c.tcp[e.dir]
+		if e.c.done || h.closed || !h.ackedAt.Equal(e.at) || len(h.queue) == 0 {
+			continue // filled, given up or closed since
+		}
+		h.ackedAt = time.Time{}
+		e.c.giveUpHole(e.dir)
+	}
+	if k > 0 {
+		clear(s.acked[:k])
+		s.acked = s.acked[k:]
+		if len(s.acked) == 0 {
+			s.acked = nil
+		}
 	}
 }

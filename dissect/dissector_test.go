@@ -131,9 +131,10 @@ func TestReorderAndDuplicates(t *testing.T) {
 	}
 }
 
-// A segment missing from the capture: the frame it cuts is kept as a
-// truncated frame with a note, the next frame is found again (with a note
-// saying what was skipped), and every exchange the gap does not touch is
+// A segment missing from the capture inside a frame: the frame keeps its
+// size, with the missing bytes as a hole at their offset, and the framer
+// keeps its position: the next frame starts where the size said, with no
+// resynchronisation, and every exchange the hole does not touch is
 // recovered exactly.
 func TestGapResync(t *testing.T) {
 	specs, reqs, resps := conversation(6, 1)
@@ -173,18 +174,22 @@ func TestGapResync(t *testing.T) {
 				}
 				checkExchanges(t, []*Exchange{e}, specs[i:i+1], false)
 			}
-			// Exchange 2: the cut frame is truncated, with a note.
+			// Exchange 2: the frame with the hole, its bytes around it
+			// exact, and a note.
 			e2 := got[2]
-			cut := e2.Request
+			cut, orig := e2.Request, specs[2].req
 			if dir == "response" {
-				cut = e2.Response
+				cut, orig = e2.Response, specs[2].resp
 			}
-			if e2.CorrelationID != 3 || cut == nil || len(cut.Bytes) >= int(cut.Size) || !hasNote(e2, "before a gap of 10 bytes") {
-				t.Errorf("exchange 2: %s", describe(e2))
+			want := []Hole{{Offset: 12, Length: 10, Cause: HoleNotCaptured}}
+			if e2.CorrelationID != 3 || cut == nil || int(cut.Size) != len(orig) || !slices.Equal(cut.Holes, want) ||
+				!bytes.Equal(cut.Bytes[:12], orig[:12]) || !bytes.Equal(cut.Bytes[22:], orig[22:]) ||
+				!hasNote(e2, "10 of the frame's") || !hasNote(e2, "bytes 16-26") {
+				t.Errorf("exchange 2: %s holes %v", describe(e2), cut.Holes)
 			}
-			// Exchange 3: complete, with the resynchronisation note.
-			checkExchanges(t, got[3:4], specs[3:4], true)
-			if !hasNote(got[3], "gap in the capture: 10 bytes of the") || !hasNote(got[3], "resynchronised on this frame after skipping") {
+			// Exchange 3: untouched, without a note: no resynchronisation.
+			checkExchanges(t, got[3:4], specs[3:4], false)
+			if len(got[3].Notes) != 0 {
 				t.Errorf("exchange 3 notes %q", got[3].Notes)
 			}
 		})
@@ -482,18 +487,18 @@ func TestSnapLength(t *testing.T) {
 	if len(got) != 4 {
 		t.Fatalf("got %d exchanges", len(got))
 	}
-	checkExchanges(t, []*Exchange{got[0], got[2], got[3]}, []exchangeSpec{specs[0], specs[2], specs[3]}, true)
-	if len(got[0].Notes)+len(got[3].Notes) != 0 {
-		t.Errorf("notes on untouched exchanges")
+	checkExchanges(t, []*Exchange{got[0], got[2], got[3]}, []exchangeSpec{specs[0], specs[2], specs[3]}, false)
+	if len(got[0].Notes)+len(got[2].Notes)+len(got[3].Notes) != 0 {
+		t.Errorf("notes on untouched exchanges: the framer must step over the cut bytes")
 	}
-	if e := got[1]; e.Request == nil || len(e.Request.Bytes) != len(specs[1].req)-5 || !hasNote(e, "before a gap of 5 bytes") || e.Response == nil {
+	n := len(specs[1].req)
+	if e := got[1]; e.Request == nil || len(e.Request.Bytes) != n-5 || int(e.Request.Size) != n ||
+		!slices.Equal(e.Request.Holes, []Hole{{Offset: n - 5, Length: 5, Cause: HoleSnapLength}}) ||
+		!hasNote(e, "5 of the frame's") || !hasNote(e, "beyond the snap length") || e.Response == nil {
 		t.Errorf("cut exchange: %s", describe(e))
 	}
-	if !hasNote(got[2], "resynchronised") {
-		t.Errorf("exchange after the gap: %q", got[2].Notes)
-	}
-	if st := d.Stats(); st.SnapTruncated != 1 {
-		t.Errorf("SnapTruncated %d", st.SnapTruncated)
+	if st := d.Stats(); st.SnapTruncated != 1 || st.SnapBytes != 5 {
+		t.Errorf("SnapTruncated %d, SnapBytes %d", st.SnapTruncated, st.SnapBytes)
 	}
 }
 

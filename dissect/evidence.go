@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"encoding/binary"
+	"errors"
 
 	"github.com/kdissect/kdissect/codec"
 )
@@ -42,12 +43,13 @@ func (c *conn) nextRequest(id int32) bool {
 	return corrStep(last, id)
 }
 
-// bodyFits reports whether a whole frame decodes as what it says it is
-// (frameSink): a request as its ApiKey and ApiVersion, a response as the
-// response to the oldest waiting request with its CorrelationId. A frame
-// the codec cannot judge (an ApiKey or version it does not know, a
-// response to no request waiting, a raw SASL token) fits.
-func (c *conn) bodyFits(dir frameDir, b []byte) bool {
+// bodyFits reports whether a frame decodes as what it says it is, as far
+// as it was captured (frameSink): a request as its ApiKey and ApiVersion,
+// a response as the response to the oldest waiting request with its
+// CorrelationId. A frame the codec cannot judge (an ApiKey or version it
+// does not know, a response to no request waiting, a raw SASL token)
+// fits; so does one whose decoding stops at a hole.
+func (c *conn) bodyFits(dir frameDir, b []byte, size int, holes []Hole) bool {
 	var key, ver int16
 	var hv int16
 	if c.fr[dir] != nil && c.fr[dir].raw {
@@ -80,7 +82,7 @@ func (c *conn) bodyFits(dir frameDir, b []byte) bool {
 	if !ok || !api.SupportsVersion(ver) {
 		return true
 	}
-	r := codec.NewReader(b)
+	r := frameReader(b, size, holes)
 	var body codec.Message
 	if dir == toBroker {
 		var h codec.RequestHeader
@@ -94,7 +96,23 @@ func (c *conn) bodyFits(dir frameDir, b []byte) bool {
 	body.ReadFrom(r, ver)
 	// Bytes after the body are allowed: real clients send some (librdkafka's
 	// ApiVersions v0 request carries 4); the decoder notes them.
-	return r.Err() == nil
+	if len(holes) == 0 {
+		return r.Err() == nil
+	}
+	return fitsSoFar(r.Err())
+}
+
+// sameClient reports whether request frame b names the ClientId of the
+// request framed before it on the connection (frameSink).
+func (c *conn) sameClient(b []byte) bool {
+	if !c.haveClient || len(b) < reqHeaderMin {
+		return false
+	}
+	var ex Exchange
+	if !parseRequestHeader(&ex, b) || ex.ClientID == nil {
+		return false
+	}
+	return *ex.ClientID == c.lastClient
 }
 
 // pendingRequest reports whether a request waiting has CorrelationId id
@@ -110,4 +128,20 @@ func (c *conn) pendingRequest(id int32, at pktRef) bool {
 		}
 	}
 	return false
+}
+
+// frameReader returns a reader of frame bytes b (size bytes, holes not
+// captured). Until the codec reads across holes, it reads the bytes
+// before the first hole, and running out there is not a misfit.
+func frameReader(b []byte, size int, holes []Hole) *codec.Reader {
+	if len(holes) > 0 {
+		b = b[:min(len(b), holes[0].Offset)]
+	}
+	return codec.NewReader(b)
+}
+
+// fitsSoFar says whether a decoding that ended with err fits what was
+// captured.
+func fitsSoFar(err error) bool {
+	return err == nil || errors.Is(err, codec.ErrTruncated) || errors.Is(err, codec.ErrInvalidLength)
 }

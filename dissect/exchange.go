@@ -28,7 +28,63 @@ type Frame struct {
 	// it was skipped by its length, only its first bytes are kept (for the
 	// header), and its body is not decoded.
 	Oversized bool
+	// Holes lists, in offset order, the bytes of the frame the capture does
+	// not hold: packets not captured, bytes beyond the snap length, the end
+	// of a frame the capture or the connection ended inside. Their bytes in
+	// Bytes are zero; a hole at the end reaches Size, past len(Bytes).
+	// Empty for a frame captured whole.
+	Holes []Hole
 }
+
+// Hole is a run of a frame's bytes that the capture does not hold: its
+// position and length are known (TCP sequence numbers, a packet's original
+// length), its content is not.
+type Hole struct {
+	Offset int // from the start of Frame.Bytes (after the 4-byte size prefix)
+	Length int // in bytes
+	Cause  HoleCause
+}
+
+// End returns the offset after the hole's last byte.
+func (h Hole) End() int { return h.Offset + h.Length }
+
+// HoleCause says why bytes of a stream were not captured.
+type HoleCause uint8
+
+const (
+	// HoleNotCaptured: TCP segments missing from the capture (the
+	// capturing kernel dropped them, or they took another path); the TCP
+	// sequence numbers around them say how many bytes they held.
+	HoleNotCaptured HoleCause = iota
+	// HoleSnapLength: the packet was captured, but only up to the snap
+	// length; its original length says how many bytes were cut.
+	HoleSnapLength
+	// HoleCaptureEnded: the capture ended before the frame did.
+	HoleCaptureEnded
+	// HoleConnectionEnded: the connection ended (FIN, RST, idle flush)
+	// before the frame did.
+	HoleConnectionEnded
+
+	numHoleCauses = iota
+)
+
+// String says the cause as the notes do.
+func (c HoleCause) String() string {
+	switch c {
+	case HoleNotCaptured:
+		return "packets not captured"
+	case HoleSnapLength:
+		return "beyond the snap length"
+	case HoleCaptureEnded:
+		return "the capture ended"
+	case HoleConnectionEnded:
+		return "the connection ended"
+	}
+	return fmt.Sprintf("HoleCause(%d)", uint8(c))
+}
+
+// Captured reports whether the frame was captured whole.
+func (f *Frame) Captured() bool { return len(f.Holes) == 0 && len(f.Bytes) == int(f.Size) }
 
 // Exchange is one Kafka request with its response, as seen on one
 // connection. Either side may be missing: Request is nil for a response

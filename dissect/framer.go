@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kdissect/kdissect/codec"
@@ -48,6 +49,12 @@ type locator interface {
 	at(off int) pktRef
 }
 
+// refLocator says every byte of a chunk came in one packet: reassembly
+// hands over the bytes of one segment at a time.
+type refLocator struct{ ref pktRef }
+
+func (l *refLocator) at(int) pktRef { return l.ref }
+
 // frameSink receives what a framer produces.
 type frameSink interface {
 	// frame takes a complete or truncated frame, the problems to note on
@@ -63,10 +70,16 @@ type frameSink interface {
 	// follow the requests framed so far (clients number them upward);
 	// used to recognise a request boundary when resynchronising.
 	nextRequest(correlationID int32) bool
-	// bodyFits reports whether a whole frame (without its size prefix)
-	// decodes exactly as what its header says it is, or cannot be judged;
-	// used to confirm a frame start found by scanning.
-	bodyFits(dir frameDir, frame []byte) bool
+	// bodyFits reports whether a frame (without its size prefix) of size
+	// bytes, of which b holds the first len(b) with holes not captured,
+	// decodes as what its header says it is as far as it was captured, or
+	// cannot be judged; used to confirm a frame start found by scanning.
+	bodyFits(dir frameDir, b []byte, size int, holes []Hole) bool
+	// sameClient reports whether a request frame (without its size
+	// prefix) names the ClientId of the request framed before it on the
+	// connection; false when there is none to compare. Evidence for a
+	// request found by scanning that cannot be checked by what follows it.
+	sameClient(b []byte) bool
 	// lost reports stream bytes that were dropped without any frame to
 	// carry a note about them (the stream ended before the next frame).
 	lost(dir frameDir, bytes int64, why string)
@@ -107,10 +120,16 @@ const (
 
 // framer cuts one direction of a TCP stream into Kafka frames: a 4-byte
 // big-endian size, then that many bytes. It holds at most one partial frame
-// (copied: reassembly reuses its buffers). After a gap, an implausible size,
-// or when the connection was picked up mid-stream, it scans for the first
-// offset where a plausible frame starts and notes what it skipped on the
-// next frame it finds.
+// (copied: reassembly reuses its buffers).
+//
+// Reassembly tells it of holes: stream bytes whose position and length are
+// known but whose content the capture does not hold (hole). A hole inside
+// a frame whose size prefix was read is part of the frame (Frame.Holes):
+// the framer keeps its position, and the next frame starts exactly where
+// the size said. Only a hole that swallows a size prefix loses the frame
+// boundary. Then, as after an implausible size or when the connection was
+// picked up mid-stream, it scans for the first offset where a plausible
+// frame starts and notes what it skipped on the next frame it finds.
 type framer struct {
 	dir   frameDir
 	max   int
@@ -130,18 +149,26 @@ type framer struct {
 	startPos int64
 	size     int32
 	buf      []byte
+	// holes are the frame's bytes not captured; the last pend bytes of
+	// the frame so far are a hole not yet written into buf (zeros are
+	// written only when captured bytes follow, so a frame cut short
+	// costs only what was captured).
+	holes    []Hole
+	pend     int
 	skipLeft int64 // stateSkip: bytes of the frame still to skip
-	keepDone bool  // stateSkip: a gap ended the kept prefix
+	keepDone bool  // stateSkip: a hole ended the kept prefix
 
-	// A frame start found by scanning (after a gap, an implausible size, or
-	// at the start of a connection picked up mid-stream) is tentative until
-	// the frame is whole and confirmed (see evidence.go): its body decodes
-	// as its header says, and what follows it is a plausible frame start
-	// (waiting for those bytes when the frame ends with a chunk). If not,
-	// it was not a frame, and its bytes are scanned again from the byte
-	// after its start.
+	// A frame start found by scanning (after a hole, an implausible size,
+	// or at the start of a connection picked up mid-stream) is tentative
+	// until the frame is whole and confirmed (see evidence.go): its body
+	// decodes as its header says, and what follows it is a plausible frame
+	// start (waiting for those bytes when the frame ends with a chunk). If
+	// not, it was not a frame, and its bytes are scanned again from the
+	// byte after its start.
 	tentative   bool
 	tentLenient bool   // it was found leniently: at the first byte of a stream picked up mid-stream
+	tentChunk   bool   // it starts at the first byte of a segment
+	tentChecked bool   // its bytes before its first hole were found to fit
 	marks       []mark // which packets the bytes of the tentative frame came from
 	marksLow    int64  // the smallest packet index in marks, when it is not empty
 	rejects     int    // tentative frames given up since the last sure frame
@@ -166,11 +193,25 @@ type framer struct {
 // the frame where it finds it again.
 type resyncCause struct {
 	midStream   bool
-	missing     int64 // bytes the capture lost; -1: an unknown amount
+	missing     int64 // bytes the capture lost
 	gaps        int
-	dropped     int   // bytes of a partial frame dropped at the gap
+	causes      holeCauses
+	dropped     int   // bytes of a partial size prefix dropped at the hole
 	invalidSize int64 // the implausible size read in sync, if that was the cause
 	invalid     bool
+}
+
+// holeCauses counts holes by cause.
+type holeCauses [numHoleCauses]int
+
+func (h *holeCauses) String() string {
+	var parts []string
+	for c, n := range h {
+		if n > 0 {
+			parts = append(parts, HoleCause(c).String())
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func newFramer(dir frameDir, maxSize int, valid func(int16, int16) bool, sink frameSink, midStream bool, pool *FramePool) *framer {
@@ -183,16 +224,32 @@ func newFramer(dir frameDir, maxSize int, valid func(int16, int16) bool, sink fr
 	return f
 }
 
-// feed frames the next bytes of the stream; loc.at(i) is the packet that
-// carried data[i].
+// feed frames the next bytes of the stream, the captured payload of one
+// segment (or what of it is new); loc.at(i) is the packet that carried
+// data[i].
 func (f *framer) feed(data []byte, loc locator) {
 	base := f.pos
 	f.pos += int64(len(data))
-	f.run(data, loc, base)
+	f.run(data, loc, base, true)
 }
 
-// run frames data, whose first byte is at stream offset base.
-func (f *framer) run(data []byte, loc locator, base int64) {
+// hole tells the framer that the next n bytes of the stream (n > 0) were
+// not captured, for cause.
+func (f *framer) hole(n int64, cause HoleCause) {
+	if n <= 0 {
+		return
+	}
+	f.pos += n
+	f.skipHole(n, cause)
+}
+
+// have is how many bytes of the frame being collected have passed,
+// captured or not.
+func (f *framer) have() int { return len(f.buf) + f.pend }
+
+// run frames data, whose first byte is at stream offset base; chunk says
+// data starts at the first byte of a segment.
+func (f *framer) run(data []byte, loc locator, base int64, chunk bool) {
 	for i := 0; i < len(data); {
 		switch f.state {
 		case stateHeader:
@@ -212,10 +269,20 @@ func (f *framer) run(data []byte, loc locator, base int64) {
 				f.begin()
 			}
 		case stateBody:
+			if f.pend > 0 {
+				f.fill() // captured bytes follow a hole: it takes its place
+			}
 			n := min(int(f.size)-len(f.buf), len(data)-i)
+			if f.tentative && chunk && i == 0 && len(f.buf) > 0 && n > 0 && f.swallows(data, loc) {
+				// A segment inside the frame starts with a frame of its
+				// own: the tentative frame was a pattern in a body, and
+				// would swallow the frames after it.
+				f.rescan(f.reject())
+				continue
+			}
 			if f.tentative {
 				had := len(f.marks)
-				f.marks = appendMarks(f.marks, loc, len(f.buf), i, i+n)
+				f.marks = appendMarks(f.marks, loc, len(f.buf), i, i+n, chunk && i == 0)
 				if had == 0 {
 					f.marksLow = noLow
 				}
@@ -225,23 +292,16 @@ func (f *framer) run(data []byte, loc locator, base int64) {
 					f.marksLow = min(f.marksLow, m.ref.index)
 				}
 			}
-			if len(f.buf)+n > cap(f.buf) {
-				// Grow by what has arrived, at most bodyChunk ahead.
-				grown := f.pool.get(min(int(f.size), max(2*cap(f.buf), len(f.buf)+n, bodyChunk)))[:len(f.buf)]
-				copy(grown, f.buf)
-				f.pool.put(f.buf) // only the framer ever saw it
-				f.buf = grown
-			}
+			f.reserve(n)
 			if n > 0 {
 				f.buf = append(f.buf, data[i:i+n]...)
 				i += n
 				f.last = loc.at(i - 1)
 			}
 			if len(f.buf) == int(f.size) {
-				if f.tentative && n > 0 && !f.sink.bodyFits(f.dir, f.buf) {
+				if f.tentative && n > 0 && !f.sink.bodyFits(f.dir, f.buf, int(f.size), f.holes) {
 					// Just whole, and not what its header says it is.
-					b, l, base := f.reject()
-					f.run(b, l, base)
+					f.rescan(f.reject())
 					continue
 				}
 				if f.awaitsFollower() && i == len(data) {
@@ -255,8 +315,7 @@ func (f *framer) run(data []byte, loc locator, base int64) {
 				// may be anything (a broken client's lying size).
 				firstRequest := f.tentLenient && f.dir == toBroker
 				if f.tentative && !firstRequest && !f.followerOK(data[i:], loc, i) {
-					b, l, base := f.reject()
-					f.run(b, l, base)
+					f.rescan(f.reject())
 					continue
 				}
 				f.accept()
@@ -273,15 +332,48 @@ func (f *framer) run(data []byte, loc locator, base int64) {
 				f.emit(f.last, []string{f.oversizedNote()})
 			}
 		case stateResync:
-			i = f.resync(data, i, loc, base)
+			i = f.resync(data, i, loc, base, chunk)
 		}
 	}
+}
+
+// reserve makes room in the frame buffer for n more bytes: it grows by
+// what has arrived, at most bodyChunk ahead of it.
+func (f *framer) reserve(n int) {
+	if len(f.buf)+n <= cap(f.buf) {
+		return
+	}
+	grown := f.pool.get(min(int(f.size), max(2*cap(f.buf), len(f.buf)+n, bodyChunk)))[:len(f.buf)]
+	copy(grown, f.buf)
+	f.pool.put(f.buf) // only the framer ever saw it
+	f.buf = grown
+}
+
+// fill writes the pending hole into the frame buffer as zeros.
+func (f *framer) fill() {
+	f.reserve(f.pend)
+	n := len(f.buf)
+	f.buf = f.buf[:n+f.pend]
+	clear(f.buf[n:])
+	f.pend = 0
+}
+
+// addHole adds n bytes not captured at the end of the frame so far.
+func (f *framer) addHole(n int, cause HoleCause) {
+	off := f.have()
+	if k := len(f.holes); k > 0 && f.holes[k-1].Offset+f.holes[k-1].Length == off && f.holes[k-1].Cause == cause {
+		f.holes[k-1].Length += n
+	} else {
+		f.holes = append(f.holes, Hole{Offset: off, Length: n, Cause: cause})
+	}
+	f.pend += n
 }
 
 // begin starts a frame once its size prefix is complete.
 func (f *framer) begin() {
 	size := int32(binary.BigEndian.Uint32(f.pre[:]))
 	f.size = size
+	f.holes, f.pend = nil, 0
 	switch {
 	case int64(size) < int64(f.minSize()):
 		// Lost in the stream (or a broken peer): look for the next frame,
@@ -304,6 +396,7 @@ func (f *framer) begin() {
 		f.emit(f.last, nil)
 	default:
 		f.state = stateBody
+		f.tentChecked = false
 		f.buf = f.pool.get(min(int(size), bodyChunk))
 	}
 }
@@ -336,7 +429,7 @@ func sizeString(n int) string {
 // for the bytes after it to be judged: a frame start found by scanning
 // rests on a few bytes, and bodies are full of such patterns (a response
 // start is a size and a CorrelationId). It waits at most
-// Options.ReorderWindow; a gap or the end of the stream right after it
+// Options.ReorderWindow; a hole or the end of the stream right after it
 // confirms it. A frame found at the first byte of a stream picked up
 // mid-stream and ending with a segment is taken at once: both its ends
 // fall on segment boundaries, as frames written one at a time do.
@@ -346,7 +439,7 @@ func (f *framer) awaitsFollower() bool {
 
 // waiting reports whether a whole frame waits for the bytes after it.
 func (f *framer) waiting() bool {
-	return f.state == stateBody && f.awaitsFollower() && len(f.buf) == int(f.size)
+	return f.state == stateBody && f.awaitsFollower() && f.have() == int(f.size)
 }
 
 // acceptWaiting takes the frame waiting for what follows it: nothing came
@@ -364,14 +457,18 @@ func (f *framer) accept() {
 		f.rejects, f.rejected = 0, 0
 	}
 	f.tentative, f.marks = false, nil
-	f.emit(f.last, nil)
+	var notes []string
+	if len(f.holes) > 0 {
+		notes = []string{holesNote(f.holes, int(f.size))}
+	}
+	f.emit(f.last, notes)
 }
 
 // emit hands the collected frame to the sink and waits for the next one.
 func (f *framer) emit(end pktRef, notes []string) {
 	fr := &Frame{Bytes: f.buf, Size: f.size, Time: captureTime(f.start.time), EndTime: captureTime(end.time), Packet: f.start.index,
-		Oversized: f.state == stateSkip}
-	f.buf = nil
+		Oversized: f.state == stateSkip, Holes: f.holes}
+	f.buf, f.holes, f.pend = nil, nil, 0
 	f.state = stateHeader
 	if f.why != nil {
 		// This is the first frame since the boundary was found again; a
@@ -384,55 +481,110 @@ func (f *framer) emit(end pktRef, notes []string) {
 	f.sink.frame(f.dir, fr, notes, f.startPos)
 }
 
-// gap tells the framer that n bytes (-1: an unknown number) are missing
-// from the stream before the next bytes fed.
-func (f *framer) gap(n int64) {
-	if f.state == stateBody && f.tentative {
-		if len(f.buf) == int(f.size) {
-			f.accept() // whole, and ending where the stream breaks off
-		} else {
-			b, l, base := f.reject()
-			f.run(b, l, base)
+// holesNote says which bytes of a frame of size bytes were not captured.
+// Offsets count the 4-byte size prefix, as the hexdump does.
+func holesNote(holes []Hole, size int) string {
+	if len(holes) == 1 && holes[0].Offset+holes[0].Length == size {
+		switch h := holes[0]; h.Cause {
+		case HoleCaptureEnded, HoleConnectionEnded:
+			return fmt.Sprintf("truncated frame: got %d of %d bytes (%s)", h.Offset, size, h.Cause)
 		}
 	}
-	f.fresh = false
-	if n > 0 {
-		f.pos += n
+	missing := 0
+	var c holeCauses
+	for _, h := range holes {
+		missing += h.Length
+		c[h.Cause]++
 	}
+	var ranges []string
+	for i, h := range holes {
+		if i == 3 {
+			ranges = append(ranges, "...")
+			break
+		}
+		ranges = append(ranges, fmt.Sprintf("%d-%d", 4+h.Offset, 4+h.Offset+h.Length))
+	}
+	where := "bytes " + strings.Join(ranges, ", ")
+	if len(holes) > 1 {
+		where = fmt.Sprintf("%d holes: %s", len(holes), where)
+	}
+	return fmt.Sprintf("%d of the frame's %d bytes not captured (%s; %s)", missing, size, c.String(), where)
+}
+
+// skipHole takes n bytes not captured (already counted in pos).
+func (f *framer) skipHole(n int64, cause HoleCause) {
+	f.fresh = false
 	switch f.state {
+	case stateBody:
+		rest := int64(f.size) - int64(f.have())
+		k := min(n, rest)
+		if f.tentative && !f.tentChecked && len(f.holes) == 0 {
+			// The first hole in a frame found by scanning: what came before
+			// it must fit, or the frame was not one.
+			f.tentChecked = true
+			if !f.sink.bodyFits(f.dir, f.buf, int(f.size), []Hole{{Offset: len(f.buf), Length: int(f.size) - len(f.buf), Cause: cause}}) {
+				f.rescan(f.reject())
+				f.skipHole(n, cause)
+				return
+			}
+		}
+		if k > 0 {
+			f.addHole(int(k), cause)
+		}
+		if k < rest {
+			return // the hole lies inside the frame
+		}
+		// The frame ends in the hole, or right where it begins.
+		if f.tentative && k > 0 && cause == HoleConnectionEnded {
+			// The peer ended the connection inside it: it was no frame
+			// (peers do not stop in the middle of one).
+			f.rescan(f.reject())
+			f.skipHole(n-k, cause)
+			return
+		}
+		if f.tentative {
+			// A frame whole before the hole waits for its follower: the
+			// hole confirms it, as the end of a segment does.
+			if whole := k == 0; !whole && !f.holeConfirms() {
+				f.rescan(f.reject())
+				f.skipHole(n-k, cause)
+				return
+			}
+		}
+		f.accept()
+		if n > k {
+			// The next frame's size prefix is in the hole.
+			f.enterResync(&resyncCause{missing: n - k, causes: causeOf(cause)})
+		}
 	case stateSkip:
-		if n >= 0 && n < f.skipLeft {
+		if n < f.skipLeft {
 			// The hole lies inside a frame we skip anyway; what we keep of
 			// it must stay contiguous, so keeping ends here.
 			f.skipLeft -= n
 			f.keepDone = true
 			return
 		}
-		f.emitPartial(n, f.oversizedNote())
-		f.enterResync(&resyncCause{missing: n})
-	case stateBody:
-		if len(f.buf) >= f.minSize() {
-			// Keep what we have: its header still tells the exchange.
-			f.emitPartial(n, "")
-			f.enterResync(&resyncCause{missing: n})
-		} else {
-			f.enterResync(&resyncCause{missing: n, dropped: 4 + len(f.buf)})
-			f.buf = nil
+		n -= f.skipLeft
+		f.skipLeft = 0
+		f.emit(f.last, []string{f.oversizedNote()})
+		if n > 0 {
+			f.enterResync(&resyncCause{missing: n, causes: causeOf(cause)})
 		}
 	case stateHeader:
-		f.enterResync(&resyncCause{missing: n, dropped: f.npre})
+		if f.tentative {
+			// Cannot happen (a candidate is judged on its whole prefix),
+			// but a tentative frame must never outlive its doubt.
+			f.tentative, f.marks = false, nil
+		}
+		f.enterResync(&resyncCause{missing: n, causes: causeOf(cause), dropped: f.npre})
 		f.npre = 0
 	case stateResync:
 		if f.why == nil {
 			f.why = &resyncCause{}
 		}
-		switch {
-		case n < 0 || f.why.missing < 0:
-			f.why.missing = -1
-		default:
-			f.why.missing += n
-		}
+		f.why.missing += n
 		f.why.gaps++
+		f.why.causes[cause]++
 		// Bytes before the hole can no longer start a frame that continues
 		// after it.
 		f.skipped += int64(f.nwin)
@@ -440,28 +592,37 @@ func (f *framer) gap(n int64) {
 	}
 }
 
-// emitPartial hands over a frame cut by a gap as a truncated frame.
-func (f *framer) emitPartial(missing int64, extra string) {
-	var notes []string
-	if extra != "" {
-		notes = append(notes, extra)
-	}
-	got := int64(len(f.buf))
-	if f.state == stateSkip {
-		got = int64(f.size) - f.skipLeft
-	}
-	notes = append(notes, fmt.Sprintf("truncated frame: got %d of %d bytes before a gap of %s in the capture", got, f.size, missingString(missing)))
-	f.emit(f.last, notes)
+// swallows reports whether data, a segment that continues a tentative
+// frame, starts with a frame the segment itself confirms (see confirmer).
+func (f *framer) swallows(data []byte, loc locator) bool {
+	c := confirmer{f: f, data: data, loc: loc, at: -1}
+	return c.confirmed(0)
 }
 
-func missingString(n int64) string {
-	if n < 0 {
-		return "an unknown number of bytes"
+func causeOf(c HoleCause) (h holeCauses) {
+	h[c] = 1
+	return h
+}
+
+// holeConfirms reports whether a tentative frame that ends in a hole may
+// be taken: what follows it cannot be judged, so the frame must fit as
+// far as it was captured and its start must be more than a pattern: a
+// response carries the CorrelationId of a request waiting (judge checked
+// it); a request starts a segment, or names the connection's ClientId.
+// A request found leniently (at the first byte of a stream picked up
+// mid-stream) must start a segment; a response found so is not taken.
+func (f *framer) holeConfirms() bool {
+	if !f.sink.bodyFits(f.dir, f.buf, int(f.size), f.holes) {
+		return false
 	}
-	if n == 1 {
-		return "1 byte"
+	switch {
+	case f.dir == toClient:
+		// A response found leniently rests on its size alone.
+		return !f.tentLenient
+	case f.tentLenient:
+		return f.tentChunk
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return f.tentChunk || f.sink.sameClient(f.buf)
 }
 
 func (f *framer) enterResync(why *resyncCause) {
@@ -486,12 +647,12 @@ func (f *framer) resyncNote() string {
 	var s string
 	switch {
 	case w.gaps > 0:
-		s = fmt.Sprintf("gap in the capture: %s of the %s stream missing", missingString(w.missing), f.dir)
+		s = fmt.Sprintf("gap in the capture: %s of the %s stream not captured (%s)", bytesString(w.missing), f.dir, w.causes.String())
 		if w.gaps > 1 {
 			s += fmt.Sprintf(" in %d holes", w.gaps)
 		}
 		if w.dropped > 0 {
-			s += fmt.Sprintf("; a partial frame of %d bytes before it was dropped", w.dropped)
+			s += fmt.Sprintf("; %d bytes of a size prefix before it were dropped", w.dropped)
 		}
 	case w.invalid:
 		s = fmt.Sprintf("implausible frame size %d in the %s stream", w.invalidSize, f.dir)
@@ -502,6 +663,13 @@ func (f *framer) resyncNote() string {
 		s = fmt.Sprintf("lost the frame boundary in the %s stream", f.dir)
 	}
 	return fmt.Sprintf("%s; resynchronised on this frame after skipping %d bytes", s, f.skipped)
+}
+
+func bytesString(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // verdict is what a frame-start candidate looks like.
@@ -616,8 +784,9 @@ func (f *framer) lowMark() (low int64, ok bool) {
 }
 
 // resync scans data[i:], after the carried window, for a plausible frame
-// start. It returns how far into data it got.
-func (f *framer) resync(data []byte, i int, loc locator, base int64) int {
+// start. It returns how far into data it got. chunk says data[0] is the
+// first byte of a segment.
+func (f *framer) resync(data []byte, i int, loc locator, base int64, chunk bool) int {
 	total := f.nwin + len(data) - i
 	var tmp [resyncWindow]byte
 	var conf *confirmer // made when first needed
@@ -683,6 +852,7 @@ func (f *framer) resync(data []byte, i int, loc locator, base int64) int {
 			// start on frame boundaries.
 			f.tentative = f.rejects < maxRejects || f.rejected < rejectBudget
 			f.tentLenient = lenient
+			f.tentChunk = chunk && v == f.nwin && i == 0
 			f.tentSkipped = f.skipped
 			f.fresh = false
 			f.state = stateHeader
@@ -693,7 +863,7 @@ func (f *framer) resync(data []byte, i int, loc locator, base int64) int {
 				nw := f.nwin
 				f.nwin = 0
 				winBase := base + int64(i) - int64(nw)
-				f.run(wb[v:nw], windowLocator(wr[v:nw]), winBase+int64(v))
+				f.run(wb[v:nw], windowLocator(wr[v:nw]), winBase+int64(v), false)
 				return i
 			}
 			next := i + v - f.nwin
@@ -708,30 +878,32 @@ func (f *framer) resync(data []byte, i int, loc locator, base int64) int {
 }
 
 // mark says which packet carried the bytes of a tentative frame from
-// offset off on (until the next mark).
+// offset off on (until the next mark), and whether off is the first byte
+// of a segment.
 type mark struct {
-	off int
-	ref pktRef
+	off   int
+	ref   pktRef
+	chunk bool
 }
 
 // appendMarks appends to marks, for data[from:to] kept at buffer offset
 // off, one mark per packet those bytes came from. A packet's bytes are
 // contiguous in the stream, so two offsets carried by the same packet
 // enclose only bytes of it: bisection finds every change of packet with
-// O(packets × log bytes) lookups.
-func appendMarks(marks []mark, loc locator, off, from, to int) []mark {
+// O(packets × log bytes) lookups. chunk says data[from] starts a segment.
+func appendMarks(marks []mark, loc locator, off, from, to int, chunk bool) []mark {
 	if from >= to {
 		return marks
 	}
 	first := loc.at(from)
-	marks = append(marks, mark{off, first})
+	marks = append(marks, mark{off, first, chunk})
 	var split func(lo, hi int, rlo, rhi pktRef)
 	split = func(lo, hi int, rlo, rhi pktRef) {
 		if rlo.index == rhi.index {
 			return
 		}
 		if hi-lo == 1 {
-			marks = append(marks, mark{off + hi - from, rhi})
+			marks = append(marks, mark{off + hi - from, rhi, false})
 			return
 		}
 		mid := lo + (hi-lo)/2
@@ -743,10 +915,16 @@ func appendMarks(marks []mark, loc locator, off, from, to int) []mark {
 	return marks
 }
 
-// markLocator locates bytes of a rejected tentative frame.
-type markLocator []mark
+// markLocator locates bytes of a rejected tentative frame, offsets counted
+// from base.
+type markLocator struct {
+	m    []mark
+	base int
+}
 
-func (m markLocator) at(off int) pktRef {
+func (l markLocator) at(off int) pktRef {
+	m := l.m
+	off += l.base
 	i, _ := slices.BinarySearchFunc(m, off, func(x mark, off int) int { return cmp.Compare(x.off, off+1) })
 	if i == 0 {
 		return m[0].ref
@@ -847,7 +1025,7 @@ func (c *confirmer) confirmed(p int) bool {
 	switch {
 	case end > int64(len(d)):
 		return false
-	case !f.sink.bodyFits(f.dir, d[p+4:end]):
+	case !f.sink.bodyFits(f.dir, d[p+4:end], int(end)-p-4, nil):
 		return false
 	case end == int64(len(d)):
 		return true
@@ -859,29 +1037,73 @@ func (c *confirmer) confirmed(p int) bool {
 	return f.judge(next, func() pktRef { return c.loc.at(int(end)) }, false) != implausible
 }
 
-// reject gives up a tentative frame: it returns the frame's bytes after its
-// first byte, to be scanned again strictly, with their locator and stream
-// offset, and leaves the framer resynchronising.
-func (f *framer) reject() ([]byte, locator, int64) {
-	b := make([]byte, 0, 3+len(f.buf))
-	b = append(b, f.pre[1:]...)
-	b = append(b, f.buf...)
-	marks := make(markLocator, 0, 3+len(f.marks))
-	for k := 1; k < 4; k++ {
-		marks = append(marks, mark{k - 1, f.preRef[k]})
+// scanPiece is a run of a rejected tentative frame's bytes to scan again:
+// captured bytes at stream offset base, or a hole.
+type scanPiece struct {
+	b     []byte
+	loc   locator
+	base  int64
+	chunk bool
+	hole  int
+	cause HoleCause
+}
+
+// reject gives up a tentative frame: it returns the frame's bytes after
+// its first byte, with its holes, to be scanned again strictly, and
+// leaves the framer resynchronising.
+func (f *framer) reject() []scanPiece {
+	pre := make([]byte, 3)
+	copy(pre, f.pre[1:])
+	pieces := []scanPiece{{b: pre, loc: windowLocator(slices.Clone(f.preRef[1:])), base: f.startPos + 1}}
+	body := f.startPos + 4
+	// Captured runs between the holes, split where a segment starts, so
+	// that a frame start there is known to start a segment. Marks and
+	// holes are both in offset order: one pass over each.
+	m := 0
+	run := func(from, to int) {
+		for from < to {
+			for m < len(f.marks) && f.marks[m].off <= from {
+				m++
+			}
+			chunk := m > 0 && f.marks[m-1].off == from && f.marks[m-1].chunk
+			end := to
+			for k := m; k < len(f.marks) && f.marks[k].off < to; k++ {
+				if f.marks[k].chunk {
+					end = f.marks[k].off
+					break
+				}
+			}
+			pieces = append(pieces, scanPiece{b: f.buf[from:end], loc: markLocator{m: f.marks, base: from}, base: body + int64(from), chunk: chunk})
+			from = end
+		}
 	}
-	for _, m := range f.marks {
-		marks = append(marks, mark{m.off + 3, m.ref})
+	at := 0
+	for _, h := range f.holes {
+		run(at, min(h.Offset, len(f.buf)))
+		pieces = append(pieces, scanPiece{hole: h.Length, cause: h.Cause})
+		at = h.Offset + h.Length
 	}
-	base := f.startPos + 1
+	run(at, len(f.buf))
 	f.rejects++
 	f.rejected += int64(len(f.buf))
 	f.buf, f.marks, f.tentative = nil, nil, false
+	f.holes, f.pend = nil, 0
 	f.state = stateResync
 	f.fresh = false
 	f.skipped = f.tentSkipped + 1 // the bytes before the frame, and its first byte
 	f.nwin = 0
-	return b, marks, base
+	return pieces
+}
+
+// rescan scans the pieces of a rejected frame again.
+func (f *framer) rescan(pieces []scanPiece) {
+	for _, p := range pieces {
+		if p.hole > 0 {
+			f.skipHole(int64(p.hole), p.cause)
+			continue
+		}
+		f.run(p.b, p.loc, p.base, p.chunk)
+	}
 }
 
 // windowLocator locates the bytes carried in the resynchronisation window.
@@ -889,22 +1111,21 @@ type windowLocator []pktRef
 
 func (w windowLocator) at(off int) pktRef { return w[off] }
 
-// finish ends the stream: a partial frame is handed over as truncated.
-func (f *framer) finish() {
-	for f.state == stateBody && f.tentative {
-		if len(f.buf) == int(f.size) {
-			f.accept() // whole, and ending with the stream
-			break
+// finish ends the stream for cause (HoleCaptureEnded, or
+// HoleConnectionEnded): a partial frame is handed over with the rest of
+// it a hole.
+func (f *framer) finish(cause HoleCause) {
+	for f.state == stateBody {
+		if rest := int(f.size) - f.have(); rest > 0 {
+			f.skipHole(int64(rest), cause)
+			continue
 		}
-		// A tentative frame the stream ended inside is not trusted.
-		b, l, base := f.reject()
-		f.run(b, l, base)
+		// Whole, and waiting for what follows: nothing will.
+		f.accept()
 	}
 	switch f.state {
-	case stateBody:
-		f.emit(f.last, []string{fmt.Sprintf("truncated frame: got %d of %d bytes", len(f.buf), f.size)})
 	case stateSkip:
-		f.emit(f.last, []string{f.oversizedNote(), fmt.Sprintf("truncated frame: got %d of %d bytes", int64(f.size)-f.skipLeft, f.size)})
+		f.emit(f.last, []string{f.oversizedNote(), fmt.Sprintf("truncated frame: got %d of %d bytes (%s)", int64(f.size)-f.skipLeft, f.size, cause)})
 	case stateHeader:
 		if f.npre > 0 {
 			f.sink.lost(f.dir, int64(f.npre), fmt.Sprintf("stream ends inside a size prefix (%d of 4 bytes)", f.npre))

@@ -25,7 +25,9 @@ func (s *testSink) frame(dir frameDir, f *Frame, notes []string, pos int64) {
 
 func (s *testSink) nextRequest(int32) bool { return true }
 
-func (s *testSink) bodyFits(frameDir, []byte) bool { return true }
+func (s *testSink) bodyFits(frameDir, []byte, int, []Hole) bool { return true }
+
+func (s *testSink) sameClient([]byte) bool { return false }
 
 func (s *testSink) pendingRequest(id int32, _ pktRef) bool {
 	if s.pending == nil {
@@ -60,7 +62,7 @@ func frameAll(dir frameDir, max int, mid bool, stream []byte, sizes []int, sink 
 		pkt++
 	}
 	f.feed(stream, chunkLocator(pkt))
-	f.finish()
+	f.finish(HoleCaptureEnded)
 }
 
 func TestFramerBasics(t *testing.T) {
@@ -82,7 +84,7 @@ func TestFramerBasics(t *testing.T) {
 	t.Run("truncated at the end", func(t *testing.T) {
 		var s testSink
 		frameAll(toBroker, DefaultMaxFrameSize, false, stream[:len(stream)-5], nil, &s)
-		if len(s.frames) != 2 || len(s.frames[1].Bytes) != len(b)-9 || s.notes[1][0] != fmt.Sprintf("truncated frame: got %d of %d bytes", len(b)-9, len(b)-4) {
+		if len(s.frames) != 2 || len(s.frames[1].Bytes) != len(b)-9 || s.notes[1][0] != fmt.Sprintf("truncated frame: got %d of %d bytes (the capture ended)", len(b)-9, len(b)-4) {
 			t.Fatalf("frames %v notes %q", s.frames, s.notes)
 		}
 	})
@@ -107,10 +109,11 @@ func TestFramerBasics(t *testing.T) {
 		for _, pending := range []bool{false, true} {
 			s := testSink{pending: func(id int32) bool { return pending && id == 42 }}
 			f := newFramer(toClient, DefaultMaxFrameSize, nil, &s, false, nil)
+			// r1 is 10 bytes: the hole takes its last byte, and 99 more.
 			f.feed(r1[:9], chunkLocator(0))
-			f.gap(100)
+			f.hole(100, HoleNotCaptured)
 			f.feed(cat(filler(9, 0), r2), chunkLocator(1))
-			f.finish()
+			f.finish(HoleCaptureEnded)
 			want := 1 // r1, cut by the gap
 			if pending {
 				want = 2
@@ -118,7 +121,7 @@ func TestFramerBasics(t *testing.T) {
 			if len(s.frames) != want {
 				t.Errorf("pending %v: %d frames", pending, len(s.frames))
 			}
-			if pending && (!bytes.Equal(s.frames[1].Bytes, r2[4:]) || !strings.Contains(s.notes[1][0], "gap in the capture: 100 bytes of the broker→client stream missing; resynchronised on this frame after skipping 9 bytes")) {
+			if pending && (!bytes.Equal(s.frames[1].Bytes, r2[4:]) || !strings.Contains(s.notes[1][0], "gap in the capture: 99 bytes of the broker→client stream not captured (packets not captured); resynchronised on this frame after skipping 9 bytes")) {
 				t.Errorf("after the gap: %q %q", s.frames[1].Bytes, s.notes[1])
 			}
 		}

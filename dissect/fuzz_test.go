@@ -98,12 +98,12 @@ func FuzzFramer(f *testing.F) {
 		for rest, pkt := data, int64(0); len(rest) > 0; pkt++ {
 			n := min(len(rest), 1+rng.IntN(64))
 			if gaps && rng.IntN(4) == 0 {
-				fr.gap(int64(rng.IntN(100)) - 1)
+				fr.hole(1+int64(rng.IntN(100)), HoleCause(rng.IntN(2)))
 			}
 			fr.feed(rest[:n], chunkLocator(pkt))
 			rest = rest[n:]
 		}
-		fr.finish()
+		fr.finish(HoleCaptureEnded)
 		var total int
 		for i, fm := range s.frames {
 			if fm.Size < 0 || len(fm.Bytes) > int(fm.Size) || (int(fm.Size) > maxFrame && len(fm.Bytes) > oversizedKeep) {
@@ -113,6 +113,9 @@ func FuzzFramer(f *testing.F) {
 				t.Fatalf("frame %d truncated without a note", i)
 			}
 			total += len(fm.Bytes)
+			for _, h := range fm.Holes {
+				total -= min(h.End(), len(fm.Bytes)) - min(h.Offset, len(fm.Bytes))
+			}
 		}
 		if total > len(data) {
 			t.Fatalf("frames hold %d bytes of a %d-byte stream", total, len(data))

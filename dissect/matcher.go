@@ -6,8 +6,6 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/gopacket/gopacket/reassembly"
-
 	"github.com/kdissect/kdissect/codec"
 )
 
@@ -50,8 +48,10 @@ type conn struct {
 	client  netip.AddrPort
 	broker  netip.AddrPort
 
-	fr   [2]*framer   // by frameDir
-	held [2]*heldList // bytes reassembly holds behind a hole, by frameDir
+	key  flowKey
+	fr   [2]*framer // by frameDir
+	tcp  [2]tcpHalf // reassembly, by frameDir
+	seen time.Time  // session clock at the connection's latest packet
 
 	pending []waiting        // requests waiting for a response, oldest first
 	byCorr  map[int32]int    // how many of them have each CorrelationId
@@ -63,9 +63,12 @@ type conn struct {
 	// were framed (up to 2): clients number requests upward.
 	lastCorr [2]int32
 	nCorr    int
-	rst      [2]bool // an RST was seen in the direction
-	done     bool
-	dirty    bool // low and early need a look (Session.refresh)
+	// The ClientId of the last request framed, when it had one.
+	lastClient string
+	haveClient bool
+	rst        [2]bool // an RST was seen in the direction
+	done       bool
+	dirty      bool // low and early need a look (Session.refresh)
 }
 
 func newKafkaConn(s *Session, stream int, client, broker netip.AddrPort) *conn {
@@ -73,8 +76,12 @@ func newKafkaConn(s *Session, stream int, client, broker netip.AddrPort) *conn {
 		blocker: blocker{low: noLow, idx: -1},
 		s:       s, stream: stream, client: client, broker: broker,
 		byCorr: make(map[int32]int),
-		held:   [2]*heldList{{}, {}},
 	}
+}
+
+// is reports whether the connection runs between a and b.
+func (c *conn) is(a, b netip.AddrPort) bool {
+	return a == c.client && b == c.broker || a == c.broker && b == c.client
 }
 
 func (c *conn) framer(dir frameDir, midStream bool) *framer {
@@ -141,6 +148,9 @@ func (c *conn) request(r framed) {
 	}
 	c.lastCorr = [2]int32{c.lastCorr[1], ex.CorrelationID}
 	c.nCorr = min(c.nCorr+1, 2)
+	if ex.ClientID != nil {
+		c.lastClient, c.haveClient = *ex.ClientID, true
+	}
 	if ex.APIKey == codec.ApiKeySaslHandshake && ex.APIVersion == 0 {
 		c.beginSASL(r.f.Bytes)
 	}
@@ -251,7 +261,7 @@ func (c *conn) match(r framed) bool {
 // without it, capture order must: w's first byte captured before r's.
 func pairable(w waiting, r framed) bool {
 	if w.last.tcp && r.first.tcp && r.first.ackOK {
-		return reassembly.Sequence(w.last.seq).Difference(reassembly.Sequence(r.first.ack)) > 0
+		return seqDiff(w.last.seq, r.first.ack) > 0
 	}
 	return w.sl.ex.Request.Packet <= r.f.Packet
 }
@@ -265,8 +275,8 @@ func (c *conn) requestMayCome(r framed) bool {
 	if c.clientLow() < r.f.Packet {
 		return true // bounded: holes are given up, frames complete or wait a window at most
 	}
-	h := c.held[toBroker]
-	return r.first.ackOK && h.known && !c.ended[toBroker] && h.next.Difference(reassembly.Sequence(r.first.ack)) > 0 &&
+	h := &c.tcp[toBroker]
+	return r.first.ackOK && h.started && !h.closed && !c.ended[toBroker] && seqDiff(h.next, r.first.ack) > 0 &&
 		c.s.clock.Sub(r.since) < c.s.d.lim.window
 }
 
@@ -361,7 +371,7 @@ func (c *conn) giveUp(sl *slot) {
 // framed: in the client framer's partial frame, or in bytes reassembly
 // holds behind a hole in the client direction. noLow when none.
 func (c *conn) clientLow() int64 {
-	low := c.held[toBroker].min()
+	low := c.tcp[toBroker].minQueued()
 	if f := c.fr[toBroker]; f != nil {
 		if m, ok := f.lowMark(); ok {
 			low = min(low, m)
@@ -378,7 +388,7 @@ func (c *conn) computeLow() int64 {
 	if c.done {
 		return noLow
 	}
-	low := min(c.clientLow(), c.held[toClient].min())
+	low := min(c.clientLow(), c.tcp[toClient].minQueued())
 	if f := c.fr[toClient]; f != nil {
 		if m, ok := f.lowMark(); ok {
 			low = min(low, m)
@@ -398,7 +408,7 @@ func (c *conn) computeLow() int64 {
 func (c *conn) directionEnded(dir frameDir) {
 	c.ended[dir] = true
 	if f := c.fr[dir]; f != nil {
-		f.finish()
+		f.finish(HoleConnectionEnded)
 	}
 	c.touch()
 	if dir == toClient || c.rst[toBroker] {
@@ -442,12 +452,22 @@ func (c *conn) finish(why NoResponseReason) {
 	if c.ended[toClient] || c.ended[toBroker] {
 		why = ConnectionClosed
 	}
+	cause := HoleConnectionEnded
+	if why == CaptureEnded {
+		cause = HoleCaptureEnded
+	}
 	for _, fr := range c.fr {
 		if fr != nil {
-			fr.finish()
+			fr.finish(cause)
 		}
 	}
-	c.held = [2]*heldList{{}, {}}
+	for d := range c.tcp {
+		h := &c.tcp[d]
+		for i := range h.queue {
+			c.s.queued -= len(h.queue[i].data)
+		}
+		h.queue, h.queued, h.closed = nil, 0, true
+	}
 	c.drainEarly() // with nothing held, every early response settles
 	for _, r := range c.early {
 		c.orphan(r) // cannot happen; for safety

@@ -1,0 +1,310 @@
+package dissect
+
+import (
+	"slices"
+	"time"
+
+	"github.com/gopacket/gopacket/layers"
+)
+
+// TCP reassembly: each direction of a connection is put back in sequence
+// order and handed to its framer one segment at a time, as bytes and as
+// holes. A hole is a run of the stream whose position and length TCP
+// says, but whose bytes the capture lacks:
+//
+//   - bytes beyond the snap length: the packet's original length says how
+//     many were cut, so the hole is known as soon as the packet is seen;
+//   - segments not captured: the sequence numbers after them say where
+//     they were. Out-of-order data waits for them (a retransmission, or a
+//     packet the capture wrote late) until the receiver is seen to have
+//     acknowledged the missing bytes (they will not be sent again) and
+//     ackedHoleGrace has passed, or Options.ReorderWindow of capture
+//     time, or the bytes waiting exceed maxQueuedPerConn; then they are
+//     given up.
+//
+// Each segment handed over is one packet's payload (or the part of it not
+// seen before), so the framer knows the packet of every byte without
+// looking it up. Retransmitted bytes are dropped: the first copy seen is
+// kept. SYN, FIN and RST follow the receiver's rules (RFC 793, RFC 5961):
+// a SYN on a synchronised direction carries no data, a RST counts only at
+// the next expected sequence number, a FIN ends the direction once the
+// data before it is in.
+
+// Reassembly bounds. Out-of-order data is copied while it waits; past
+// these bounds the oldest hole of the direction is given up.
+const (
+	maxQueuedPerConn = 8 << 20
+	maxQueuedTotal   = 128 << 20
+	maxQueuedSegs    = 4096
+	// ackedHoleGrace is how long a hole the receiver acknowledged still
+	// waits, in capture time: packets captured on several queues reach
+	// the file a little out of order.
+	ackedHoleGrace = 20 * time.Millisecond
+)
+
+// tcpHalf is the reassembly state of one direction of a connection.
+type tcpHalf struct {
+	started bool
+	closed  bool   // ended: FIN or RST reached, or closed by a flush
+	next    uint32 // sequence number of the next byte to hand over
+	fin     bool   // a FIN was seen ahead of next, ending the stream at finSeq
+	finSeq  uint32
+
+	queue    []segment // segments beyond next, in sequence order
+	queued   int       // their captured bytes
+	minIdx   int64     // the smallest packet index in queue, when minValid
+	minValid bool
+
+	// The highest acknowledgment of this direction's bytes the other side
+	// sent, and the capture time it was first seen beyond next (when
+	// ackedAt is not zero).
+	acked   uint32
+	ackOK   bool
+	ackedAt time.Time
+}
+
+// segment is a TCP segment waiting for the bytes before it.
+type segment struct {
+	seq     uint32
+	data    []byte // the captured payload (a copy)
+	missing int    // bytes after data that the snap length cut
+	fin     bool
+	ref     pktRef
+	clock   time.Time // session clock when it arrived
+}
+
+func (s *segment) end() uint32 { return s.seq + uint32(len(s.data)+s.missing) }
+
+// seqDiff is b - a in sequence space.
+func seqDiff(a, b uint32) int32 { return int32(b - a) }
+
+// minQueued returns the smallest packet index of the segments waiting, or
+// noLow.
+func (h *tcpHalf) minQueued() int64 {
+	if len(h.queue) == 0 {
+		return noLow
+	}
+	if !h.minValid {
+		h.minIdx = noLow
+		for i := range h.queue {
+			h.minIdx = min(h.minIdx, h.queue[i].ref.index)
+		}
+		h.minValid = true
+	}
+	return h.minIdx
+}
+
+// segment reassembles the TCP segment s.cur of the connection, sent in
+// direction dir.
+func (c *conn) segment(dir frameDir, tcp *layers.TCP, missing int, ref pktRef) {
+	s := c.s
+	c.touch()
+	c.seen = s.clock
+	if tcp.ACK {
+		c.acknowledged(dir.other(), tcp.Ack)
+	}
+	if tcp.RST {
+		c.rst[dir] = true
+	}
+	h := &c.tcp[dir]
+	if h.closed || c.done {
+		return
+	}
+	seq := tcp.Seq
+	switch {
+	case !h.started:
+		if tcp.SYN {
+			seq++ // the SYN takes a sequence number; data follows it
+		}
+		h.started, h.next = true, seq
+		c.framer(dir, !tcp.SYN) // a direction that starts without a SYN was picked up mid-stream
+	case tcp.SYN:
+		return // a SYN on a synchronised direction: not stream data (RFC 5961)
+	}
+	n := len(tcp.Payload) + missing
+	d := seqDiff(h.next, seq)
+	if tcp.RST {
+		if d == 0 {
+			c.endHalf(dir, true)
+		}
+		return // anywhere else the receiver drops it (RFC 5961)
+	}
+	if d > 0 {
+		if n > 0 || tcp.FIN {
+			c.enqueue(dir, segment{seq: seq, data: tcp.Payload, missing: missing, fin: tcp.FIN, ref: ref, clock: s.clock})
+		}
+		return
+	}
+	if end := seq + uint32(n); seqDiff(h.next, end) < 0 || seqDiff(h.next, end) == 0 && !tcp.FIN {
+		s.d.stats.Retransmitted++ // nothing new
+		return
+	}
+	c.hand(dir, tcp.Payload, missing, int(-d), ref)
+	if tcp.FIN {
+		c.endHalf(dir, true)
+		return
+	}
+	c.drain(dir)
+}
+
+// acknowledged notes an acknowledgment of direction dir's bytes up to ack.
+func (c *conn) acknowledged(dir frameDir, ack uint32) {
+	h := &c.tcp[dir]
+	if !h.ackOK || seqDiff(h.acked, ack) > 0 {
+		h.acked, h.ackOK = ack, true
+	}
+	if h.started && len(h.queue) > 0 && h.ackedAt.IsZero() && seqDiff(h.next, h.acked) > 0 {
+		// The receiver has the bytes at next, which the capture lacks:
+		// they will not be sent again.
+		h.ackedAt = c.s.clock
+		c.s.acked = append(c.s.acked, ackedHole{c, dir, h.ackedAt})
+	}
+}
+
+// hand gives the framer a segment's bytes after skip bytes already handed
+// over: its captured payload, then the hole the snap length left.
+func (c *conn) hand(dir frameDir, data []byte, missing, skip int, ref pktRef) {
+	h := &c.tcp[dir]
+	if skip >= len(data) {
+		missing -= skip - len(data)
+		data = nil
+	} else {
+		data = data[skip:]
+	}
+	fr := c.fr[dir]
+	if len(data) > 0 {
+		c.s.loc.ref = ref
+		fr.feed(data, &c.s.loc)
+	}
+	if missing > 0 {
+		fr.hole(int64(missing), HoleSnapLength)
+		c.s.d.stats.SnapBytes += int64(missing)
+	}
+	h.next += uint32(len(data) + missing)
+}
+
+// enqueue keeps a segment beyond the next expected byte.
+func (c *conn) enqueue(dir frameDir, sg segment) {
+	h := &c.tcp[dir]
+	s := c.s
+	i, found := slices.BinarySearchFunc(h.queue, sg.seq, func(q segment, seq uint32) int { return int(seqDiff(seq, q.seq)) })
+	if found && h.queue[i].end() == sg.end() && h.queue[i].fin == sg.fin {
+		s.d.stats.Retransmitted++ // a copy of a segment waiting
+		return
+	}
+	sg.data = append([]byte(nil), sg.data...)
+	h.queue = slices.Insert(h.queue, i, sg)
+	h.queued += len(sg.data)
+	s.queued += len(sg.data)
+	if h.minValid {
+		h.minIdx = min(h.minIdx, sg.ref.index)
+	}
+	if sg.fin {
+		h.fin, h.finSeq = true, sg.end()
+	}
+	for len(h.queue) > 0 && (h.queued > maxQueuedPerConn || len(h.queue) > maxQueuedSegs || s.queued > maxQueuedTotal) {
+		c.giveUpHole(dir)
+	}
+}
+
+// drain hands over the segments waiting that the stream has reached.
+func (c *conn) drain(dir frameDir) {
+	h := &c.tcp[dir]
+	k := 0
+	for k < len(h.queue) && !h.closed && seqDiff(h.next, h.queue[k].seq) <= 0 {
+		sg := &h.queue[k]
+		k++
+		if e := seqDiff(h.next, sg.end()); e > 0 {
+			c.hand(dir, sg.data, sg.missing, int(seqDiff(sg.seq, h.next)), sg.ref)
+		}
+	}
+	if k > 0 {
+		for i := range h.queue[:k] {
+			h.queued -= len(h.queue[i].data)
+			c.s.queued -= len(h.queue[i].data)
+		}
+		clear(h.queue[:k])
+		h.queue = h.queue[k:]
+		if len(h.queue) == 0 {
+			h.queue = nil
+		}
+		h.minValid = false
+		h.ackedAt = time.Time{}
+		c.s.d.stats.Reordered += int64(k)
+	}
+	if h.fin && !h.closed && seqDiff(h.next, h.finSeq) <= 0 {
+		c.endHalf(dir, true)
+		return
+	}
+	if len(h.queue) > 0 && h.ackOK && seqDiff(h.next, h.acked) > 0 {
+		h.ackedAt = c.s.clock // the next hole was acknowledged already
+		c.s.acked = append(c.s.acked, ackedHole{c, dir, h.ackedAt})
+	}
+}
+
+// giveUpHole gives up the hole before the first segment waiting: its bytes
+// are a hole for the framer, and the segments after it are handed over.
+func (c *conn) giveUpHole(dir frameDir) {
+	h := &c.tcp[dir]
+	if len(h.queue) == 0 {
+		return
+	}
+	if gap := seqDiff(h.next, h.queue[0].seq); gap > 0 {
+		c.fr[dir].hole(int64(gap), HoleNotCaptured)
+		h.next = h.queue[0].seq
+		c.s.d.stats.Holes++
+		c.s.d.stats.HoleBytes += int64(gap)
+	}
+	c.drain(dir)
+}
+
+// flushHalf gives up the holes of direction dir before segments that
+// arrived before older, and reports whether it did.
+func (c *conn) flushHalf(dir frameDir, older time.Time) bool {
+	h := &c.tcp[dir]
+	last := -1 // the last segment waiting since before older
+	for i := range h.queue {
+		if h.queue[i].clock.Before(older) {
+			last = i
+		}
+	}
+	if last < 0 {
+		return false
+	}
+	end := h.queue[last].end()
+	for !h.closed && len(h.queue) > 0 && seqDiff(h.next, end) > 0 {
+		c.giveUpHole(dir)
+	}
+	return true
+}
+
+// flushAll hands over everything waiting, holes and all.
+func (c *conn) flushAll() {
+	for d := range c.tcp {
+		for h := &c.tcp[d]; !h.closed && len(h.queue) > 0; {
+			c.giveUpHole(frameDir(d))
+		}
+	}
+}
+
+// endHalf ends direction dir: by its FIN or RST (fin), or by a flush.
+// The connection ends once both directions have.
+func (c *conn) endHalf(dir frameDir, fin bool) {
+	h := &c.tcp[dir]
+	if h.closed {
+		return
+	}
+	h.closed = true
+	for i := range h.queue {
+		c.s.queued -= len(h.queue[i].data)
+	}
+	h.queue, h.queued, h.minValid = nil, 0, false
+	if fin && !c.ended[dir] {
+		c.directionEnded(dir)
+	}
+	if c.tcp[dir.other()].closed {
+		c.complete()
+	}
+}
+
+func (d frameDir) other() frameDir { return 1 - d }
