@@ -30,6 +30,9 @@ type capPacket struct {
 	ci   gopacket.CaptureInfo
 	link layers.LinkType
 	orig int // index in the original capture
+	// origLen is the packet's original length when the capture cut it
+	// (snap length); 0: len(data).
+	origLen int
 
 	tcp      bool
 	src, dst netip.AddrPort
@@ -96,7 +99,7 @@ func writeCapture(t *testing.T, pkts []capPacket) []byte {
 		}
 		ci := p.ci
 		ci.InterfaceIndex = id
-		ci.CaptureLength, ci.Length = len(p.data), len(p.data)
+		ci.CaptureLength, ci.Length = len(p.data), max(len(p.data), p.origLen)
 		if err := w.WritePacket(ci, p.data); err != nil {
 			t.Fatal(err)
 		}

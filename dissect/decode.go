@@ -179,7 +179,10 @@ func noResponseExpected(ex *Exchange) bool {
 }
 
 func decodeRequest(ex *Exchange, dec *Decoded) {
-	b := ex.Request.Bytes
+	b := ex.Request.Bytes[:ex.Request.HeadLen()]
+	if ex.APIVersion < 0 {
+		return // the header was not captured whole: the matcher said so
+	}
 	if len(b) < 4 {
 		ex.AddNote(fmt.Sprintf("request frame of %d bytes is too short for a header", len(b)))
 		return
@@ -236,7 +239,7 @@ func decodeRequestFrame(api *codec.API, b []byte, hv, version int16) (r *codec.R
 }
 
 func decodeResponse(ex *Exchange, dec *Decoded) {
-	b := ex.Response.Bytes
+	b := ex.Response.Bytes[:ex.Response.HeadLen()]
 	api := dec.API
 	if api == nil {
 		// Without its request (and so its ApiKey and ApiVersion) a response
@@ -303,7 +306,7 @@ func bodyNotes(ex *Exchange, r *codec.Reader, side string, api *codec.API, f *Fr
 		ex.AddNote(fmt.Sprintf("%s: %s", side, w))
 	}
 	if err := r.Err(); err != nil {
-		if errors.Is(err, codec.ErrTruncated) && len(f.Bytes) < int(f.Size) {
+		if errors.Is(err, codec.ErrTruncated) && !f.Captured() {
 			ex.AddNote(fmt.Sprintf("%s v%d %s truncated by the capture: %v", api.Name, ex.APIVersion, side, err))
 		} else {
 			ex.AddNote(fmt.Sprintf("malformed %s v%d %s: %v", api.Name, ex.APIVersion, side, err))

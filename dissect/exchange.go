@@ -83,6 +83,15 @@ func (c HoleCause) String() string {
 	return fmt.Sprintf("HoleCause(%d)", uint8(c))
 }
 
+// HeadLen returns how many leading bytes of the frame were captured: up
+// to its first hole.
+func (f *Frame) HeadLen() int {
+	if len(f.Holes) > 0 {
+		return min(len(f.Bytes), f.Holes[0].Offset)
+	}
+	return len(f.Bytes)
+}
+
 // Captured reports whether the frame was captured whole.
 func (f *Frame) Captured() bool { return len(f.Holes) == 0 && len(f.Bytes) == int(f.Size) }
 

@@ -179,6 +179,8 @@ type framer struct {
 	// SASL tokens that follow a SaslHandshake v0 (KIP-43). The matcher
 	// switches it.
 	raw bool
+	// resynced says the frame handed over last was found by scanning.
+	resynced bool
 
 	// Resynchronisation.
 	win     [resyncWindow]byte // undecided bytes carried between chunks
@@ -470,6 +472,7 @@ func (f *framer) emit(end pktRef, notes []string) {
 		Oversized: f.state == stateSkip, Holes: f.holes}
 	f.buf, f.holes, f.pend = nil, nil, 0
 	f.state = stateHeader
+	f.resynced = f.why != nil
 	if f.why != nil {
 		// This is the first frame since the boundary was found again; a
 		// stream picked up exactly on a boundary has nothing to note.
@@ -535,9 +538,11 @@ func (f *framer) skipHole(n int64, cause HoleCause) {
 			return // the hole lies inside the frame
 		}
 		// The frame ends in the hole, or right where it begins.
-		if f.tentative && k > 0 && cause == HoleConnectionEnded {
-			// The peer ended the connection inside it: it was no frame
-			// (peers do not stop in the middle of one).
+		if f.tentative && k > 0 && (cause == HoleConnectionEnded || cause == HoleCaptureEnded) {
+			// The stream ended inside it: nothing after it can confirm
+			// it, and a pattern in a body with a large size would take
+			// every frame after it (peers do not stop inside a frame,
+			// and a capture rarely ends right after a resynchronisation).
 			f.rescan(f.reject())
 			f.skipHole(n-k, cause)
 			return
@@ -606,19 +611,19 @@ func causeOf(c HoleCause) (h holeCauses) {
 
 // holeConfirms reports whether a tentative frame that ends in a hole may
 // be taken: what follows it cannot be judged, so the frame must fit as
-// far as it was captured and its start must be more than a pattern: a
-// response carries the CorrelationId of a request waiting (judge checked
-// it); a request starts a segment, or names the connection's ClientId.
-// A request found leniently (at the first byte of a stream picked up
-// mid-stream) must start a segment; a response found so is not taken.
+// far as it was captured and its start must be more than a pattern.
 func (f *framer) holeConfirms() bool {
 	if !f.sink.bodyFits(f.dir, f.buf, int(f.size), f.holes) {
 		return false
 	}
 	switch {
 	case f.dir == toClient:
-		// A response found leniently rests on its size alone.
-		return !f.tentLenient
+		// A response start is a size and a CorrelationId waiting: bodies
+		// are full of such small integers, and a hole hides where the
+		// frame ends. It must start a segment (brokers write each
+		// response on its own) and answer a request waiting, even if it
+		// was found leniently (on its size alone).
+		return f.tentChunk && len(f.buf) >= respHeaderMin && f.sink.pendingRequest(int32(binary.BigEndian.Uint32(f.buf)), f.start)
 	case f.tentLenient:
 		return f.tentChunk
 	}

@@ -1,6 +1,7 @@
 package dissect
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"net/netip"
@@ -16,12 +17,25 @@ type framed struct {
 	pos         int64     // stream offset of its size prefix in its direction
 	first, last pktRef    // packets of its first and last bytes
 	since       time.Time // session clock when it was framed
+	// inSync says the frame follows the frame before it in its direction
+	// with no byte of the stream between them lost: no frame was lost
+	// before it.
+	inSync bool
 }
 
 // waiting is a request waiting for its response.
 type waiting struct {
 	sl   *slot
 	last pktRef // packet of the request's last byte
+	// A request whose header the capture holds only in part has no
+	// CorrelationId (unknown); corr holds the ncorr bytes of it that were
+	// captured, and prevCorr the CorrelationId of the request framed
+	// before it on the connection (when hasPrev).
+	unknown  bool
+	corr     [4]byte
+	ncorr    int
+	prevCorr int32
+	hasPrev  bool
 }
 
 // conn is one TCP connection to a broker. It matches online: each request
@@ -110,7 +124,7 @@ func (c *conn) frame(dir frameDir, f *Frame, notes []string, pos int64) {
 	c.touch()
 	// The framer that calls still knows the packets of the frame's ends.
 	fr := c.fr[dir]
-	r := framed{f: f, notes: notes, pos: pos, first: fr.start, last: fr.last, since: c.s.clock}
+	r := framed{f: f, notes: notes, pos: pos, first: fr.start, last: fr.last, since: c.s.clock, inSync: !fr.resynced}
 	if dir == toBroker {
 		c.request(r)
 		return
@@ -140,7 +154,12 @@ func (c *conn) request(r framed) {
 	ex.Request = r.f
 	ex.Notes = append(ex.Notes, r.notes...)
 	key := orderKey{r.f.Packet, c.stream, r.pos}
-	if !parseRequestHeader(ex, r.f.Bytes) {
+	head := r.f.HeadLen()
+	if head < reqHeaderMin && len(r.f.Holes) > 0 && r.f.Size >= reqHeaderMin {
+		c.partialRequest(r, ex, key, head)
+		return
+	}
+	if !parseRequestHeader(ex, r.f.Bytes[:head]) {
 		ex.CorrelationID = -1
 		ex.AddNote(fmt.Sprintf("request of %d bytes is too short for a request header", len(r.f.Bytes)))
 		c.s.ord.add(ex, key, nil, true)
@@ -152,10 +171,10 @@ func (c *conn) request(r framed) {
 		c.lastClient, c.haveClient = *ex.ClientID, true
 	}
 	if ex.APIKey == codec.ApiKeySaslHandshake && ex.APIVersion == 0 {
-		c.beginSASL(r.f.Bytes)
+		c.beginSASL(r.f.Bytes[:head])
 	}
 	if ex.APIKey == codec.ApiKeyProduce {
-		if acks, ok := codec.ProduceAcks(r.f.Bytes); ok && acks == 0 {
+		if acks, ok := codec.ProduceAcks(r.f.Bytes[:head]); ok && acks == 0 {
 			// Never answered: it must not wait, nor make a later response
 			// look like its own.
 			ex.NoResponse = NoResponseExpected
@@ -163,17 +182,45 @@ func (c *conn) request(r framed) {
 			return
 		}
 	}
+	c.wait(waiting{sl: c.s.ord.add(ex, key, c, false), last: r.last})
+}
+
+// wait makes a request wait for its response.
+func (c *conn) wait(w waiting) {
 	if c.noMore != ResponseSeen && len(c.early) == 0 {
 		// No response will be framed any more, and none is waiting.
-		c.unanswered(c.s.ord.add(ex, key, c, false), c.noMore)
+		c.unanswered(w.sl, c.noMore)
 		return
 	}
 	if limit := c.s.d.lim.pendingRequests; len(c.pending) >= limit {
 		c.s.problem(fmt.Sprintf("more than %d requests waiting for a response on one connection: stopped waiting for the oldest", limit))
 		c.unanswered(c.dequeue(0), ResponseGaveUp)
 	}
-	c.pending = append(c.pending, waiting{c.s.ord.add(ex, key, c, false), r.last})
-	c.byCorr[ex.CorrelationID]++
+	c.pending = append(c.pending, w)
+	if !w.unknown {
+		c.byCorr[w.sl.ex.CorrelationID]++
+	}
+}
+
+// partialRequest handles a request whose header the capture cut (a hole
+// after head bytes): what of ApiKey and ApiVersion was captured is kept,
+// and the CorrelationId is learnt from the response that answers it in
+// its place, if one does (matchUnknown).
+func (c *conn) partialRequest(r framed, ex *Exchange, key orderKey, head int) {
+	b := r.f.Bytes[:head]
+	ex.CorrelationID = -1
+	if head >= 2 {
+		ex.APIKey = int16(binary.BigEndian.Uint16(b))
+	}
+	if head >= 4 {
+		ex.APIVersion = int16(binary.BigEndian.Uint16(b[2:]))
+	}
+	ex.AddNote(fmt.Sprintf("request header not captured whole: %d of its first %d bytes (ApiKey, ApiVersion, CorrelationId)", head, reqHeaderMin))
+	w := waiting{sl: c.s.ord.add(ex, key, c, false), last: r.last, unknown: true, prevCorr: c.lastCorr[1], hasPrev: c.nCorr > 0}
+	if head > 4 {
+		w.ncorr = copy(w.corr[:], b[4:])
+	}
+	c.wait(w)
 }
 
 // response handles a frame from the broker.
@@ -217,6 +264,9 @@ func (c *conn) drainEarly() {
 // or stands alone when its request can no longer be framed before r. It
 // reports false when r must wait for the client direction.
 func (c *conn) match(r framed) bool {
+	if head := r.f.HeadLen(); head < respHeaderMin && len(r.f.Holes) > 0 && r.f.Size >= respHeaderMin {
+		return c.matchUncorrelated(r)
+	}
 	if len(r.f.Bytes) < respHeaderMin {
 		ex := c.newExchange()
 		ex.Response = r.f
@@ -239,20 +289,90 @@ func (c *conn) match(r framed) bool {
 			for range i {
 				c.unanswered(c.dequeue(0), ResponseLost)
 			}
-			sl := c.dequeue(0)
-			ex := sl.ex
-			ex.Response = r.f
-			ex.Notes = append(ex.Notes, r.notes...)
-			c.s.ord.complete(sl)
-			c.answered(ex)
+			c.pair(c.dequeue(0), r)
 			return true
 		}
 	}
 	if c.requestMayCome(r) {
 		return false
 	}
+	if c.matchUnknown(r, id) {
+		return true
+	}
 	c.orphan(r)
 	return true
+}
+
+// matchUnknown pairs response r (CorrelationId id) with a request waiting
+// whose CorrelationId was not captured, when the order of the connection
+// says it is the one r answers: Kafka answers a connection's requests in
+// order and clients number them upward, so r answers the first such
+// request after the requests numbered below id (whose responses were
+// lost), before any numbered above it, numbered after the request framed
+// before it, and agreeing with what of its CorrelationId was captured.
+func (c *conn) matchUnknown(r framed, id int32) bool {
+	for i, w := range c.pending {
+		if !w.unknown {
+			if !corrStep(w.sl.ex.CorrelationID, id) {
+				return false // r answers a request before this one
+			}
+			continue
+		}
+		var want [4]byte
+		binary.BigEndian.PutUint32(want[:], uint32(id))
+		if !pairable(w, r) || w.hasPrev && !corrStep(w.prevCorr, id) || !bytes.Equal(w.corr[:w.ncorr], want[:w.ncorr]) {
+			return false
+		}
+		for _, n := range c.pending[i+1:] {
+			if !n.unknown {
+				if !corrStep(id, n.sl.ex.CorrelationID) {
+					return false
+				}
+				break
+			}
+		}
+		for range i {
+			c.unanswered(c.dequeue(0), ResponseLost)
+		}
+		sl := c.dequeue(0)
+		sl.ex.CorrelationID = id
+		sl.ex.AddNote("CorrelationId taken from the response: it answers this request in its place (Kafka answers a connection's requests in order)")
+		c.pair(sl, r)
+		return true
+	}
+	return false
+}
+
+// matchUncorrelated settles a response whose CorrelationId was not
+// captured: when no frame of the broker's stream was lost before it, it
+// answers the oldest request waiting (Kafka answers in order); else it
+// stands alone.
+func (c *conn) matchUncorrelated(r framed) bool {
+	if len(c.pending) > 0 && r.inSync && pairable(c.pending[0], r) {
+		sl := c.dequeue(0)
+		sl.ex.AddNote("response CorrelationId not captured: it answers the oldest request waiting (Kafka answers a connection's requests in order)")
+		c.pair(sl, r)
+		return true
+	}
+	if c.requestMayCome(r) {
+		return false
+	}
+	ex := c.newExchange()
+	ex.Response = r.f
+	ex.CorrelationID = -1
+	ex.Notes = append(ex.Notes, r.notes...)
+	ex.AddNote("response without a captured request (its CorrelationId was not captured)")
+	c.s.ord.add(ex, orderKey{r.f.Packet, c.stream, r.pos}, nil, true)
+	return true
+}
+
+// pair completes the exchange of a request dequeued with response r.
+func (c *conn) pair(sl *slot, r framed) {
+	ex := sl.ex
+	ex.Response = r.f
+	ex.Notes = append(ex.Notes, r.notes...)
+	c.s.ord.complete(sl)
+	c.answered(ex)
 }
 
 // pairable reports whether response r can answer request w: the broker
@@ -309,15 +429,17 @@ func (c *conn) answered(ex *Exchange) {
 
 // dequeue removes the i-th waiting request.
 func (c *conn) dequeue(i int) *slot {
-	sl := c.pending[i].sl
+	sl, unknown := c.pending[i].sl, c.pending[i].unknown
 	copy(c.pending[i:], c.pending[i+1:])
 	c.pending[len(c.pending)-1] = waiting{}
 	c.pending = c.pending[:len(c.pending)-1]
-	id := sl.ex.CorrelationID
-	if n := c.byCorr[id]; n > 1 {
-		c.byCorr[id] = n - 1
-	} else {
-		delete(c.byCorr, id) // long connections use ever new ids
+	if !unknown {
+		id := sl.ex.CorrelationID
+		if n := c.byCorr[id]; n > 1 {
+			c.byCorr[id] = n - 1
+		} else {
+			delete(c.byCorr, id) // long connections use ever new ids
+		}
 	}
 	return sl
 }
