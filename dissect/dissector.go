@@ -359,6 +359,7 @@ type Session struct {
 	last   *conn             // the connection of the previous packet
 	loc    refLocator        // where the segment being framed came from
 	queued int               // bytes of out-of-order segments, all connections
+	arena  []byte            // where they are copied (Session.keep)
 	acked  []ackedHole       // holes the receiver acknowledged, in clock order
 
 	ord   orderer

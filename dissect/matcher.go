@@ -66,6 +66,7 @@ type conn struct {
 	fr   [2]*framer // by frameDir
 	tcp  [2]tcpHalf // reassembly, by frameDir
 	seen time.Time  // session clock at the connection's latest packet
+	pkts int64      // packets of the connection so far
 
 	pending []waiting        // requests waiting for a response, oldest first
 	byCorr  map[int32]int    // how many of them have each CorrelationId

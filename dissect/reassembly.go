@@ -18,7 +18,8 @@ import (
 //     they were. Out-of-order data waits for them (a retransmission, or a
 //     packet the capture wrote late) until the receiver is seen to have
 //     acknowledged the missing bytes (they will not be sent again) and
-//     ackedHoleGrace has passed, or Options.ReorderWindow of capture
+//     ackedHolePackets more packets of the connection came (or
+//     ackedHoleGrace passed), or Options.ReorderWindow of capture
 //     time, or the bytes waiting exceed maxQueuedPerConn; then they are
 //     given up.
 //
@@ -36,10 +37,14 @@ const (
 	maxQueuedPerConn = 8 << 20
 	maxQueuedTotal   = 128 << 20
 	maxQueuedSegs    = 4096
-	// ackedHoleGrace is how long a hole the receiver acknowledged still
-	// waits, in capture time: packets captured on several queues reach
-	// the file a little out of order.
-	ackedHoleGrace = 20 * time.Millisecond
+	// ackedHolePackets and ackedHoleGrace are how long a hole the
+	// receiver acknowledged still waits, in packets of its connection and
+	// in capture time, whichever comes first: packets captured on several
+	// queues reach the file a little out of order, by a few packets; a
+	// lost packet makes every segment after it wait (and be copied) for
+	// that long.
+	ackedHolePackets = 16
+	ackedHoleGrace   = 20 * time.Millisecond
 )
 
 // tcpHalf is the reassembly state of one direction of a connection.
@@ -58,9 +63,10 @@ type tcpHalf struct {
 	// The highest acknowledgment of this direction's bytes the other side
 	// sent, and the capture time it was first seen beyond next (when
 	// ackedAt is not zero).
-	acked   uint32
-	ackOK   bool
-	ackedAt time.Time
+	acked    uint32
+	ackOK    bool
+	ackedAt  time.Time
+	ackedPkt int64 // the connection's packet count then (conn.pkts)
 }
 
 // segment is a TCP segment waiting for the bytes before it.
@@ -100,6 +106,8 @@ func (c *conn) segment(dir frameDir, tcp *layers.TCP, missing int, ref pktRef) {
 	s := c.s
 	c.touch()
 	c.seen = s.clock
+	c.pkts++
+	defer c.giveUpAckedByCount()
 	if tcp.ACK {
 		c.acknowledged(dir.other(), tcp.Ack)
 	}
@@ -156,8 +164,27 @@ func (c *conn) acknowledged(dir frameDir, ack uint32) {
 	if h.started && len(h.queue) > 0 && h.ackedAt.IsZero() && seqDiff(h.next, h.acked) > 0 {
 		// The receiver has the bytes at next, which the capture lacks:
 		// they will not be sent again.
-		h.ackedAt = c.s.clock
-		c.s.acked = append(c.s.acked, ackedHole{c, dir, h.ackedAt})
+		c.ackedNow(dir)
+	}
+}
+
+// ackedNow notes that the hole before the first segment waiting in
+// direction dir was acknowledged by the receiver.
+func (c *conn) ackedNow(dir frameDir) {
+	h := &c.tcp[dir]
+	h.ackedAt, h.ackedPkt = c.s.clock, c.pkts
+	c.s.acked = append(c.s.acked, ackedHole{c, dir, h.ackedAt})
+}
+
+// giveUpAckedByCount gives up the holes acknowledged ackedHolePackets
+// packets of the connection ago.
+func (c *conn) giveUpAckedByCount() {
+	for d := range c.tcp {
+		h := &c.tcp[d]
+		for !c.done && !h.closed && len(h.queue) > 0 && !h.ackedAt.IsZero() && c.pkts-h.ackedPkt >= ackedHolePackets {
+			h.ackedAt = time.Time{}
+			c.giveUpHole(frameDir(d))
+		}
 	}
 }
 
@@ -192,7 +219,7 @@ func (c *conn) enqueue(dir frameDir, sg segment) {
 		s.d.stats.Retransmitted++ // a copy of a segment waiting
 		return
 	}
-	sg.data = append([]byte(nil), sg.data...)
+	sg.data = s.keep(sg.data)
 	h.queue = slices.Insert(h.queue, i, sg)
 	h.queued += len(sg.data)
 	s.queued += len(sg.data)
@@ -237,8 +264,7 @@ func (c *conn) drain(dir frameDir) {
 		return
 	}
 	if len(h.queue) > 0 && h.ackOK && seqDiff(h.next, h.acked) > 0 {
-		h.ackedAt = c.s.clock // the next hole was acknowledged already
-		c.s.acked = append(c.s.acked, ackedHole{c, dir, h.ackedAt})
+		c.ackedNow(dir) // the next hole was acknowledged already
 	}
 }
 
@@ -308,3 +334,21 @@ func (c *conn) endHalf(dir frameDir, fin bool) {
 }
 
 func (d frameDir) other() frameDir { return 1 - d }
+
+// queueArena is the size of the chunks out-of-order segments are copied
+// into: one allocation for many segments (a lost packet makes every
+// segment after it wait for a while).
+const queueArena = 256 << 10
+
+// keep copies b for a segment that waits, into the session's arena.
+func (s *Session) keep(b []byte) []byte {
+	if len(b) > queueArena/4 {
+		return append([]byte(nil), b...)
+	}
+	if cap(s.arena)-len(s.arena) < len(b) {
+		s.arena = make([]byte, 0, queueArena)
+	}
+	n := len(s.arena)
+	s.arena = append(s.arena, b...)
+	return s.arena[n:len(s.arena):len(s.arena)]
+}
