@@ -71,7 +71,7 @@ type Packet struct {
 	// LinkType is the link type its bytes start with.
 	LinkType layers.LinkType
 	// Info is its capture information: timestamp, captured length (==
-	// len(Data)) and original length, in bytes.
+	// len(Data)) and original length, in bytes; for pcapng, the interface.
 	Info gopacket.CaptureInfo
 	// Data is the captured bytes. It is valid only during the call: the
 	// reader reuses it for the next packet.
@@ -269,8 +269,10 @@ func (in *input) next() (data []byte, ci gopacket.CaptureInfo, link layers.LinkT
 	}
 	data, ci, err = in.ng.ZeroCopyReadPacketData()
 	if err == nil {
-		// WantMixedLinkType: the packet's interface's link type.
+		// WantMixedLinkType: the packet's interface's link type, in a
+		// slice the reader reuses.
 		link, _ = ci.AncillaryData[0].(layers.LinkType)
+		ci.AncillaryData = nil
 	}
 	return data, ci, link, err
 }
