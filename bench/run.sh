@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # bench/run.sh: kdissect against tshark on synthetic captures (bench/gencap).
 #
-#   bench/run.sh [SIZE|kcat...]     # default: kcat 80MB 1GB (kcat when root)
+#   bench/run.sh [SIZE|kcat|FILE...]     # default: kcat 80MB 1GB (kcat when root)
+#   DROP=0.5% SNAP=128 bench/run.sh FILE # also a damaged copy of each
 #
 # For each size it writes a synthetic capture (bench/gencap); "kcat" is a
-# capture of real kcat traffic instead (bench/kcatcap.sh: about 80 MB,
+# capture of real kcat traffic instead (bench/kcatcap.sh: about 70 MB,
 # lz4, 300k records produced and 900k fetched, MTU-sized packets; needs
-# root). Captures are kept in $BENCH_DIR (default /tmp/kdissect-bench) and
-# reused by later runs. Then it times, in the same run, each command $RUNS
+# root); an existing FILE (pcap or pcapng) is used as it is. Captures are
+# kept in $BENCH_DIR (default /tmp/kdissect-bench) and reused by later
+# runs. Then it times, in the same run, each command $RUNS
 # times (default 3; $TSHARK_RUNS, default $RUNS, for tshark) and prints the
 # median wall time, MB/s, exchanges/s and the median peak RSS (GNU time's
 # maximum resident set size), and how many times faster kdissect is than
@@ -29,6 +31,16 @@
 # tap_listeners_require_dissection()), so it only reads the frames; the
 # Kafka dissector never runs, whatever -d says.
 #
+# Damaged captures: with DROP (a fraction of packets, 0.005, or a
+# percentage, 0.5%) or SNAP (a snap length in bytes) set, it also writes a
+# damaged copy of each capture beside it with bench/capedit (packets lost
+# at random with seed $SEED, default 1, only TCP segments with payload
+# unless PAYLOAD_ONLY=0; every packet cut to SNAP bytes, its original
+# length kept, as editcap -s does), times the same commands on the copy,
+# and prints how many times longer each took on the damaged copy than on
+# the clean one ("damaged/clean", kdissect and tshark alike; above 1 is
+# slower). The copy is written afresh each run (capedit is deterministic).
+#
 # BASELINE=path/to/another/kdissect also times that build, for before and
 # after numbers. Output goes to /dev/null. Needs go, tshark and GNU time
 # (/usr/bin/time). Not part of go test: timings depend on the machine and
@@ -49,7 +61,11 @@ for tool in go tshark /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool not found" >&2; exit 1; }
 done
 mkdir -p "$dir"
-(cd "$root" && go build -o "$dir/kdissect" ./cmd/kdissect && go build -o "$dir/gencap" ./bench/gencap)
+(cd "$root" && go build -o "$dir/kdissect" ./cmd/kdissect && go build -o "$dir/gencap" ./bench/gencap && go build -o "$dir/capedit" ./bench/capedit)
+damage=()
+[ -z "${DROP:-}" ] || damage+=(-drop "$DROP" -seed "${SEED:-1}")
+[ -z "${DROP:-}" ] || [ "${PAYLOAD_ONLY:-1}" = 0 ] || damage+=(-payload-only)
+[ -z "${SNAP:-}" ] || damage+=(-s "$SNAP")
 
 echo "machine: $(nproc) cores, $(uname -sr); $(tshark --version 2>/dev/null | head -1); $(cd "$root" && go version)"
 
@@ -72,20 +88,21 @@ measure() {
 
 ratio() { awk -v t="$1" -v k="$2" 'BEGIN {printf "%.1f", t/(k>0?k:0.01)}'; }
 
-for size in "${sizes[@]}"; do
-	cap=$dir/bench-$size.pcap
-	if [ ! -s "$cap" ] || [ ! -s "$cap.info" ]; then
-		if [ "$size" = kcat ]; then
-			bash "$root/bench/kcatcap.sh" "$cap"
-			echo "kcatcap: $(stat -L -c %s "$cap") bytes, $(capinfos -c -M "$cap" 2>/dev/null | awk '/Number of packets/ {print $NF}') packets, $("$dir/kdissect" read --format json "$cap" | wc -l) exchanges (real kcat traffic: bench/kcatcap.sh)" >"$cap.info"
-		else
-			"$dir/gencap" -size "$size" -o "$cap" 2>"$cap.info"
-		fi
-	fi
+# info CAP WHAT: the one-line description of a capture that run.sh keeps
+# in CAP.info; its sixth field is the number of exchanges.
+info() {
+	echo "$2: $(stat -L -c %s "$1") bytes, $(capinfos -c -M "$1" 2>/dev/null | awk '/Number of packets/ {print $NF}') packets, $("$dir/kdissect" read --format json "$1" | wc -l) exchanges ($3)"
+}
+
+# bench CAP INFO: times every command on CAP (described in the file INFO);
+# keeps the median walls in ks kj kr (kdissect stats, read --format json,
+# read) and ts te tc tj tq tr (tshark).
+bench() {
+	local cap=$1
 	bytes=$(stat -L -c %s "$cap")
-	exchanges=$(awk '{print $6}' "$cap.info")
+	exchanges=$(awk '{print $6}' "$2")
 	echo
-	echo "capture $cap: $(cat "$cap.info")"
+	echo "capture $cap: $(cat "$2")"
 	k="$dir/kdissect"
 	t=(tshark -n -r "$cap" -d tcp.port==9092,kafka)
 	measure "kdissect stats" "$runs" "$k" stats "$cap"; ks=$wall
@@ -96,10 +113,44 @@ for size in "${sizes[@]}"; do
 	measure "kdissect read --format json" "$runs" "$k" read --format json "$cap"; kj=$wall
 	[ -z "${BASELINE:-}" ] || measure "baseline read --format json" "$runs" "$BASELINE" read --format json "$cap"
 	measure "tshark -T json -O kafka" "$truns" "${t[@]}" -T json -O kafka; tj=$wall
-	measure "tshark -q (reads frames, no dissection)" "$truns" "${t[@]}" -q
+	measure "tshark -q (reads frames, no dissection)" "$truns" "${t[@]}" -q; tq=$wall
 	measure "kdissect read" "$runs" "$k" read "$cap"; kr=$wall
 	[ -z "${BASELINE:-}" ] || measure "baseline read" "$runs" "$BASELINE" read "$cap"
 	measure "tshark (summary lines)" "$truns" "${t[@]}"; tr=$wall
 	echo "  kdissect faster than tshark: stats $(ratio "$ts" "$ks")x vs -q -Y kafka (target 10x), $(ratio "$te" "$ks")x vs -q -z expert, $(ratio "$tc" "$ks")x vs -q -z io,stat (records);" \
 		"json $(ratio "$tj" "$kj")x (target 20x); summary $(ratio "$tr" "$kr")x"
+}
+
+# slower CLEAN DAMAGED: how many times longer the damaged copy took.
+slower() { awk -v c="$1" -v d="$2" 'BEGIN {printf "%.2f", (d>0?d:0.01)/(c>0?c:0.01)}'; }
+
+for size in "${sizes[@]}"; do
+	if [ -f "$size" ]; then
+		# A given capture: its description is kept in $dir, written afresh.
+		cap=$size
+		infof=$dir/$(basename "$cap").info
+		info "$cap" capture "given: $cap" >"$infof"
+	else
+		cap=$dir/bench-$size.pcap
+		infof=$cap.info
+		if [ ! -s "$cap" ] || [ ! -s "$infof" ]; then
+			if [ "$size" = kcat ]; then
+				bash "$root/bench/kcatcap.sh" "$cap"
+				info "$cap" kcatcap "real kcat traffic: bench/kcatcap.sh" >"$infof"
+			else
+				"$dir/gencap" -size "$size" -o "$cap" 2>"$infof"
+			fi
+		fi
+	fi
+	bench "$cap" "$infof"
+	[ ${#damage[@]} -gt 0 ] || continue
+	clean=("$ks" "$kj" "$kr" "$ts" "$te" "$tc" "$tj" "$tq" "$tr")
+	tag=$(printf '%s' "${damage[*]}" | tr -d ' %' | tr -c 'A-Za-z0-9.\n-' _)
+	dcap=$dir/$(basename "${cap%.*}")$tag.pcap
+	"$dir/capedit" "${damage[@]}" "$cap" "$dcap" 2>"$dcap.log" || { cat "$dcap.log" >&2; exit 1; }
+	info "$dcap" capedit "damaged copy of $(basename "$cap"): capedit ${damage[*]}; $(sed 's/^capedit: //' "$dcap.log")" >"$dcap.info"
+	bench "$dcap" "$dcap.info"
+	echo "  damaged/clean: kdissect stats $(slower "${clean[0]}" "$ks")x, json $(slower "${clean[1]}" "$kj")x, summary $(slower "${clean[2]}" "$kr")x;" \
+		"tshark -q -Y kafka $(slower "${clean[3]}" "$ts")x, -q -z expert $(slower "${clean[4]}" "$te")x, -q -z io,stat $(slower "${clean[5]}" "$tc")x," \
+		"-T json $(slower "${clean[6]}" "$tj")x, -q $(slower "${clean[7]}" "$tq")x, summary $(slower "${clean[8]}" "$tr")x"
 done
