@@ -130,6 +130,9 @@ func (c *conn) segment(dir frameDir, tcp *layers.TCP, missing int, ref pktRef) {
 		return // a SYN on a synchronised direction: not stream data (RFC 5961)
 	}
 	n := len(tcp.Payload) + missing
+	if n == 0 && !tcp.FIN && !tcp.RST {
+		return // an acknowledgment alone
+	}
 	d := seqDiff(h.next, seq)
 	if tcp.RST {
 		if d == 0 {

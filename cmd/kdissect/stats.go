@@ -98,7 +98,8 @@ The exchange filters select what is aggregated.`,
 			if len(failed) > 0 {
 				return inputError{failed[len(failed)-1]}
 			}
-			info := render.StatsInfo{Files: args, Packets: d.Stats().Packets}
+			st := d.Stats()
+			info := render.StatsInfo{Files: args, Packets: st.Packets, Loss: render.LossOf(st)}
 			if match != nil {
 				info.Filter = match.String()
 			}

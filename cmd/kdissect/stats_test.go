@@ -2,9 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/kdissect/kdissect/internal/capedit"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -360,6 +365,80 @@ func TestStatsAgreesWithJSONRecount(t *testing.T) {
 				if rc.errorsAt[key] != e.Count {
 					t.Errorf("error %s: stats %d, recount %d", key, e.Count, rc.errorsAt[key])
 				}
+			}
+		})
+	}
+}
+
+// stats says what a capture lacks: the packets the snap length cut and
+// the bytes it cut, the runs of segments lost and their bytes, exactly as
+// the damage was done (internal/capedit).
+func TestStatsCaptureLoss(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/pcaps/kcat_produce_lz4.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type loss struct {
+		SnapPackets int64 `json:"snap_truncated_packets"`
+		SnapBytes   int64 `json:"snap_bytes"`
+		Holes       int64 `json:"holes"`
+		HoleBytes   int64 `json:"hole_bytes"`
+	}
+	for _, tc := range []struct {
+		name string
+		opts capedit.Options
+	}{
+		{"snap 128", capedit.Options{Snap: 128}},
+		{"packet 11 lost", capedit.Options{Drop: capedit.DropIndexes(11)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// What the damage takes, counted from the packets themselves.
+			var want loss
+			drop := tc.opts.Drop
+			tc.opts.Drop = func(p capedit.Packet) bool {
+				pkt := gopacket.NewPacket(p.Data, p.LinkType, gopacket.NoCopy)
+				tcp, _ := pkt.Layer(layers.LayerTypeTCP).(*layers.TCP)
+				if drop != nil && drop(p) {
+					if tcp != nil && len(tcp.Payload) > 0 {
+						want.Holes++
+						want.HoleBytes += int64(len(tcp.Payload))
+					}
+					return true
+				}
+				if tc.opts.Snap > 0 && len(p.Data) > tc.opts.Snap && tcp != nil {
+					want.SnapPackets++
+					want.SnapBytes += int64(len(p.Data) - tc.opts.Snap)
+				}
+				return false
+			}
+			path := filepath.Join(t.TempDir(), "damaged.pcap")
+			var buf bytes.Buffer
+			if _, err := capedit.Rewrite(&buf, bytes.NewReader(src), tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := runCLI(t, "stats", "--format", "json", path)
+			if code != 0 {
+				t.Fatalf("stats: exit %d: %s", code, errs)
+			}
+			var st struct {
+				Capture loss `json:"capture"`
+			}
+			if err := json.Unmarshal([]byte(out), &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Capture != want || want == (loss{}) {
+				t.Errorf("stats say %+v, the damage was %+v", st.Capture, want)
+			}
+			code, out, _ = runCLI(t, "stats", path)
+			line := "snap length"
+			if tc.opts.Snap == 0 {
+				line = "not captured"
+			}
+			if code != 0 || !strings.Contains(out, line) {
+				t.Errorf("table without a %q line:\n%s", line, out)
 			}
 		})
 	}

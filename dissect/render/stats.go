@@ -11,6 +11,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/stats"
 )
 
@@ -19,6 +20,24 @@ type StatsInfo struct {
 	Files   []string // the captures read
 	Packets int64    // packets read
 	Filter  string   // the exchange filter, "" when none
+	// Loss says what the capture lacks, as reassembly found it.
+	Loss CaptureLoss
+}
+
+// CaptureLoss is what a capture lacks of the TCP streams it holds
+// (dissect.Stats): bytes beyond the snap length and segments not
+// captured, both holes of known size that the framer stepped over.
+type CaptureLoss struct {
+	SnapTruncated int64 // packets the snap length cut
+	SnapBytes     int64 // payload bytes it cut
+	Holes         int64 // runs of segments not captured
+	HoleBytes     int64 // their bytes
+	Retransmitted int64 // segments that brought nothing new
+}
+
+// LossOf takes what StatsInfo says of loss from the dissector's counts.
+func LossOf(st dissect.Stats) CaptureLoss {
+	return CaptureLoss{SnapTruncated: st.SnapTruncated, SnapBytes: st.SnapBytes, Holes: st.Holes, HoleBytes: st.HoleBytes, Retransmitted: st.Retransmitted}
 }
 
 // WriteStatsTables writes the aggregate as tables: the capture, then per
@@ -48,6 +67,15 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	kv("request bytes", strconv.FormatInt(t.RequestBytes, 10)+sizeSuffix(t.RequestBytes))
 	kv("response bytes", strconv.FormatInt(t.ResponseBytes, 10)+sizeSuffix(t.ResponseBytes))
 	kv("errors", strconv.FormatInt(t.Errors, 10))
+	if l := info.Loss; l.SnapTruncated > 0 {
+		kv("snap length", fmt.Sprintf("%d packets cut, %d bytes not captured%s", l.SnapTruncated, l.SnapBytes, sizeSuffix(l.SnapBytes)))
+	}
+	if l := info.Loss; l.Holes > 0 {
+		kv("not captured", fmt.Sprintf("%d bytes%s in %d runs of TCP segments", l.HoleBytes, sizeSuffix(l.HoleBytes), l.Holes))
+	}
+	if l := info.Loss; l.Retransmitted > 0 {
+		kv("retransmitted", fmt.Sprintf("%d segments", l.Retransmitted))
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
@@ -177,6 +205,14 @@ type captureJSON struct {
 	RequestBytes  int64    `json:"request_bytes"`
 	ResponseBytes int64    `json:"response_bytes"`
 	Errors        int64    `json:"errors"`
+	// What the capture lacks (extensions): packets the snap length cut
+	// and the payload bytes cut, runs of TCP segments not captured and
+	// their bytes, segments retransmitted.
+	SnapTruncatedPackets int64 `json:"snap_truncated_packets"`
+	SnapBytes            int64 `json:"snap_bytes"`
+	Holes                int64 `json:"holes"`
+	HoleBytes            int64 `json:"hole_bytes"`
+	Retransmitted        int64 `json:"retransmitted"`
 }
 
 type trafficJSON struct {
@@ -260,6 +296,8 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 		Capture: captureJSON{
 			Files: info.Files, Packets: info.Packets, Exchanges: t.Exchanges,
 			DurationUs: t.Duration().Microseconds(), RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes, Errors: t.Errors,
+			SnapTruncatedPackets: info.Loss.SnapTruncated, SnapBytes: info.Loss.SnapBytes,
+			Holes: info.Loss.Holes, HoleBytes: info.Loss.HoleBytes, Retransmitted: info.Loss.Retransmitted,
 		},
 		APIs: []apiJSON{}, Partitions: []partitionJSON{}, Errors: []errorJSON{}, PartitionErrors: []partitionErrorJSON{},
 		Clients: []clientJSON{}, Connections: []connectionJSON{},
