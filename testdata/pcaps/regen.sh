@@ -59,9 +59,10 @@ fi
 # Every capture this script makes, in the order it makes them.
 ALL=(kcat_produce_none kcat_produce_gzip kcat_produce_snappy kcat_produce_lz4
 	kcat_produce_zstd kcat_metadata_offsets kcat_group kcat_legacy_msgset
-	kcat_sll2_any franz_groups franz_transactions franz_admin franz_idempotent)
+	kcat_sll2_any franz_groups franz_transactions franz_admin franz_idempotent kcat_mtu)
 ONLY=()
 for arg in "$@"; do
+	arg=${arg%.gz}
 	arg=${arg%.pcap}
 	[[ " ${ALL[*]} " == *" $arg "* ]] || die "unknown capture '$arg' (known: ${ALL[*]})"
 	ONLY+=("$arg")
@@ -383,5 +384,12 @@ for name in groups transactions admin idempotent; do
 	want_api "franz_$name.pcap" ${franz_apis[$name]}
 	small "franz_$name.pcap"
 done
+
+# Ethernet-sized packets: bench/kcatcap.sh runs its own broker, kcat and
+# tcpdump in a network namespace whose loopback has an MTU of 1500.
+if selected kcat_mtu; then
+	bash "$ROOT/bench/kcatcap.sh" "$OUT/kcat_mtu.pcap" 12000 2
+	gzip -9 -f "$OUT/kcat_mtu.pcap"
+fi
 
 echo "done"
