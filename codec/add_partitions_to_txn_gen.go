@@ -224,6 +224,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -437,6 +438,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -665,6 +667,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1036,6 +1039,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1235,6 +1239,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1373,6 +1378,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1527,6 +1533,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -135,6 +135,7 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -340,6 +341,7 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -495,6 +497,7 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -645,6 +648,7 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -882,6 +886,7 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1075,6 +1080,7 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1228,6 +1234,7 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

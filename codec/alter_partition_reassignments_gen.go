@@ -136,6 +136,7 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -303,6 +304,7 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -471,6 +473,7 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -789,6 +792,7 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -970,6 +974,7 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1117,6 +1122,7 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -106,6 +106,7 @@ func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -275,6 +276,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -457,6 +459,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -729,6 +732,7 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -905,6 +909,7 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1043,6 +1048,7 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) readFrom(
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

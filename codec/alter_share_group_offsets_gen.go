@@ -116,6 +116,7 @@ func (s *AlterShareGroupOffsetsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -276,6 +277,7 @@ func (s *AlterShareGroupOffsetsRequestTopic) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -406,6 +408,7 @@ func (s *AlterShareGroupOffsetsRequestPartition) readFrom(r *Reader, version int
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -694,6 +697,7 @@ func (s *AlterShareGroupOffsetsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -885,6 +889,7 @@ func (s *AlterShareGroupOffsetsResponseTopic) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1039,6 +1044,7 @@ func (s *AlterShareGroupOffsetsResponsePartition) readFrom(r *Reader, version in
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

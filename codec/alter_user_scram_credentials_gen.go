@@ -148,6 +148,7 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -288,6 +289,7 @@ func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) readFrom(r *Re
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -460,6 +462,7 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -701,6 +704,7 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -849,6 +853,7 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readF
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -111,6 +111,7 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -397,6 +398,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x78
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -758,6 +760,7 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -909,6 +912,7 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1060,6 +1064,7 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -210,6 +210,7 @@ func (s *BeginQuorumEpochRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -413,6 +414,7 @@ func (s *BeginQuorumEpochRequestTopicData) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -587,6 +589,7 @@ func (s *BeginQuorumEpochRequestPartitionData) readFrom(r *Reader, version int16
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -745,6 +748,7 @@ func (s *BeginQuorumEpochRequestLeaderEndpoint) readFrom(r *Reader, version int1
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1025,6 +1029,7 @@ func (s *BeginQuorumEpochResponse) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x4
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1277,6 +1282,7 @@ func (s *BeginQuorumEpochResponseTopicData) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1449,6 +1455,7 @@ func (s *BeginQuorumEpochResponsePartitionData) readFrom(r *Reader, version int1
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1607,6 +1614,7 @@ func (s *BeginQuorumEpochResponseNodeEndpoint) readFrom(r *Reader, version int16
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

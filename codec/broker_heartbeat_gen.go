@@ -128,6 +128,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x60
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -536,6 +537,7 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -103,6 +103,7 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -368,6 +369,7 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -552,6 +554,7 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -701,6 +704,7 @@ func (s *ConsumerGroupDescribeResponseAssignment) readFrom(r *Reader, version in
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -972,6 +976,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1338,6 +1343,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -142,6 +142,7 @@ func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -344,6 +345,7 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -514,6 +516,7 @@ func (s *CreatePartitionsRequestCreatePartitionsAssignment) readFrom(r *Reader, 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -753,6 +756,7 @@ func (s *CreatePartitionsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -913,6 +917,7 @@ func (s *CreatePartitionsResponseCreatePartitionsTopicResult) readFrom(r *Reader
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

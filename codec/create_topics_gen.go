@@ -157,6 +157,7 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -428,6 +429,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -640,6 +642,7 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -782,6 +785,7 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1065,6 +1069,7 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1337,6 +1342,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x10
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1607,6 +1613,7 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -115,6 +115,7 @@ func (s *DeleteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -275,6 +276,7 @@ func (s *DeleteShareGroupStateRequestDeleteStateData) readFrom(r *Reader, versio
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -388,6 +390,7 @@ func (s *DeleteShareGroupStateRequestPartitionData) readFrom(r *Reader, version 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -614,6 +617,7 @@ func (s *DeleteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -767,6 +771,7 @@ func (s *DeleteShareGroupStateResponseDeleteStateResult) readFrom(r *Reader, ver
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -914,6 +919,7 @@ func (s *DeleteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versi
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -176,6 +176,7 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -335,6 +336,7 @@ func (s *DeleteTopicsRequestDeleteTopicState) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -578,6 +580,7 @@ func (s *DeleteTopicsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -765,6 +768,7 @@ func (s *DeleteTopicsResponseDeletableTopicResult) readFrom(r *Reader, version i
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -137,6 +137,7 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -350,6 +351,7 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -626,6 +628,7 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -857,6 +860,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1198,6 +1202,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1424,6 +1429,7 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

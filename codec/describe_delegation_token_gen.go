@@ -98,6 +98,7 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -236,6 +237,7 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -497,6 +499,7 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -832,6 +835,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1046,6 +1050,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -98,6 +98,7 @@ func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -272,6 +273,7 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -572,6 +574,7 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -829,6 +832,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1036,6 +1040,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1208,6 +1213,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

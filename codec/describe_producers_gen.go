@@ -88,6 +88,7 @@ func (s *DescribeProducersRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -248,6 +249,7 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -512,6 +514,7 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -672,6 +675,7 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -865,6 +869,7 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1077,6 +1082,7 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

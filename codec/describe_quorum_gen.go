@@ -97,6 +97,7 @@ func (s *DescribeQuorumRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -250,6 +251,7 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -363,6 +365,7 @@ func (s *DescribeQuorumRequestPartitionData) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -713,6 +716,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -924,6 +928,7 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1095,6 +1100,7 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1387,6 +1393,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1601,6 +1608,7 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1754,6 +1762,7 @@ func (s *DescribeQuorumResponseListener) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

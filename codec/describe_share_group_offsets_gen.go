@@ -98,6 +98,7 @@ func (s *DescribeShareGroupOffsetsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -253,6 +254,7 @@ func (s *DescribeShareGroupOffsetsRequestGroup) readFrom(r *Reader, version int1
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -421,6 +423,7 @@ func (s *DescribeShareGroupOffsetsRequestTopic) readFrom(r *Reader, version int1
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -696,6 +699,7 @@ func (s *DescribeShareGroupOffsetsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -890,6 +894,7 @@ func (s *DescribeShareGroupOffsetsResponseGroup) readFrom(r *Reader, version int
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1080,6 +1085,7 @@ func (s *DescribeShareGroupOffsetsResponseTopic) readFrom(r *Reader, version int
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1287,6 +1293,7 @@ func (s *DescribeShareGroupOffsetsResponsePartition) readFrom(r *Reader, version
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -89,6 +89,7 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -198,6 +199,7 @@ func (s *DescribeUserScramCredentialsRequestUserName) readFrom(r *Reader, versio
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -448,6 +450,7 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -656,6 +659,7 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -800,6 +804,7 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) readFrom(r *Reader,
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -201,6 +201,7 @@ func (s *EndQuorumEpochRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -397,6 +398,7 @@ func (s *EndQuorumEpochRequestTopicData) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -655,6 +657,7 @@ func (s *EndQuorumEpochRequestPartitionData) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -819,6 +822,7 @@ func (s *EndQuorumEpochRequestReplicaInfo) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -963,6 +967,7 @@ func (s *EndQuorumEpochRequestLeaderEndpoint) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1243,6 +1248,7 @@ func (s *EndQuorumEpochResponse) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x4
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1495,6 +1501,7 @@ func (s *EndQuorumEpochResponseTopicData) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1667,6 +1674,7 @@ func (s *EndQuorumEpochResponsePartitionData) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1825,6 +1833,7 @@ func (s *EndQuorumEpochResponseNodeEndpoint) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -360,6 +360,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x5
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -635,6 +636,7 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -824,6 +826,7 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1048,6 +1051,7 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0xc0
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1326,6 +1330,7 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1742,6 +1747,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x10
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -2029,6 +2035,7 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -2333,6 +2340,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0xe0
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -2612,6 +2620,7 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -2743,6 +2752,7 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -2870,6 +2880,7 @@ func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -3001,6 +3012,7 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -3164,6 +3176,7 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

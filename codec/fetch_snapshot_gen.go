@@ -151,6 +151,7 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x1
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -352,6 +353,7 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -517,6 +519,7 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x10
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -686,6 +689,7 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -992,6 +996,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x8
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1235,6 +1240,7 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1433,6 +1439,7 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x8
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1617,6 +1624,7 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1738,6 +1746,7 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1888,6 +1897,7 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -126,6 +126,7 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -319,6 +320,7 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -489,6 +491,7 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -741,6 +744,7 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -918,6 +922,7 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

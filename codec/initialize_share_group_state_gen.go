@@ -117,6 +117,7 @@ func (s *InitializeShareGroupStateRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -277,6 +278,7 @@ func (s *InitializeShareGroupStateRequestInitializeStateData) readFrom(r *Reader
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -424,6 +426,7 @@ func (s *InitializeShareGroupStateRequestPartitionData) readFrom(r *Reader, vers
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -664,6 +667,7 @@ func (s *InitializeShareGroupStateResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -817,6 +821,7 @@ func (s *InitializeShareGroupStateResponseInitializeStateResult) readFrom(r *Rea
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -964,6 +969,7 @@ func (s *InitializeShareGroupStateResponsePartitionResult) readFrom(r *Reader, v
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

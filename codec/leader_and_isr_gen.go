@@ -326,6 +326,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -865,6 +866,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1172,6 +1174,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1338,6 +1341,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1670,6 +1674,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1844,6 +1849,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, ver
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -2009,6 +2015,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -143,6 +143,7 @@ func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -399,6 +400,7 @@ func (s *ListGroupsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -587,6 +589,7 @@ func (s *ListGroupsResponseListedGroup) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

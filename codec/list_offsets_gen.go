@@ -166,6 +166,7 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -356,6 +357,7 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -532,6 +534,7 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -808,6 +811,7 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -984,6 +988,7 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1234,6 +1239,7 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

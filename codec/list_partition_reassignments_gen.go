@@ -108,6 +108,7 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -277,6 +278,7 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -565,6 +567,7 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -739,6 +742,7 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1011,6 +1015,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

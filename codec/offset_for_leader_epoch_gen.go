@@ -127,6 +127,7 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -303,6 +304,7 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -460,6 +462,7 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) readFrom(r *Reader
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -729,6 +732,7 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -905,6 +909,7 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1079,6 +1084,7 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

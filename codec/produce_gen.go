@@ -167,6 +167,7 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -382,6 +383,7 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -524,6 +526,7 @@ func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -834,6 +837,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x4
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1107,6 +1111,7 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1387,6 +1392,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x80
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1603,6 +1609,7 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1732,6 +1739,7 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1901,6 +1909,7 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

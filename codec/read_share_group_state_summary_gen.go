@@ -116,6 +116,7 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -276,6 +277,7 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -406,6 +408,7 @@ func (s *ReadShareGroupStateSummaryRequestPartitionData) readFrom(r *Reader, ver
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -643,6 +646,7 @@ func (s *ReadShareGroupStateSummaryResponse) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -796,6 +800,7 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1015,6 +1020,7 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -183,6 +183,7 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -364,6 +365,7 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -523,6 +525,7 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -706,6 +709,7 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1097,6 +1101,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1294,6 +1299,7 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1456,6 +1462,7 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1591,6 +1598,7 @@ func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) readFrom(r *Reader, version i
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1746,6 +1754,7 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -159,6 +159,7 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -475,6 +476,7 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -677,6 +679,7 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -819,6 +822,7 @@ func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int1
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -123,6 +123,7 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -513,6 +514,7 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -644,6 +646,7 @@ func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -782,6 +785,7 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1014,6 +1018,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1205,6 +1210,7 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1335,6 +1341,7 @@ func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1519,6 +1526,7 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1692,6 +1700,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1998,6 +2007,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -2170,6 +2180,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -2508,6 +2519,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -2757,6 +2769,7 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -3070,6 +3083,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -3558,6 +3572,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -3868,6 +3883,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -145,6 +145,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -339,6 +340,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -507,6 +509,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -813,6 +816,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -985,6 +989,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1225,6 +1230,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) readFrom(r *Reader, vers
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -63,17 +63,25 @@ type sumCtx struct {
 	hasTopic     bool
 	partition    int32
 	hasPartition bool
+	// topicLost says a topic field of the struct was not captured: an
+	// empty name or a zero TopicId (no ID) beside it does not name the
+	// topic.
+	topicLost bool
 }
 
 func (c sumCtx) withTopic(t string) sumCtx {
-	c.topic, c.hasTopic = t, true
-	c.hasPartition = false
+	c.topic, c.hasPartition = t, false
+	if !c.topicLost || t != "" { // beside a topic field lost, "" names nothing
+		c.hasTopic, c.topicLost = true, false
+	}
 	return c
 }
 
 func (c sumCtx) withTopicID(id UUID) sumCtx {
-	c.topicID, c.hasTopic = id, true
-	c.hasPartition = false
+	c.topicID, c.hasPartition = id, false
+	if !c.topicLost || !id.IsZero() { // beside a topic field lost, no ID names nothing
+		c.hasTopic, c.topicLost = true, false
+	}
 	return c
 }
 
@@ -81,7 +89,7 @@ func (c sumCtx) withTopicID(id UUID) sumCtx {
 // captured (a gapped Reader).
 func (c sumCtx) withoutTopic() sumCtx {
 	c.topic, c.topicID, c.hasTopic = "", UUID{}, false
-	c.hasPartition = false
+	c.hasPartition, c.topicLost = false, true
 	return c
 }
 

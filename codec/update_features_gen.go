@@ -128,6 +128,7 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -304,6 +305,7 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -564,6 +566,7 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -726,6 +729,7 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -325,6 +325,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x4
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -794,6 +795,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1067,6 +1069,7 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1312,6 +1315,7 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1521,6 +1525,7 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1741,6 +1746,7 @@ func (s *UpdateMetadataResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -187,6 +187,7 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -363,6 +364,7 @@ func (s *UpdateRaftVoterRequestListener) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -491,6 +493,7 @@ func (s *UpdateRaftVoterRequestKRaftVersionFeature) readFrom(r *Reader, version 
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -677,6 +680,7 @@ func (s *UpdateRaftVoterResponse) readFrom(r *Reader, version int16) {
 		n := r.tagCount()
 		if r.err != nil {
 			s.nc |= 0x4
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -868,6 +872,7 @@ func (s *UpdateRaftVoterResponseCurrentLeader) readFrom(r *Reader, version int16
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

@@ -110,6 +110,7 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -345,6 +346,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -551,6 +553,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -815,6 +818,7 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -980,6 +984,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1155,6 +1160,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {
@@ -1293,6 +1299,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Re
 		cntOff := r.off
 		n := r.tagCount()
 		if r.err != nil {
+			r.PushPath("(tagged fields)")
 			return
 		}
 		if r.tr != nil {

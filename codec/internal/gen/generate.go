@@ -575,7 +575,7 @@ func (g *gen) decode(gs *gstruct) {
 		g.p("if r.tr != nil {\nr.tr.Begin(\"(tagged fields)\", r.off)\n}")
 		g.p("cntOff := r.off")
 		g.p("\t\tn := r.tagCount()")
-		g.p("if r.err != nil {\n%sreturn\n}", mark(hexMask(tagged)))
+		g.p("if r.err != nil {\n%sr.PushPath(\"(tagged fields)\")\nreturn\n}", mark(hexMask(tagged)))
 		g.p("if r.tr != nil {\nr.tr.Begin(\"(count)\", cntOff)\nr.tr.End(r.off, n)\n}")
 		g.p("\t\tprev := int64(-1)")
 		if tagged != 0 {
