@@ -10,6 +10,10 @@ type AddOffsetsToTxnRequest struct {
 	GroupId         string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -19,9 +23,12 @@ func (s *AddOffsetsToTxnRequest) SetDefaults() {
 	s.ProducerEpoch = 0
 	s.GroupId = ""
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AddOffsetsToTxnRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -33,12 +40,15 @@ func (s *AddOffsetsToTxnRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.TransactionalId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionalId)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionalId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("TransactionalId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalId)
 		}
 	}
 	{
@@ -46,12 +56,15 @@ func (s *AddOffsetsToTxnRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerId)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ProducerId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
 		}
 	}
 	{
@@ -59,12 +72,15 @@ func (s *AddOffsetsToTxnRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProducerEpoch", r.off)
 		}
 		s.ProducerEpoch = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ProducerEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerEpoch)
 		}
 	}
 	{
@@ -76,12 +92,15 @@ func (s *AddOffsetsToTxnRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	s.UnknownTags = nil
@@ -91,6 +110,10 @@ func (s *AddOffsetsToTxnRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -110,8 +133,16 @@ func (s *AddOffsetsToTxnRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -152,23 +183,24 @@ func (s *AddOffsetsToTxnRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *AddOffsetsToTxnRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TransactionalId")
 		w.String(s.TransactionalId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ProducerId")
 		w.Int(int64(s.ProducerId))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ProducerEpoch")
 		w.Int(int64(s.ProducerEpoch))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -176,7 +208,18 @@ func (s *AddOffsetsToTxnRequest) summarize(sm *Summary, version int16, c sumCtx)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AddOffsetsToTxnRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AddOffsetsToTxnRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AddOffsetsToTxnRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AddOffsetsToTxnRequest) AppendTo(dst []byte, version int16) []byte {
@@ -201,6 +244,10 @@ type AddOffsetsToTxnResponse struct {
 	ErrorCode      int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -208,9 +255,12 @@ func (s *AddOffsetsToTxnResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AddOffsetsToTxnResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -218,12 +268,15 @@ func (s *AddOffsetsToTxnResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -231,12 +284,15 @@ func (s *AddOffsetsToTxnResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	s.UnknownTags = nil
@@ -246,6 +302,10 @@ func (s *AddOffsetsToTxnResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -265,8 +325,16 @@ func (s *AddOffsetsToTxnResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -293,26 +361,38 @@ func (s *AddOffsetsToTxnResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *AddOffsetsToTxnResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *AddOffsetsToTxnResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AddOffsetsToTxnResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AddOffsetsToTxnResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AddOffsetsToTxnResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AddOffsetsToTxnResponse) AppendTo(dst []byte, version int16) []byte {

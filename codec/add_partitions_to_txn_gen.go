@@ -11,6 +11,10 @@ type AddPartitionsToTxnRequest struct {
 	V3AndBelowTopics          []AddPartitionsToTxnRequestAddPartitionsToTxnTopic       // versions 0-3
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AddPartitionsToTxnRequestAddPartitionsToTxnTopic is the AddPartitionsToTxnTopic struct of AddPartitionsToTxnRequest.
@@ -19,6 +23,8 @@ type AddPartitionsToTxnRequestAddPartitionsToTxnTopic struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AddPartitionsToTxnRequestAddPartitionsToTxnTransaction is the AddPartitionsToTxnTransaction struct of AddPartitionsToTxnRequest.
@@ -30,6 +36,8 @@ type AddPartitionsToTxnRequestAddPartitionsToTxnTransaction struct {
 	Topics          []AddPartitionsToTxnRequestAddPartitionsToTxnTopic // versions 4+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -40,9 +48,12 @@ func (s *AddPartitionsToTxnRequest) SetDefaults() {
 	s.V3AndBelowProducerEpoch = 0
 	s.V3AndBelowTopics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	if version >= 4 {
@@ -53,7 +64,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -61,6 +72,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 14)
 				if r.err != nil {
+					s.nc |= 0x1f
 					r.PushPath("Transactions")
 					return
 				}
@@ -71,14 +83,15 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AddPartitionsToTxnRequestAddPartitionsToTxnTransaction{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Transactions")
 						s.Transactions = a
+						s.nc |= 0x1e
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Transactions = a
@@ -99,12 +112,15 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.V3AndBelowTransactionalId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.V3AndBelowTransactionalId)
-		}
 		if r.err != nil {
-			r.PushPath("V3AndBelowTransactionalId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("V3AndBelowTransactionalId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.V3AndBelowTransactionalId)
 		}
 	} else {
 		s.V3AndBelowTransactionalId = ""
@@ -114,12 +130,15 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("V3AndBelowProducerId", r.off)
 		}
 		s.V3AndBelowProducerId = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.V3AndBelowProducerId)
-		}
 		if r.err != nil {
-			r.PushPath("V3AndBelowProducerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("V3AndBelowProducerId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.V3AndBelowProducerId)
 		}
 	} else {
 		s.V3AndBelowProducerId = 0
@@ -129,12 +148,15 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("V3AndBelowProducerEpoch", r.off)
 		}
 		s.V3AndBelowProducerEpoch = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.V3AndBelowProducerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("V3AndBelowProducerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("V3AndBelowProducerEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.V3AndBelowProducerEpoch)
 		}
 	} else {
 		s.V3AndBelowProducerEpoch = 0
@@ -151,7 +173,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -163,6 +185,7 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x10
 					r.PushPath("V3AndBelowTopics")
 					return
 				}
@@ -173,14 +196,15 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("V3AndBelowTopics")
 						s.V3AndBelowTopics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.V3AndBelowTopics = a
@@ -199,6 +223,10 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -218,8 +246,16 @@ func (s *AddPartitionsToTxnRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -269,7 +305,7 @@ func (s *AddPartitionsToTxnRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *AddPartitionsToTxnRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 4 {
+	if version >= 4 && s.nc&0x1 == 0 {
 		w.Key("Transactions")
 		{
 			w.BeginArray()
@@ -279,19 +315,19 @@ func (s *AddPartitionsToTxnRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version <= 3 {
+	if version <= 3 && s.nc&0x2 == 0 {
 		w.Key("V3AndBelowTransactionalId")
 		w.String(s.V3AndBelowTransactionalId)
 	}
-	if version <= 3 {
+	if version <= 3 && s.nc&0x4 == 0 {
 		w.Key("V3AndBelowProducerId")
 		w.Int(int64(s.V3AndBelowProducerId))
 	}
-	if version <= 3 {
+	if version <= 3 && s.nc&0x8 == 0 {
 		w.Key("V3AndBelowProducerEpoch")
 		w.Int(int64(s.V3AndBelowProducerEpoch))
 	}
-	if version <= 3 {
+	if version <= 3 && s.nc&0x10 == 0 {
 		w.Key("V3AndBelowTopics")
 		{
 			w.BeginArray()
@@ -302,6 +338,7 @@ func (s *AddPartitionsToTxnRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -310,9 +347,11 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -324,12 +363,15 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -344,7 +386,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -352,10 +394,12 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -363,17 +407,23 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -387,6 +437,10 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -406,8 +460,16 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) readFrom(r *Reader, v
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -445,11 +507,11 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) appendTo(dst []byte, 
 
 func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -471,9 +533,11 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) SetDefaults() {
 	s.VerifyOnly = false
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	if version >= 4 {
@@ -481,12 +545,15 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 			r.tr.Begin("TransactionalId", r.off)
 		}
 		s.TransactionalId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionalId)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionalId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("TransactionalId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalId)
 		}
 	} else {
 		s.TransactionalId = ""
@@ -496,12 +563,15 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerId)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("ProducerId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
 		}
 	} else {
 		s.ProducerId = 0
@@ -511,12 +581,15 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 			r.tr.Begin("ProducerEpoch", r.off)
 		}
 		s.ProducerEpoch = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("ProducerEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerEpoch)
 		}
 	} else {
 		s.ProducerEpoch = 0
@@ -526,12 +599,15 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 			r.tr.Begin("VerifyOnly", r.off)
 		}
 		s.VerifyOnly = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.VerifyOnly)
-		}
 		if r.err != nil {
-			r.PushPath("VerifyOnly")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("VerifyOnly")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.VerifyOnly)
 		}
 	} else {
 		s.VerifyOnly = false
@@ -544,7 +620,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -552,6 +628,7 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x10
 					r.PushPath("Topics")
 					return
 				}
@@ -562,14 +639,15 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 					}
 					a = append(grow(a, n), AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -588,6 +666,10 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -607,8 +689,16 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) readFrom(r *Rea
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -647,23 +737,23 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) appendTo(dst []
 
 func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 4 {
+	if version >= 4 && s.nc&0x1 == 0 {
 		w.Key("TransactionalId")
 		w.String(s.TransactionalId)
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x2 == 0 {
 		w.Key("ProducerId")
 		w.Int(int64(s.ProducerId))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x4 == 0 {
 		w.Key("ProducerEpoch")
 		w.Int(int64(s.ProducerEpoch))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x8 == 0 {
 		w.Key("VerifyOnly")
 		w.Bool(s.VerifyOnly)
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x10 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -678,12 +768,12 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) writeJSON(w *JS
 }
 
 func (s *AddPartitionsToTxnRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 4 {
+	if version >= 4 && s.nc&0x1 == 0 {
 		for i := range s.Transactions {
 			s.Transactions[i].summarize(sm, version, c)
 		}
 	}
-	if version <= 3 {
+	if version <= 3 && s.nc&0x10 == 0 {
 		for i := range s.V3AndBelowTopics {
 			s.V3AndBelowTopics[i].summarize(sm, version, c)
 		}
@@ -691,15 +781,22 @@ func (s *AddPartitionsToTxnRequest) summarize(sm *Summary, version int16, c sumC
 }
 
 func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 4 {
+	if version >= 4 && s.nc&0x10 == 0 {
 		for i := range s.Topics {
 			s.Topics[i].summarize(sm, version, c)
 		}
@@ -707,7 +804,18 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) summarize(sm *S
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AddPartitionsToTxnRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AddPartitionsToTxnRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AddPartitionsToTxnRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AddPartitionsToTxnRequest) AppendTo(dst []byte, version int16) []byte {
@@ -736,6 +844,10 @@ type AddPartitionsToTxnResponse struct {
 	ResultsByTopicV3AndBelow []AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult // versions 0-3
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult is the AddPartitionsToTxnTopicResult struct of AddPartitionsToTxnResponse.
@@ -744,6 +856,8 @@ type AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult struct {
 	ResultsByPartition []AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult is the AddPartitionsToTxnPartitionResult struct of AddPartitionsToTxnResponse.
@@ -752,6 +866,8 @@ type AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult struct {
 	PartitionErrorCode int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AddPartitionsToTxnResponseAddPartitionsToTxnResult is the AddPartitionsToTxnResult struct of AddPartitionsToTxnResponse.
@@ -760,6 +876,8 @@ type AddPartitionsToTxnResponseAddPartitionsToTxnResult struct {
 	TopicResults    []AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult // versions 4+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -769,9 +887,12 @@ func (s *AddPartitionsToTxnResponse) SetDefaults() {
 	s.ResultsByTransaction = nil
 	s.ResultsByTopicV3AndBelow = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -779,12 +900,15 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	if version >= 4 {
@@ -792,12 +916,15 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -810,7 +937,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -818,6 +945,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0xc
 					r.PushPath("ResultsByTransaction")
 					return
 				}
@@ -828,14 +956,15 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ResultsByTransaction")
 						s.ResultsByTransaction = a
+						s.nc |= 0x8
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ResultsByTransaction = a
@@ -859,7 +988,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -871,6 +1000,7 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("ResultsByTopicV3AndBelow")
 					return
 				}
@@ -881,14 +1011,15 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ResultsByTopicV3AndBelow")
 						s.ResultsByTopicV3AndBelow = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ResultsByTopicV3AndBelow = a
@@ -907,6 +1038,10 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -926,8 +1061,16 @@ func (s *AddPartitionsToTxnResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -970,15 +1113,15 @@ func (s *AddPartitionsToTxnResponse) appendTo(dst []byte, version int16) []byte 
 
 func (s *AddPartitionsToTxnResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x4 == 0 {
 		w.Key("ResultsByTransaction")
 		{
 			w.BeginArray()
@@ -988,7 +1131,7 @@ func (s *AddPartitionsToTxnResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version <= 3 {
+	if version <= 3 && s.nc&0x8 == 0 {
 		w.Key("ResultsByTopicV3AndBelow")
 		{
 			w.BeginArray()
@@ -999,6 +1142,7 @@ func (s *AddPartitionsToTxnResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -1007,9 +1151,11 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) SetDefaults() 
 	s.Name = ""
 	s.ResultsByPartition = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -1021,12 +1167,15 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -1041,7 +1190,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1053,6 +1202,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("ResultsByPartition")
 					return
 				}
@@ -1063,14 +1213,15 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 					}
 					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ResultsByPartition")
 						s.ResultsByPartition = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ResultsByPartition = a
@@ -1087,6 +1238,10 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1106,8 +1261,16 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) readFrom(r *Re
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1145,11 +1308,11 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) appendTo(dst [
 
 func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ResultsByPartition")
 		{
 			w.BeginArray()
@@ -1168,9 +1331,11 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) SetDefault
 	s.PartitionIndex = 0
 	s.PartitionErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -1178,12 +1343,15 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1191,12 +1359,15 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 			r.tr.Begin("PartitionErrorCode", r.off)
 		}
 		s.PartitionErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("PartitionErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionErrorCode)
 		}
 	}
 	s.UnknownTags = nil
@@ -1206,6 +1377,10 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1225,8 +1400,16 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) readFrom(r
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1253,11 +1436,11 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) appendTo(d
 
 func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionErrorCode")
 		w.Int(int64(s.PartitionErrorCode))
 	}
@@ -1270,9 +1453,11 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) SetDefaults() {
 	s.TransactionalId = ""
 	s.TopicResults = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	if version >= 4 {
@@ -1280,12 +1465,15 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 			r.tr.Begin("TransactionalId", r.off)
 		}
 		s.TransactionalId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionalId)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionalId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TransactionalId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalId)
 		}
 	} else {
 		s.TransactionalId = ""
@@ -1298,7 +1486,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1306,6 +1494,7 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("TopicResults")
 					return
 				}
@@ -1316,14 +1505,15 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 					}
 					a = append(grow(a, n), AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicResults")
 						s.TopicResults = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicResults = a
@@ -1342,6 +1532,10 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1361,8 +1555,16 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) readFrom(r *Reader,
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1392,11 +1594,11 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) appendTo(dst []byte
 
 func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 4 {
+	if version >= 4 && s.nc&0x1 == 0 {
 		w.Key("TransactionalId")
 		w.String(s.TransactionalId)
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x2 == 0 {
 		w.Key("TopicResults")
 		{
 			w.BeginArray()
@@ -1411,15 +1613,15 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) writeJSON(w *JSONWr
 }
 
 func (s *AddPartitionsToTxnResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 4 && s.ErrorCode != 0 {
+	if version >= 4 && s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x4 == 0 {
 		for i := range s.ResultsByTransaction {
 			s.ResultsByTransaction[i].summarize(sm, version, c)
 		}
 	}
-	if version <= 3 {
+	if version <= 3 && s.nc&0x8 == 0 {
 		for i := range s.ResultsByTopicV3AndBelow {
 			s.ResultsByTopicV3AndBelow[i].summarize(sm, version, c)
 		}
@@ -1427,23 +1629,34 @@ func (s *AddPartitionsToTxnResponse) summarize(sm *Summary, version int16, c sum
 }
 
 func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.ResultsByPartition {
-		s.ResultsByPartition[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.ResultsByPartition {
+			s.ResultsByPartition[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.PartitionErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.PartitionErrorCode != 0 {
 		sm.addError(s.PartitionErrorCode, c)
 	}
 }
 
 func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 4 {
+	if version >= 4 && s.nc&0x2 == 0 {
 		for i := range s.TopicResults {
 			s.TopicResults[i].summarize(sm, version, c)
 		}
@@ -1451,7 +1664,18 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) summarize(sm *Summa
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AddPartitionsToTxnResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AddPartitionsToTxnResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AddPartitionsToTxnResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AddPartitionsToTxnResponse) AppendTo(dst []byte, version int16) []byte {

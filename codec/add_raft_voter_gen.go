@@ -12,6 +12,10 @@ type AddRaftVoterRequest struct {
 	AckWhenCommitted bool                          // versions 1+, default "true"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AddRaftVoterRequestListener is the Listener struct of AddRaftVoterRequest.
@@ -21,6 +25,8 @@ type AddRaftVoterRequestListener struct {
 	Port uint16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -32,9 +38,12 @@ func (s *AddRaftVoterRequest) SetDefaults() {
 	s.Listeners = nil
 	s.AckWhenCommitted = true
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -42,12 +51,15 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterId", r.off)
 		}
 		s.ClusterId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClusterId)
-		}
 		if r.err != nil {
-			r.PushPath("ClusterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("ClusterId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
 		}
 	}
 	{
@@ -55,12 +67,15 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("TimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("TimeoutMs")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TimeoutMs)
 		}
 	}
 	{
@@ -68,12 +83,15 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("VoterId", r.off)
 		}
 		s.VoterId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.VoterId)
-		}
 		if r.err != nil {
-			r.PushPath("VoterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("VoterId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.VoterId)
 		}
 	}
 	{
@@ -81,12 +99,15 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("VoterDirectoryId", r.off)
 		}
 		s.VoterDirectoryId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.VoterDirectoryId)
-		}
 		if r.err != nil {
-			r.PushPath("VoterDirectoryId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("VoterDirectoryId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.VoterDirectoryId)
 		}
 	}
 	{
@@ -97,7 +118,7 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -105,6 +126,7 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
 				if r.err != nil {
+					s.nc |= 0x30
 					r.PushPath("Listeners")
 					return
 				}
@@ -115,14 +137,15 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AddRaftVoterRequestListener{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Listeners")
 						s.Listeners = a
+						s.nc |= 0x20
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Listeners = a
@@ -137,12 +160,15 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AckWhenCommitted", r.off)
 		}
 		s.AckWhenCommitted = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AckWhenCommitted)
-		}
 		if r.err != nil {
-			r.PushPath("AckWhenCommitted")
-			return
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("AckWhenCommitted")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AckWhenCommitted)
 		}
 	} else {
 		s.AckWhenCommitted = true
@@ -154,6 +180,10 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -173,8 +203,16 @@ func (s *AddRaftVoterRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -216,23 +254,23 @@ func (s *AddRaftVoterRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *AddRaftVoterRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ClusterId")
 		w.NullableString(s.ClusterId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("TimeoutMs")
 		w.Int(int64(s.TimeoutMs))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("VoterId")
 		w.Int(int64(s.VoterId))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("VoterDirectoryId")
 		w.UUID(s.VoterDirectoryId)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Listeners")
 		{
 			w.BeginArray()
@@ -242,11 +280,12 @@ func (s *AddRaftVoterRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x20 == 0 {
 		w.Key("AckWhenCommitted")
 		w.Bool(s.AckWhenCommitted)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -256,9 +295,11 @@ func (s *AddRaftVoterRequestListener) SetDefaults() {
 	s.Host = ""
 	s.Port = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AddRaftVoterRequestListener) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -266,12 +307,15 @@ func (s *AddRaftVoterRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -279,12 +323,15 @@ func (s *AddRaftVoterRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -292,12 +339,15 @@ func (s *AddRaftVoterRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	s.UnknownTags = nil
@@ -307,6 +357,10 @@ func (s *AddRaftVoterRequestListener) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -326,8 +380,16 @@ func (s *AddRaftVoterRequestListener) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -357,15 +419,15 @@ func (s *AddRaftVoterRequestListener) appendTo(dst []byte, version int16) []byte
 
 func (s *AddRaftVoterRequestListener) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Uint(uint64(s.Port))
 	}
@@ -377,7 +439,18 @@ func (s *AddRaftVoterRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AddRaftVoterRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AddRaftVoterRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AddRaftVoterRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AddRaftVoterRequest) AppendTo(dst []byte, version int16) []byte {
@@ -403,6 +476,10 @@ type AddRaftVoterResponse struct {
 	ErrorMessage   *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -411,9 +488,12 @@ func (s *AddRaftVoterResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AddRaftVoterResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -421,12 +501,15 @@ func (s *AddRaftVoterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -434,12 +517,15 @@ func (s *AddRaftVoterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -447,12 +533,15 @@ func (s *AddRaftVoterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -462,6 +551,10 @@ func (s *AddRaftVoterResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -481,8 +574,16 @@ func (s *AddRaftVoterResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -512,30 +613,42 @@ func (s *AddRaftVoterResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *AddRaftVoterResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *AddRaftVoterResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AddRaftVoterResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AddRaftVoterResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AddRaftVoterResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AddRaftVoterResponse) AppendTo(dst []byte, version int16) []byte {

@@ -8,6 +8,10 @@ type AllocateProducerIdsRequest struct {
 	BrokerEpoch int64 // versions 0+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -15,9 +19,12 @@ func (s *AllocateProducerIdsRequest) SetDefaults() {
 	s.BrokerId = 0
 	s.BrokerEpoch = -1
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AllocateProducerIdsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -25,12 +32,15 @@ func (s *AllocateProducerIdsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerId)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("BrokerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
 		}
 	}
 	{
@@ -38,12 +48,15 @@ func (s *AllocateProducerIdsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("BrokerEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -53,6 +66,10 @@ func (s *AllocateProducerIdsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -72,8 +89,16 @@ func (s *AllocateProducerIdsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -100,15 +125,16 @@ func (s *AllocateProducerIdsRequest) appendTo(dst []byte, version int16) []byte 
 
 func (s *AllocateProducerIdsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("BrokerId")
 		w.Int(int64(s.BrokerId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("BrokerEpoch")
 		w.Int(int64(s.BrokerEpoch))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -116,7 +142,18 @@ func (s *AllocateProducerIdsRequest) summarize(sm *Summary, version int16, c sum
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AllocateProducerIdsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AllocateProducerIdsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AllocateProducerIdsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AllocateProducerIdsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -143,6 +180,10 @@ type AllocateProducerIdsResponse struct {
 	ProducerIdLen   int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -152,9 +193,12 @@ func (s *AllocateProducerIdsResponse) SetDefaults() {
 	s.ProducerIdStart = 0
 	s.ProducerIdLen = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AllocateProducerIdsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -162,12 +206,15 @@ func (s *AllocateProducerIdsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -175,12 +222,15 @@ func (s *AllocateProducerIdsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -188,12 +238,15 @@ func (s *AllocateProducerIdsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProducerIdStart", r.off)
 		}
 		s.ProducerIdStart = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerIdStart)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerIdStart")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ProducerIdStart")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerIdStart)
 		}
 	}
 	{
@@ -201,12 +254,15 @@ func (s *AllocateProducerIdsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProducerIdLen", r.off)
 		}
 		s.ProducerIdLen = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerIdLen)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerIdLen")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("ProducerIdLen")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerIdLen)
 		}
 	}
 	s.UnknownTags = nil
@@ -216,6 +272,10 @@ func (s *AllocateProducerIdsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -235,8 +295,16 @@ func (s *AllocateProducerIdsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -269,34 +337,46 @@ func (s *AllocateProducerIdsResponse) appendTo(dst []byte, version int16) []byte
 
 func (s *AllocateProducerIdsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ProducerIdStart")
 		w.Int(int64(s.ProducerIdStart))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("ProducerIdLen")
 		w.Int(int64(s.ProducerIdLen))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *AllocateProducerIdsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AllocateProducerIdsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AllocateProducerIdsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AllocateProducerIdsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AllocateProducerIdsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -8,6 +8,10 @@ type AlterClientQuotasRequest struct {
 	ValidateOnly bool                                // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterClientQuotasRequestEntryData is the EntryData struct of AlterClientQuotasRequest.
@@ -16,6 +20,8 @@ type AlterClientQuotasRequestEntryData struct {
 	Ops    []AlterClientQuotasRequestOpData     // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterClientQuotasRequestEntityData is the EntityData struct of AlterClientQuotasRequest.
@@ -24,6 +30,8 @@ type AlterClientQuotasRequestEntityData struct {
 	EntityName *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterClientQuotasRequestOpData is the OpData struct of AlterClientQuotasRequest.
@@ -33,6 +41,8 @@ type AlterClientQuotasRequestOpData struct {
 	Remove bool    // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -40,9 +50,12 @@ func (s *AlterClientQuotasRequest) SetDefaults() {
 	s.Entries = nil
 	s.ValidateOnly = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -57,7 +70,7 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -69,6 +82,7 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 8)
 				}
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("Entries")
 					return
 				}
@@ -79,14 +93,15 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterClientQuotasRequestEntryData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entries")
 						s.Entries = a
+						s.nc |= 0x2
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Entries = a
@@ -101,12 +116,15 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ValidateOnly", r.off)
 		}
 		s.ValidateOnly = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ValidateOnly)
-		}
 		if r.err != nil {
-			r.PushPath("ValidateOnly")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ValidateOnly")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ValidateOnly)
 		}
 	}
 	s.UnknownTags = nil
@@ -116,6 +134,10 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -135,8 +157,16 @@ func (s *AlterClientQuotasRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -170,7 +200,7 @@ func (s *AlterClientQuotasRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *AlterClientQuotasRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Entries")
 		{
 			w.BeginArray()
@@ -180,11 +210,12 @@ func (s *AlterClientQuotasRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ValidateOnly")
 		w.Bool(s.ValidateOnly)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -193,9 +224,11 @@ func (s *AlterClientQuotasRequestEntryData) SetDefaults() {
 	s.Entity = nil
 	s.Ops = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -210,7 +243,7 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -222,6 +255,7 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("Entity")
 					return
 				}
@@ -232,14 +266,15 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterClientQuotasRequestEntityData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entity")
 						s.Entity = a
+						s.nc |= 0x2
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Entity = a
@@ -261,7 +296,7 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -269,6 +304,7 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 11)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Ops")
 					return
 				}
@@ -279,14 +315,15 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterClientQuotasRequestOpData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Ops")
 						s.Ops = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Ops = a
@@ -303,6 +340,10 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -322,8 +363,16 @@ func (s *AlterClientQuotasRequestEntryData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -364,7 +413,7 @@ func (s *AlterClientQuotasRequestEntryData) appendTo(dst []byte, version int16) 
 
 func (s *AlterClientQuotasRequestEntryData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Entity")
 		{
 			w.BeginArray()
@@ -374,7 +423,7 @@ func (s *AlterClientQuotasRequestEntryData) writeJSON(w *JSONWriter, version int
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Ops")
 		{
 			w.BeginArray()
@@ -393,9 +442,11 @@ func (s *AlterClientQuotasRequestEntityData) SetDefaults() {
 	s.EntityType = ""
 	s.EntityName = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -407,12 +458,15 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 		} else {
 			s.EntityType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EntityType)
-		}
 		if r.err != nil {
-			r.PushPath("EntityType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("EntityType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EntityType)
 		}
 	}
 	{
@@ -424,12 +478,15 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 		} else {
 			s.EntityName = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EntityName)
-		}
 		if r.err != nil {
-			r.PushPath("EntityName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("EntityName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EntityName)
 		}
 	}
 	s.UnknownTags = nil
@@ -439,6 +496,10 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -458,8 +519,16 @@ func (s *AlterClientQuotasRequestEntityData) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -494,11 +563,11 @@ func (s *AlterClientQuotasRequestEntityData) appendTo(dst []byte, version int16)
 
 func (s *AlterClientQuotasRequestEntityData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("EntityType")
 		w.String(s.EntityType)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("EntityName")
 		w.NullableString(s.EntityName)
 	}
@@ -512,9 +581,11 @@ func (s *AlterClientQuotasRequestOpData) SetDefaults() {
 	s.Value = 0
 	s.Remove = false
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -526,12 +597,15 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 		} else {
 			s.Key = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Key)
-		}
 		if r.err != nil {
-			r.PushPath("Key")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Key")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Key)
 		}
 	}
 	{
@@ -539,12 +613,15 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Value", r.off)
 		}
 		s.Value = r.Float64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Value)
-		}
 		if r.err != nil {
-			r.PushPath("Value")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("Value")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 	}
 	{
@@ -552,12 +629,15 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Remove", r.off)
 		}
 		s.Remove = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Remove)
-		}
 		if r.err != nil {
-			r.PushPath("Remove")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Remove")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Remove)
 		}
 	}
 	s.UnknownTags = nil
@@ -567,6 +647,10 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -586,8 +670,16 @@ func (s *AlterClientQuotasRequestOpData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -621,15 +713,15 @@ func (s *AlterClientQuotasRequestOpData) appendTo(dst []byte, version int16) []b
 
 func (s *AlterClientQuotasRequestOpData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Key")
 		w.String(s.Key)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Value")
 		w.Float(s.Value)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Remove")
 		w.Bool(s.Remove)
 	}
@@ -641,7 +733,18 @@ func (s *AlterClientQuotasRequest) summarize(sm *Summary, version int16, c sumCt
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AlterClientQuotasRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AlterClientQuotasRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterClientQuotasRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterClientQuotasRequest) AppendTo(dst []byte, version int16) []byte {
@@ -666,6 +769,10 @@ type AlterClientQuotasResponse struct {
 	Entries        []AlterClientQuotasResponseEntryData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterClientQuotasResponseEntryData is the EntryData struct of AlterClientQuotasResponse.
@@ -675,6 +782,8 @@ type AlterClientQuotasResponseEntryData struct {
 	Entity       []AlterClientQuotasResponseEntityData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterClientQuotasResponseEntityData is the EntityData struct of AlterClientQuotasResponse.
@@ -683,6 +792,8 @@ type AlterClientQuotasResponseEntityData struct {
 	EntityName *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -690,9 +801,12 @@ func (s *AlterClientQuotasResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Entries = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -700,12 +814,15 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -720,7 +837,7 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -732,6 +849,7 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 8)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Entries")
 					return
 				}
@@ -742,14 +860,15 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterClientQuotasResponseEntryData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entries")
 						s.Entries = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Entries = a
@@ -766,6 +885,10 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -785,8 +908,16 @@ func (s *AlterClientQuotasResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -820,11 +951,11 @@ func (s *AlterClientQuotasResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *AlterClientQuotasResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Entries")
 		{
 			w.BeginArray()
@@ -835,6 +966,7 @@ func (s *AlterClientQuotasResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -844,9 +976,11 @@ func (s *AlterClientQuotasResponseEntryData) SetDefaults() {
 	s.ErrorMessage = ptrString("")
 	s.Entity = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -854,12 +988,15 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -871,12 +1008,15 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -891,7 +1031,7 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -903,6 +1043,7 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Entity")
 					return
 				}
@@ -913,14 +1054,15 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), AlterClientQuotasResponseEntityData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entity")
 						s.Entity = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Entity = a
@@ -937,6 +1079,10 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -956,8 +1102,16 @@ func (s *AlterClientQuotasResponseEntryData) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -998,15 +1152,15 @@ func (s *AlterClientQuotasResponseEntryData) appendTo(dst []byte, version int16)
 
 func (s *AlterClientQuotasResponseEntryData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Entity")
 		{
 			w.BeginArray()
@@ -1025,9 +1179,11 @@ func (s *AlterClientQuotasResponseEntityData) SetDefaults() {
 	s.EntityType = ""
 	s.EntityName = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -1039,12 +1195,15 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 		} else {
 			s.EntityType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EntityType)
-		}
 		if r.err != nil {
-			r.PushPath("EntityType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("EntityType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EntityType)
 		}
 	}
 	{
@@ -1056,12 +1215,15 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 		} else {
 			s.EntityName = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EntityName)
-		}
 		if r.err != nil {
-			r.PushPath("EntityName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("EntityName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EntityName)
 		}
 	}
 	s.UnknownTags = nil
@@ -1071,6 +1233,10 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1090,8 +1256,16 @@ func (s *AlterClientQuotasResponseEntityData) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1126,11 +1300,11 @@ func (s *AlterClientQuotasResponseEntityData) appendTo(dst []byte, version int16
 
 func (s *AlterClientQuotasResponseEntityData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("EntityType")
 		w.String(s.EntityType)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("EntityName")
 		w.NullableString(s.EntityName)
 	}
@@ -1139,19 +1313,32 @@ func (s *AlterClientQuotasResponseEntityData) writeJSON(w *JSONWriter, version i
 }
 
 func (s *AlterClientQuotasResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Entries {
-		s.Entries[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Entries {
+			s.Entries[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterClientQuotasResponseEntryData) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AlterClientQuotasResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AlterClientQuotasResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterClientQuotasResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterClientQuotasResponse) AppendTo(dst []byte, version int16) []byte {

@@ -8,6 +8,10 @@ type AlterConfigsRequest struct {
 	ValidateOnly bool                                      // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterConfigsRequestAlterConfigsResource is the AlterConfigsResource struct of AlterConfigsRequest.
@@ -17,6 +21,8 @@ type AlterConfigsRequestAlterConfigsResource struct {
 	Configs      []AlterConfigsRequestAlterableConfig // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterConfigsRequestAlterableConfig is the AlterableConfig struct of AlterConfigsRequest.
@@ -25,6 +31,8 @@ type AlterConfigsRequestAlterableConfig struct {
 	Value *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -32,9 +40,12 @@ func (s *AlterConfigsRequest) SetDefaults() {
 	s.Resources = nil
 	s.ValidateOnly = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -49,7 +60,7 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -61,6 +72,7 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 7)
 				}
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("Resources")
 					return
 				}
@@ -71,14 +83,15 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterConfigsRequestAlterConfigsResource{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Resources")
 						s.Resources = a
+						s.nc |= 0x2
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Resources = a
@@ -93,12 +106,15 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ValidateOnly", r.off)
 		}
 		s.ValidateOnly = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ValidateOnly)
-		}
 		if r.err != nil {
-			r.PushPath("ValidateOnly")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ValidateOnly")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ValidateOnly)
 		}
 	}
 	s.UnknownTags = nil
@@ -108,6 +124,10 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -127,8 +147,16 @@ func (s *AlterConfigsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -162,7 +190,7 @@ func (s *AlterConfigsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *AlterConfigsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Resources")
 		{
 			w.BeginArray()
@@ -172,11 +200,12 @@ func (s *AlterConfigsRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ValidateOnly")
 		w.Bool(s.ValidateOnly)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -186,9 +215,11 @@ func (s *AlterConfigsRequestAlterConfigsResource) SetDefaults() {
 	s.ResourceName = ""
 	s.Configs = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -196,12 +227,15 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceType)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ResourceType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
 		}
 	}
 	{
@@ -213,12 +247,15 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceName)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ResourceName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 	}
 	{
@@ -233,7 +270,7 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -245,6 +282,7 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Configs")
 					return
 				}
@@ -255,14 +293,15 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), AlterConfigsRequestAlterableConfig{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Configs")
 						s.Configs = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Configs = a
@@ -279,6 +318,10 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -298,8 +341,16 @@ func (s *AlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -340,15 +391,15 @@ func (s *AlterConfigsRequestAlterConfigsResource) appendTo(dst []byte, version i
 
 func (s *AlterConfigsRequestAlterConfigsResource) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ResourceType")
 		w.Int(int64(s.ResourceType))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ResourceName")
 		w.String(s.ResourceName)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Configs")
 		{
 			w.BeginArray()
@@ -367,9 +418,11 @@ func (s *AlterConfigsRequestAlterableConfig) SetDefaults() {
 	s.Name = ""
 	s.Value = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -381,12 +434,15 @@ func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) 
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -398,12 +454,15 @@ func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) 
 		} else {
 			s.Value = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Value)
-		}
 		if r.err != nil {
-			r.PushPath("Value")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Value")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 	}
 	s.UnknownTags = nil
@@ -413,6 +472,10 @@ func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -432,8 +495,16 @@ func (s *AlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -468,11 +539,11 @@ func (s *AlterConfigsRequestAlterableConfig) appendTo(dst []byte, version int16)
 
 func (s *AlterConfigsRequestAlterableConfig) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Value")
 		w.ConfigValue(s.Name, s.Value)
 	}
@@ -481,14 +552,18 @@ func (s *AlterConfigsRequestAlterableConfig) writeJSON(w *JSONWriter, version in
 }
 
 func (s *AlterConfigsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Resources {
-		s.Resources[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Resources {
+			s.Resources[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterConfigsRequestAlterConfigsResource) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Configs {
-		s.Configs[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Configs {
+			s.Configs[i].summarize(sm, version, c)
+		}
 	}
 }
 
@@ -496,7 +571,18 @@ func (s *AlterConfigsRequestAlterableConfig) summarize(sm *Summary, version int1
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AlterConfigsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AlterConfigsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterConfigsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterConfigsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -523,6 +609,10 @@ type AlterConfigsResponse struct {
 	Responses      []AlterConfigsResponseAlterConfigsResourceResponse // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterConfigsResponseAlterConfigsResourceResponse is the AlterConfigsResourceResponse struct of AlterConfigsResponse.
@@ -533,6 +623,8 @@ type AlterConfigsResponseAlterConfigsResourceResponse struct {
 	ResourceName string  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -540,9 +632,12 @@ func (s *AlterConfigsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Responses = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -550,12 +645,15 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -570,7 +668,7 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -582,6 +680,7 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 7)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Responses")
 					return
 				}
@@ -592,14 +691,15 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterConfigsResponseAlterConfigsResourceResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
 						s.Responses = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Responses = a
@@ -616,6 +716,10 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -635,8 +739,16 @@ func (s *AlterConfigsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -670,11 +782,11 @@ func (s *AlterConfigsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *AlterConfigsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Responses")
 		{
 			w.BeginArray()
@@ -685,6 +797,7 @@ func (s *AlterConfigsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -695,9 +808,11 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) SetDefaults() {
 	s.ResourceType = 0
 	s.ResourceName = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -705,12 +820,15 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -722,12 +840,15 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -735,12 +856,15 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceType)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceType")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ResourceType")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
 		}
 	}
 	{
@@ -752,12 +876,15 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceName)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("ResourceName")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 	}
 	s.UnknownTags = nil
@@ -767,6 +894,10 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -786,8 +917,16 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, v
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -828,19 +967,19 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) appendTo(dst []byte, 
 
 func (s *AlterConfigsResponseAlterConfigsResourceResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ResourceType")
 		w.Int(int64(s.ResourceType))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("ResourceName")
 		w.String(s.ResourceName)
 	}
@@ -849,19 +988,32 @@ func (s *AlterConfigsResponseAlterConfigsResourceResponse) writeJSON(w *JSONWrit
 }
 
 func (s *AlterConfigsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Responses {
-		s.Responses[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Responses {
+			s.Responses[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterConfigsResponseAlterConfigsResourceResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AlterConfigsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AlterConfigsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterConfigsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterConfigsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -9,6 +9,10 @@ type AlterPartitionRequest struct {
 	Topics      []AlterPartitionRequestTopicData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterPartitionRequestTopicData is the TopicData struct of AlterPartitionRequest.
@@ -18,6 +22,8 @@ type AlterPartitionRequestTopicData struct {
 	Partitions []AlterPartitionRequestPartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterPartitionRequestPartitionData is the PartitionData struct of AlterPartitionRequest.
@@ -30,6 +36,8 @@ type AlterPartitionRequestPartitionData struct {
 	PartitionEpoch      int32                              // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterPartitionRequestBrokerState is the BrokerState struct of AlterPartitionRequest.
@@ -38,6 +46,8 @@ type AlterPartitionRequestBrokerState struct {
 	BrokerEpoch int64 // versions 3+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -46,9 +56,12 @@ func (s *AlterPartitionRequest) SetDefaults() {
 	s.BrokerEpoch = -1
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -56,12 +69,15 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerId)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("BrokerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
 		}
 	}
 	{
@@ -69,12 +85,15 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("BrokerEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
 		}
 	}
 	{
@@ -85,7 +104,7 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -93,6 +112,7 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Topics")
 					return
 				}
@@ -103,14 +123,15 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterPartitionRequestTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -127,6 +148,10 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -146,8 +171,16 @@ func (s *AlterPartitionRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -180,15 +213,15 @@ func (s *AlterPartitionRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *AlterPartitionRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("BrokerId")
 		w.Int(int64(s.BrokerId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("BrokerEpoch")
 		w.Int(int64(s.BrokerEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -199,6 +232,7 @@ func (s *AlterPartitionRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -208,9 +242,11 @@ func (s *AlterPartitionRequestTopicData) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	if version <= 1 {
@@ -218,12 +254,15 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	} else {
 		s.TopicName = ""
@@ -233,12 +272,15 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -251,7 +293,7 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -259,6 +301,7 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 14)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Partitions")
 					return
 				}
@@ -269,14 +312,15 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterPartitionRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -293,6 +337,10 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -312,8 +360,16 @@ func (s *AlterPartitionRequestTopicData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -346,15 +402,15 @@ func (s *AlterPartitionRequestTopicData) appendTo(dst []byte, version int16) []b
 
 func (s *AlterPartitionRequestTopicData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 1 {
+	if version <= 1 && s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -377,9 +433,11 @@ func (s *AlterPartitionRequestPartitionData) SetDefaults() {
 	s.LeaderRecoveryState = 0
 	s.PartitionEpoch = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -387,12 +445,15 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -400,12 +461,15 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	if version <= 2 {
@@ -416,7 +480,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -424,10 +488,12 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x3c
 					r.PushPath("NewIsr")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -435,17 +501,23 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("NewIsr")
-						s.NewIsr = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("NewIsr")
+							s.NewIsr = a
+							s.nc |= 0x3c
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.NewIsr = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -462,7 +534,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -470,6 +542,7 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 				n = r.NotNull(n)
 				r.checkCount(n, 13)
 				if r.err != nil {
+					s.nc |= 0x38
 					r.PushPath("NewIsrWithEpochs")
 					return
 				}
@@ -480,14 +553,15 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), AlterPartitionRequestBrokerState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("NewIsrWithEpochs")
 						s.NewIsrWithEpochs = a
+						s.nc |= 0x30
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.NewIsrWithEpochs = a
@@ -504,12 +578,15 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LeaderRecoveryState", r.off)
 		}
 		s.LeaderRecoveryState = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderRecoveryState)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderRecoveryState")
-			return
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("LeaderRecoveryState")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderRecoveryState)
 		}
 	} else {
 		s.LeaderRecoveryState = 0
@@ -519,12 +596,15 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("PartitionEpoch", r.off)
 		}
 		s.PartitionEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("PartitionEpoch")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionEpoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -534,6 +614,10 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -553,8 +637,16 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -599,15 +691,15 @@ func (s *AlterPartitionRequestPartitionData) appendTo(dst []byte, version int16)
 
 func (s *AlterPartitionRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	if version <= 2 {
+	if version <= 2 && s.nc&0x4 == 0 {
 		w.Key("NewIsr")
 		{
 			w.BeginArray()
@@ -617,7 +709,7 @@ func (s *AlterPartitionRequestPartitionData) writeJSON(w *JSONWriter, version in
 			w.EndArray()
 		}
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x8 == 0 {
 		w.Key("NewIsrWithEpochs")
 		{
 			w.BeginArray()
@@ -627,11 +719,11 @@ func (s *AlterPartitionRequestPartitionData) writeJSON(w *JSONWriter, version in
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x10 == 0 {
 		w.Key("LeaderRecoveryState")
 		w.Int(int64(s.LeaderRecoveryState))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("PartitionEpoch")
 		w.Int(int64(s.PartitionEpoch))
 	}
@@ -644,9 +736,11 @@ func (s *AlterPartitionRequestBrokerState) SetDefaults() {
 	s.BrokerId = 0
 	s.BrokerEpoch = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterPartitionRequestBrokerState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	if version >= 3 {
@@ -654,12 +748,15 @@ func (s *AlterPartitionRequestBrokerState) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerId)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("BrokerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
 		}
 	} else {
 		s.BrokerId = 0
@@ -669,12 +766,15 @@ func (s *AlterPartitionRequestBrokerState) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("BrokerEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
 		}
 	} else {
 		s.BrokerEpoch = -1
@@ -686,6 +786,10 @@ func (s *AlterPartitionRequestBrokerState) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -705,8 +809,16 @@ func (s *AlterPartitionRequestBrokerState) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -733,11 +845,11 @@ func (s *AlterPartitionRequestBrokerState) appendTo(dst []byte, version int16) [
 
 func (s *AlterPartitionRequestBrokerState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("BrokerId")
 		w.Int(int64(s.BrokerId))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		w.Key("BrokerEpoch")
 		w.Int(int64(s.BrokerEpoch))
 	}
@@ -746,31 +858,56 @@ func (s *AlterPartitionRequestBrokerState) writeJSON(w *JSONWriter, version int1
 }
 
 func (s *AlterPartitionRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterPartitionRequestTopicData) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 1 {
+	if version <= 1 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 2 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 1 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.TopicName)
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterPartitionRequestPartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AlterPartitionRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AlterPartitionRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterPartitionRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterPartitionRequest) AppendTo(dst []byte, version int16) []byte {
@@ -798,6 +935,10 @@ type AlterPartitionResponse struct {
 	Topics         []AlterPartitionResponseTopicData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterPartitionResponseTopicData is the TopicData struct of AlterPartitionResponse.
@@ -807,6 +948,8 @@ type AlterPartitionResponseTopicData struct {
 	Partitions []AlterPartitionResponsePartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterPartitionResponsePartitionData is the PartitionData struct of AlterPartitionResponse.
@@ -820,6 +963,8 @@ type AlterPartitionResponsePartitionData struct {
 	PartitionEpoch      int32   // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -828,9 +973,12 @@ func (s *AlterPartitionResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -838,12 +986,15 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -851,12 +1002,15 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -867,7 +1021,7 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -875,6 +1029,7 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Topics")
 					return
 				}
@@ -885,14 +1040,15 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterPartitionResponseTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -909,6 +1065,10 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -928,8 +1088,16 @@ func (s *AlterPartitionResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -962,15 +1130,15 @@ func (s *AlterPartitionResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *AlterPartitionResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -981,6 +1149,7 @@ func (s *AlterPartitionResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -990,9 +1159,11 @@ func (s *AlterPartitionResponseTopicData) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	if version <= 1 {
@@ -1000,12 +1171,15 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	} else {
 		s.TopicName = ""
@@ -1015,12 +1189,15 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -1033,7 +1210,7 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1041,6 +1218,7 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Partitions")
 					return
 				}
@@ -1051,14 +1229,15 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterPartitionResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -1075,6 +1254,10 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1094,8 +1277,16 @@ func (s *AlterPartitionResponseTopicData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1128,15 +1319,15 @@ func (s *AlterPartitionResponseTopicData) appendTo(dst []byte, version int16) []
 
 func (s *AlterPartitionResponseTopicData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 1 {
+	if version <= 1 && s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1160,9 +1351,11 @@ func (s *AlterPartitionResponsePartitionData) SetDefaults() {
 	s.LeaderRecoveryState = 0
 	s.PartitionEpoch = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1170,12 +1363,15 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1183,12 +1379,15 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1196,12 +1395,15 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderId)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("LeaderId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
 		}
 	}
 	{
@@ -1209,12 +1411,15 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	{
@@ -1225,7 +1430,7 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1233,10 +1438,12 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x70
 					r.PushPath("Isr")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1244,17 +1451,23 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Isr")
-						s.Isr = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Isr")
+							s.Isr = a
+							s.nc |= 0x70
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Isr = a
+				if lost {
+					s.nc |= 0x10
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1266,12 +1479,15 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("LeaderRecoveryState", r.off)
 		}
 		s.LeaderRecoveryState = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderRecoveryState)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderRecoveryState")
-			return
+			if !r.skipped() {
+				s.nc |= 0x60
+				r.PushPath("LeaderRecoveryState")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderRecoveryState)
 		}
 	} else {
 		s.LeaderRecoveryState = 0
@@ -1281,12 +1497,15 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("PartitionEpoch", r.off)
 		}
 		s.PartitionEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x40
+				r.PushPath("PartitionEpoch")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionEpoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -1296,6 +1515,10 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1315,8 +1538,16 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1361,23 +1592,23 @@ func (s *AlterPartitionResponsePartitionData) appendTo(dst []byte, version int16
 
 func (s *AlterPartitionResponsePartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("LeaderId")
 		w.Int(int64(s.LeaderId))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Isr")
 		{
 			w.BeginArray()
@@ -1387,11 +1618,11 @@ func (s *AlterPartitionResponsePartitionData) writeJSON(w *JSONWriter, version i
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x20 == 0 {
 		w.Key("LeaderRecoveryState")
 		w.Int(int64(s.LeaderRecoveryState))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("PartitionEpoch")
 		w.Int(int64(s.PartitionEpoch))
 	}
@@ -1400,37 +1631,62 @@ func (s *AlterPartitionResponsePartitionData) writeJSON(w *JSONWriter, version i
 }
 
 func (s *AlterPartitionResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterPartitionResponseTopicData) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 1 {
+	if version <= 1 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 2 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 1 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.TopicName)
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterPartitionResponsePartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AlterPartitionResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AlterPartitionResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterPartitionResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterPartitionResponse) AppendTo(dst []byte, version int16) []byte {

@@ -9,6 +9,10 @@ type AlterPartitionReassignmentsRequest struct {
 	Topics                       []AlterPartitionReassignmentsRequestReassignableTopic // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterPartitionReassignmentsRequestReassignableTopic is the ReassignableTopic struct of AlterPartitionReassignmentsRequest.
@@ -17,6 +21,8 @@ type AlterPartitionReassignmentsRequestReassignableTopic struct {
 	Partitions []AlterPartitionReassignmentsRequestReassignablePartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterPartitionReassignmentsRequestReassignablePartition is the ReassignablePartition struct of AlterPartitionReassignmentsRequest.
@@ -25,6 +31,8 @@ type AlterPartitionReassignmentsRequestReassignablePartition struct {
 	Replicas       []int32 // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -33,9 +41,12 @@ func (s *AlterPartitionReassignmentsRequest) SetDefaults() {
 	s.AllowReplicationFactorChange = true
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -43,12 +54,15 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("TimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("TimeoutMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TimeoutMs)
 		}
 	}
 	if version >= 1 {
@@ -56,12 +70,15 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 			r.tr.Begin("AllowReplicationFactorChange", r.off)
 		}
 		s.AllowReplicationFactorChange = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AllowReplicationFactorChange)
-		}
 		if r.err != nil {
-			r.PushPath("AllowReplicationFactorChange")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("AllowReplicationFactorChange")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AllowReplicationFactorChange)
 		}
 	} else {
 		s.AllowReplicationFactorChange = true
@@ -74,7 +91,7 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -82,6 +99,7 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Topics")
 					return
 				}
@@ -92,14 +110,15 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), AlterPartitionReassignmentsRequestReassignableTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -116,6 +135,10 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -135,8 +158,16 @@ func (s *AlterPartitionReassignmentsRequest) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -169,15 +200,15 @@ func (s *AlterPartitionReassignmentsRequest) appendTo(dst []byte, version int16)
 
 func (s *AlterPartitionReassignmentsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TimeoutMs")
 		w.Int(int64(s.TimeoutMs))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("AllowReplicationFactorChange")
 		w.Bool(s.AllowReplicationFactorChange)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -188,6 +219,7 @@ func (s *AlterPartitionReassignmentsRequest) writeJSON(w *JSONWriter, version in
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -196,9 +228,11 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -206,12 +240,15 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -222,7 +259,7 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -230,6 +267,7 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -240,14 +278,15 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 					}
 					a = append(grow(a, n), AlterPartitionReassignmentsRequestReassignablePartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -264,6 +303,10 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -283,8 +326,16 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) readFrom(r *Reader
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -314,11 +365,11 @@ func (s *AlterPartitionReassignmentsRequestReassignableTopic) appendTo(dst []byt
 
 func (s *AlterPartitionReassignmentsRequestReassignableTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -337,9 +388,11 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) SetDefaults() 
 	s.PartitionIndex = 0
 	s.Replicas = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -347,12 +400,15 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -363,7 +419,7 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -373,10 +429,12 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Replicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -384,17 +442,23 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Replicas")
-						s.Replicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Replicas")
+							s.Replicas = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Replicas = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -408,6 +472,10 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -427,8 +495,16 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -458,11 +534,11 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) appendTo(dst [
 
 func (s *AlterPartitionReassignmentsRequestReassignablePartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Replicas")
 		if s.Replicas == nil {
 			w.Null()
@@ -479,28 +555,50 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) writeJSON(w *J
 }
 
 func (s *AlterPartitionReassignmentsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterPartitionReassignmentsRequestReassignableTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterPartitionReassignmentsRequestReassignablePartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *AlterPartitionReassignmentsRequest) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterPartitionReassignmentsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterPartitionReassignmentsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -532,6 +630,10 @@ type AlterPartitionReassignmentsResponse struct {
 	Responses                    []AlterPartitionReassignmentsResponseReassignableTopicResponse // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterPartitionReassignmentsResponseReassignableTopicResponse is the ReassignableTopicResponse struct of AlterPartitionReassignmentsResponse.
@@ -540,6 +642,8 @@ type AlterPartitionReassignmentsResponseReassignableTopicResponse struct {
 	Partitions []AlterPartitionReassignmentsResponseReassignablePartitionResponse // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterPartitionReassignmentsResponseReassignablePartitionResponse is the ReassignablePartitionResponse struct of AlterPartitionReassignmentsResponse.
@@ -549,6 +653,8 @@ type AlterPartitionReassignmentsResponseReassignablePartitionResponse struct {
 	ErrorMessage   *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -559,9 +665,12 @@ func (s *AlterPartitionReassignmentsResponse) SetDefaults() {
 	s.ErrorMessage = ptrString("")
 	s.Responses = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -569,12 +678,15 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	if version >= 1 {
@@ -582,12 +694,15 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("AllowReplicationFactorChange", r.off)
 		}
 		s.AllowReplicationFactorChange = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AllowReplicationFactorChange)
-		}
 		if r.err != nil {
-			r.PushPath("AllowReplicationFactorChange")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("AllowReplicationFactorChange")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AllowReplicationFactorChange)
 		}
 	} else {
 		s.AllowReplicationFactorChange = true
@@ -597,12 +712,15 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -610,12 +728,15 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -626,7 +747,7 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -634,6 +755,7 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x10
 					r.PushPath("Responses")
 					return
 				}
@@ -644,14 +766,15 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), AlterPartitionReassignmentsResponseReassignableTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
 						s.Responses = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Responses = a
@@ -668,6 +791,10 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -687,8 +814,16 @@ func (s *AlterPartitionReassignmentsResponse) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -727,23 +862,23 @@ func (s *AlterPartitionReassignmentsResponse) appendTo(dst []byte, version int16
 
 func (s *AlterPartitionReassignmentsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("AllowReplicationFactorChange")
 		w.Bool(s.AllowReplicationFactorChange)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Responses")
 		{
 			w.BeginArray()
@@ -754,6 +889,7 @@ func (s *AlterPartitionReassignmentsResponse) writeJSON(w *JSONWriter, version i
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -762,9 +898,11 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) SetDefaul
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -772,12 +910,15 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -788,7 +929,7 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -796,6 +937,7 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -806,14 +948,15 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 					}
 					a = append(grow(a, n), AlterPartitionReassignmentsResponseReassignablePartitionResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -830,6 +973,10 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -849,8 +996,16 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) readFrom(
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -880,11 +1035,11 @@ func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) appendTo(
 
 func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -904,9 +1059,11 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) SetDe
 	s.ErrorCode = 0
 	s.ErrorMessage = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -914,12 +1071,15 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -927,12 +1087,15 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -940,12 +1103,15 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -955,6 +1121,10 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -974,8 +1144,16 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) readF
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1005,15 +1183,15 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) appen
 
 func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
@@ -1022,34 +1200,56 @@ func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) write
 }
 
 func (s *AlterPartitionReassignmentsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x4 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Responses {
-		s.Responses[i].summarize(sm, version, c)
+	if s.nc&0x10 == 0 {
+		for i := range s.Responses {
+			s.Responses[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterPartitionReassignmentsResponseReassignablePartitionResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *AlterPartitionReassignmentsResponse) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterPartitionReassignmentsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterPartitionReassignmentsResponse) AppendTo(dst []byte, version int16) []byte {

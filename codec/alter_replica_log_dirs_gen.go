@@ -7,6 +7,10 @@ type AlterReplicaLogDirsRequest struct {
 	Dirs []AlterReplicaLogDirsRequestAlterReplicaLogDir // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterReplicaLogDirsRequestAlterReplicaLogDir is the AlterReplicaLogDir struct of AlterReplicaLogDirsRequest.
@@ -15,6 +19,8 @@ type AlterReplicaLogDirsRequestAlterReplicaLogDir struct {
 	Topics []AlterReplicaLogDirsRequestAlterReplicaLogDirTopic // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterReplicaLogDirsRequestAlterReplicaLogDirTopic is the AlterReplicaLogDirTopic struct of AlterReplicaLogDirsRequest.
@@ -23,15 +29,20 @@ type AlterReplicaLogDirsRequestAlterReplicaLogDirTopic struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *AlterReplicaLogDirsRequest) SetDefaults() {
 	s.Dirs = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -46,7 +57,7 @@ func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -58,6 +69,7 @@ func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Dirs")
 					return
 				}
@@ -68,14 +80,15 @@ func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterReplicaLogDirsRequestAlterReplicaLogDir{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Dirs")
 						s.Dirs = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Dirs = a
@@ -92,6 +105,10 @@ func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -111,8 +128,16 @@ func (s *AlterReplicaLogDirsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -143,7 +168,7 @@ func (s *AlterReplicaLogDirsRequest) appendTo(dst []byte, version int16) []byte 
 
 func (s *AlterReplicaLogDirsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Dirs")
 		{
 			w.BeginArray()
@@ -154,6 +179,7 @@ func (s *AlterReplicaLogDirsRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -162,9 +188,11 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) SetDefaults() {
 	s.Path = ""
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -176,12 +204,15 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 		} else {
 			s.Path = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Path)
-		}
 		if r.err != nil {
-			r.PushPath("Path")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Path")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Path)
 		}
 	}
 	{
@@ -196,7 +227,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -208,6 +239,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -218,14 +250,15 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 					}
 					a = append(grow(a, n), AlterReplicaLogDirsRequestAlterReplicaLogDirTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -242,6 +275,10 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -261,8 +298,16 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -300,11 +345,11 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) appendTo(dst []byte, vers
 
 func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Path")
 		w.String(s.Path)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -323,9 +368,11 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -337,12 +384,15 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -357,7 +407,7 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -365,10 +415,12 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -376,17 +428,23 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -400,6 +458,10 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -419,8 +481,16 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) readFrom(r *Reader, 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -458,11 +528,11 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) appendTo(dst []byte,
 
 func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -477,27 +547,49 @@ func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) writeJSON(w *JSONWri
 }
 
 func (s *AlterReplicaLogDirsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Dirs {
-		s.Dirs[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Dirs {
+			s.Dirs[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AlterReplicaLogDirsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AlterReplicaLogDirsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterReplicaLogDirsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterReplicaLogDirsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -524,6 +616,10 @@ type AlterReplicaLogDirsResponse struct {
 	Results        []AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult is the AlterReplicaLogDirTopicResult struct of AlterReplicaLogDirsResponse.
@@ -532,6 +628,8 @@ type AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult struct {
 	Partitions []AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult is the AlterReplicaLogDirPartitionResult struct of AlterReplicaLogDirsResponse.
@@ -540,6 +638,8 @@ type AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult struct {
 	ErrorCode      int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -547,9 +647,12 @@ func (s *AlterReplicaLogDirsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -557,12 +660,15 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -577,7 +683,7 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -589,6 +695,7 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Results")
 					return
 				}
@@ -599,14 +706,15 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -623,6 +731,10 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -642,8 +754,16 @@ func (s *AlterReplicaLogDirsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -677,11 +797,11 @@ func (s *AlterReplicaLogDirsResponse) appendTo(dst []byte, version int16) []byte
 
 func (s *AlterReplicaLogDirsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -692,6 +812,7 @@ func (s *AlterReplicaLogDirsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -700,9 +821,11 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) SetDefaults()
 	s.TopicName = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -714,12 +837,15 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 		} else {
 			s.TopicName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	}
 	{
@@ -734,7 +860,7 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -746,6 +872,7 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -756,14 +883,15 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 					}
 					a = append(grow(a, n), AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -780,6 +908,10 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -799,8 +931,16 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) readFrom(r *R
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -838,11 +978,11 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) appendTo(dst 
 
 func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -861,9 +1001,11 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) SetDefaul
 	s.PartitionIndex = 0
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -871,12 +1013,15 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) readFrom(
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -884,12 +1029,15 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) readFrom(
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	s.UnknownTags = nil
@@ -899,6 +1047,10 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) readFrom(
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -918,8 +1070,16 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) readFrom(
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -946,11 +1106,11 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) appendTo(
 
 func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
@@ -959,29 +1119,53 @@ func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) writeJSON
 }
 
 func (s *AlterReplicaLogDirsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.TopicName)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.TopicName)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AlterReplicaLogDirsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AlterReplicaLogDirsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterReplicaLogDirsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterReplicaLogDirsResponse) AppendTo(dst []byte, version int16) []byte {

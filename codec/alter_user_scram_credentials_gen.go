@@ -8,6 +8,10 @@ type AlterUserScramCredentialsRequest struct {
 	Upsertions []AlterUserScramCredentialsRequestScramCredentialUpsertion // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterUserScramCredentialsRequestScramCredentialDeletion is the ScramCredentialDeletion struct of AlterUserScramCredentialsRequest.
@@ -16,6 +20,8 @@ type AlterUserScramCredentialsRequestScramCredentialDeletion struct {
 	Mechanism int8   // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AlterUserScramCredentialsRequestScramCredentialUpsertion is the ScramCredentialUpsertion struct of AlterUserScramCredentialsRequest.
@@ -27,6 +33,8 @@ type AlterUserScramCredentialsRequestScramCredentialUpsertion struct {
 	SaltedPassword []byte // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -34,9 +42,12 @@ func (s *AlterUserScramCredentialsRequest) SetDefaults() {
 	s.Deletions = nil
 	s.Upsertions = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -47,7 +58,7 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -55,6 +66,7 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("Deletions")
 					return
 				}
@@ -65,14 +77,15 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterUserScramCredentialsRequestScramCredentialDeletion{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Deletions")
 						s.Deletions = a
+						s.nc |= 0x2
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Deletions = a
@@ -90,7 +103,7 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -98,6 +111,7 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Upsertions")
 					return
 				}
@@ -108,14 +122,15 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterUserScramCredentialsRequestScramCredentialUpsertion{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Upsertions")
 						s.Upsertions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Upsertions = a
@@ -132,6 +147,10 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -151,8 +170,16 @@ func (s *AlterUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -185,7 +212,7 @@ func (s *AlterUserScramCredentialsRequest) appendTo(dst []byte, version int16) [
 
 func (s *AlterUserScramCredentialsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Deletions")
 		{
 			w.BeginArray()
@@ -195,7 +222,7 @@ func (s *AlterUserScramCredentialsRequest) writeJSON(w *JSONWriter, version int1
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Upsertions")
 		{
 			w.BeginArray()
@@ -206,6 +233,7 @@ func (s *AlterUserScramCredentialsRequest) writeJSON(w *JSONWriter, version int1
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -214,9 +242,11 @@ func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) SetDefaults() 
 	s.Name = ""
 	s.Mechanism = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -224,12 +254,15 @@ func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) readFrom(r *Re
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -237,12 +270,15 @@ func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) readFrom(r *Re
 			r.tr.Begin("Mechanism", r.off)
 		}
 		s.Mechanism = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Mechanism)
-		}
 		if r.err != nil {
-			r.PushPath("Mechanism")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Mechanism")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Mechanism)
 		}
 	}
 	s.UnknownTags = nil
@@ -252,6 +288,10 @@ func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) readFrom(r *Re
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -271,8 +311,16 @@ func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) readFrom(r *Re
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -299,11 +347,11 @@ func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) appendTo(dst [
 
 func (s *AlterUserScramCredentialsRequestScramCredentialDeletion) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Mechanism")
 		w.Int(int64(s.Mechanism))
 	}
@@ -319,9 +367,11 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) SetDefaults()
 	s.Salt = nil
 	s.SaltedPassword = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -329,12 +379,15 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -342,12 +395,15 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 			r.tr.Begin("Mechanism", r.off)
 		}
 		s.Mechanism = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Mechanism)
-		}
 		if r.err != nil {
-			r.PushPath("Mechanism")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("Mechanism")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Mechanism)
 		}
 	}
 	{
@@ -355,12 +411,15 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 			r.tr.Begin("Iterations", r.off)
 		}
 		s.Iterations = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Iterations)
-		}
 		if r.err != nil {
-			r.PushPath("Iterations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("Iterations")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Iterations)
 		}
 	}
 	{
@@ -368,12 +427,15 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 			r.tr.Begin("Salt", r.off)
 		}
 		s.Salt = r.CompactBytes()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Salt)
-		}
 		if r.err != nil {
-			r.PushPath("Salt")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("Salt")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Salt)
 		}
 	}
 	{
@@ -381,12 +443,15 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 			r.tr.Begin("SaltedPassword", r.off)
 		}
 		s.SaltedPassword = r.CompactBytes()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SaltedPassword)
-		}
 		if r.err != nil {
-			r.PushPath("SaltedPassword")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("SaltedPassword")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SaltedPassword)
 		}
 	}
 	s.UnknownTags = nil
@@ -396,6 +461,10 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -415,8 +484,16 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) readFrom(r *R
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -452,23 +529,23 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) appendTo(dst 
 
 func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Mechanism")
 		w.Int(int64(s.Mechanism))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Iterations")
 		w.Int(int64(s.Iterations))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Salt")
 		w.ByteString(s.Salt)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("SaltedPassword")
 		w.Secret(s.SaltedPassword)
 	}
@@ -477,8 +554,10 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) writeJSON(w *
 }
 
 func (s *AlterUserScramCredentialsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Upsertions {
-		s.Upsertions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Upsertions {
+			s.Upsertions[i].summarize(sm, version, c)
+		}
 	}
 }
 
@@ -486,7 +565,18 @@ func (s *AlterUserScramCredentialsRequestScramCredentialUpsertion) summarize(sm 
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AlterUserScramCredentialsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AlterUserScramCredentialsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterUserScramCredentialsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterUserScramCredentialsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -515,6 +605,10 @@ type AlterUserScramCredentialsResponse struct {
 	Results        []AlterUserScramCredentialsResponseAlterUserScramCredentialsResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AlterUserScramCredentialsResponseAlterUserScramCredentialsResult is the AlterUserScramCredentialsResult struct of AlterUserScramCredentialsResponse.
@@ -524,6 +618,8 @@ type AlterUserScramCredentialsResponseAlterUserScramCredentialsResult struct {
 	ErrorMessage *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -531,9 +627,12 @@ func (s *AlterUserScramCredentialsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -541,12 +640,15 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -557,7 +659,7 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -565,6 +667,7 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Results")
 					return
 				}
@@ -575,14 +678,15 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AlterUserScramCredentialsResponseAlterUserScramCredentialsResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -599,6 +703,10 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -618,8 +726,16 @@ func (s *AlterUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -649,11 +765,11 @@ func (s *AlterUserScramCredentialsResponse) appendTo(dst []byte, version int16) 
 
 func (s *AlterUserScramCredentialsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -664,6 +780,7 @@ func (s *AlterUserScramCredentialsResponse) writeJSON(w *JSONWriter, version int
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -673,9 +790,11 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) SetDe
 	s.ErrorCode = 0
 	s.ErrorMessage = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -683,12 +802,15 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readF
 			r.tr.Begin("User", r.off)
 		}
 		s.User = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.User)
-		}
 		if r.err != nil {
-			r.PushPath("User")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("User")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.User)
 		}
 	}
 	{
@@ -696,12 +818,15 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readF
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -709,12 +834,15 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readF
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -724,6 +852,10 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readF
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -743,8 +875,16 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) readF
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -774,15 +914,15 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) appen
 
 func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("User")
 		w.String(s.User)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
@@ -791,21 +931,32 @@ func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) write
 }
 
 func (s *AlterUserScramCredentialsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *AlterUserScramCredentialsResponse) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AlterUserScramCredentialsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AlterUserScramCredentialsResponse) AppendTo(dst []byte, version int16) []byte {

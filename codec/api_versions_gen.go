@@ -10,6 +10,10 @@ type ApiVersionsRequest struct {
 	NodeId                int32   // versions 5+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -19,9 +23,12 @@ func (s *ApiVersionsRequest) SetDefaults() {
 	s.ClusterId = nil
 	s.NodeId = -1
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	if version >= 3 {
@@ -29,12 +36,15 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientSoftwareName", r.off)
 		}
 		s.ClientSoftwareName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientSoftwareName)
-		}
 		if r.err != nil {
-			r.PushPath("ClientSoftwareName")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ClientSoftwareName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientSoftwareName)
 		}
 	} else {
 		s.ClientSoftwareName = ""
@@ -44,12 +54,15 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientSoftwareVersion", r.off)
 		}
 		s.ClientSoftwareVersion = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientSoftwareVersion)
-		}
 		if r.err != nil {
-			r.PushPath("ClientSoftwareVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ClientSoftwareVersion")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientSoftwareVersion)
 		}
 	} else {
 		s.ClientSoftwareVersion = ""
@@ -59,12 +72,15 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterId", r.off)
 		}
 		s.ClusterId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClusterId)
-		}
 		if r.err != nil {
-			r.PushPath("ClusterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ClusterId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
 		}
 	} else {
 		s.ClusterId = nil
@@ -74,12 +90,15 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeId)
-		}
 		if r.err != nil {
-			r.PushPath("NodeId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("NodeId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
 		}
 	} else {
 		s.NodeId = -1
@@ -91,6 +110,10 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -110,8 +133,16 @@ func (s *ApiVersionsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -144,23 +175,24 @@ func (s *ApiVersionsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *ApiVersionsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("ClientSoftwareName")
 		w.String(s.ClientSoftwareName)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		w.Key("ClientSoftwareVersion")
 		w.String(s.ClientSoftwareVersion)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x4 == 0 {
 		w.Key("ClusterId")
 		w.NullableString(s.ClusterId)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x8 == 0 {
 		w.Key("NodeId")
 		w.Int(int64(s.NodeId))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -168,7 +200,18 @@ func (s *ApiVersionsRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ApiVersionsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ApiVersionsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ApiVersionsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ApiVersionsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -198,6 +241,10 @@ type ApiVersionsResponse struct {
 	ZkMigrationReady       bool                                     // versions 3+, tag 3 in 3+, default "false"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ApiVersionsResponseApiVersion is the ApiVersion struct of ApiVersionsResponse.
@@ -207,6 +254,8 @@ type ApiVersionsResponseApiVersion struct {
 	MaxVersion int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ApiVersionsResponseSupportedFeatureKey is the SupportedFeatureKey struct of ApiVersionsResponse.
@@ -216,6 +265,8 @@ type ApiVersionsResponseSupportedFeatureKey struct {
 	MaxVersion int16  // versions 3+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ApiVersionsResponseFinalizedFeatureKey is the FinalizedFeatureKey struct of ApiVersionsResponse.
@@ -225,6 +276,8 @@ type ApiVersionsResponseFinalizedFeatureKey struct {
 	MinVersionLevel int16  // versions 3+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -237,9 +290,12 @@ func (s *ApiVersionsResponse) SetDefaults() {
 	s.FinalizedFeatures = nil
 	s.ZkMigrationReady = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -247,12 +303,15 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -267,7 +326,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -279,6 +338,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x7e
 					r.PushPath("ApiKeys")
 					return
 				}
@@ -289,14 +349,15 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ApiVersionsResponseApiVersion{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ApiKeys")
 						s.ApiKeys = a
+						s.nc |= 0x7c
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ApiKeys = a
@@ -311,12 +372,15 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -332,16 +396,23 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x78
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x78 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -359,7 +430,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.Begin("(length)", lenOff)
 						r.tr.End(r.off, n)
 					}
@@ -367,6 +438,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 						n = r.NotNull(n)
 						r.checkCount(n, 6)
 						if r.err != nil {
+							s.nc |= (0x78 &^ got)
 							r.PushPath("SupportedFeatures")
 							return
 						}
@@ -377,14 +449,15 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 							}
 							a = append(grow(a, n), ApiVersionsResponseSupportedFeatureKey{})
 							a[i].readFrom(r, version)
-							if r.tr != nil && r.err == nil {
-								r.tr.End(r.off, nil)
-							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("SupportedFeatures")
 								s.SupportedFeatures = a
+								s.nc |= (0x70 &^ got)
 								return
+							}
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
 							}
 						}
 						s.SupportedFeatures = a
@@ -394,10 +467,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
-				if r.err != nil {
-					r.PushPath("SupportedFeatures")
-					return
-				}
+				got |= 0x8
 				continue
 			case tag == 1 && version >= 3:
 				full := r.limit(end)
@@ -406,13 +476,17 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 				}
 				s.FinalizedFeaturesEpoch = r.Int64()
 				r.unlimit(full, end, 1)
-				if r.tr != nil && r.err == nil {
+				if r.err != nil {
+					if !r.skipped() {
+						s.nc |= (0x78 &^ got)
+						r.PushPath("FinalizedFeaturesEpoch")
+						return
+					}
+					s.nc |= 0x10
+				} else if r.tr != nil {
 					r.tr.End(r.off, s.FinalizedFeaturesEpoch)
 				}
-				if r.err != nil {
-					r.PushPath("FinalizedFeaturesEpoch")
-					return
-				}
+				got |= 0x10
 				continue
 			case tag == 2 && version >= 3:
 				full := r.limit(end)
@@ -427,7 +501,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.Begin("(length)", lenOff)
 						r.tr.End(r.off, n)
 					}
@@ -435,6 +509,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 						n = r.NotNull(n)
 						r.checkCount(n, 6)
 						if r.err != nil {
+							s.nc |= (0x78 &^ got)
 							r.PushPath("FinalizedFeatures")
 							return
 						}
@@ -445,14 +520,15 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 							}
 							a = append(grow(a, n), ApiVersionsResponseFinalizedFeatureKey{})
 							a[i].readFrom(r, version)
-							if r.tr != nil && r.err == nil {
-								r.tr.End(r.off, nil)
-							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("FinalizedFeatures")
 								s.FinalizedFeatures = a
+								s.nc |= (0x58 &^ got)
 								return
+							}
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
 							}
 						}
 						s.FinalizedFeatures = a
@@ -462,10 +538,7 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
-				if r.err != nil {
-					r.PushPath("FinalizedFeatures")
-					return
-				}
+				got |= 0x20
 				continue
 			case tag == 3 && version >= 3:
 				full := r.limit(end)
@@ -474,13 +547,17 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 				}
 				s.ZkMigrationReady = r.Bool()
 				r.unlimit(full, end, 3)
-				if r.tr != nil && r.err == nil {
+				if r.err != nil {
+					if !r.skipped() {
+						s.nc |= (0x78 &^ got)
+						r.PushPath("ZkMigrationReady")
+						return
+					}
+					s.nc |= 0x40
+				} else if r.tr != nil {
 					r.tr.End(r.off, s.ZkMigrationReady)
 				}
-				if r.err != nil {
-					r.PushPath("ZkMigrationReady")
-					return
-				}
+				got |= 0x40
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -489,8 +566,17 @@ func (s *ApiVersionsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x78 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -554,11 +640,11 @@ func (s *ApiVersionsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *ApiVersionsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ApiKeys")
 		{
 			w.BeginArray()
@@ -568,11 +654,11 @@ func (s *ApiVersionsResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x8 == 0 {
 		w.Key("SupportedFeatures")
 		{
 			w.BeginArray()
@@ -582,11 +668,11 @@ func (s *ApiVersionsResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x10 == 0 {
 		w.Key("FinalizedFeaturesEpoch")
 		w.Int(int64(s.FinalizedFeaturesEpoch))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x20 == 0 {
 		w.Key("FinalizedFeatures")
 		{
 			w.BeginArray()
@@ -596,11 +682,12 @@ func (s *ApiVersionsResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x40 == 0 {
 		w.Key("ZkMigrationReady")
 		w.Bool(s.ZkMigrationReady)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -610,9 +697,11 @@ func (s *ApiVersionsResponseApiVersion) SetDefaults() {
 	s.MinVersion = 0
 	s.MaxVersion = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -620,12 +709,15 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ApiKey", r.off)
 		}
 		s.ApiKey = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ApiKey)
-		}
 		if r.err != nil {
-			r.PushPath("ApiKey")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ApiKey")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ApiKey)
 		}
 	}
 	{
@@ -633,12 +725,15 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MinVersion", r.off)
 		}
 		s.MinVersion = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MinVersion)
-		}
 		if r.err != nil {
-			r.PushPath("MinVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("MinVersion")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MinVersion)
 		}
 	}
 	{
@@ -646,12 +741,15 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxVersion", r.off)
 		}
 		s.MaxVersion = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxVersion)
-		}
 		if r.err != nil {
-			r.PushPath("MaxVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("MaxVersion")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxVersion)
 		}
 	}
 	s.UnknownTags = nil
@@ -661,6 +759,10 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -680,8 +782,16 @@ func (s *ApiVersionsResponseApiVersion) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -711,15 +821,15 @@ func (s *ApiVersionsResponseApiVersion) appendTo(dst []byte, version int16) []by
 
 func (s *ApiVersionsResponseApiVersion) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ApiKey")
 		w.Int(int64(s.ApiKey))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MinVersion")
 		w.Int(int64(s.MinVersion))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("MaxVersion")
 		w.Int(int64(s.MaxVersion))
 	}
@@ -733,9 +843,11 @@ func (s *ApiVersionsResponseSupportedFeatureKey) SetDefaults() {
 	s.MinVersion = 0
 	s.MaxVersion = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	if version >= 3 {
@@ -743,12 +855,15 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -758,12 +873,15 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("MinVersion", r.off)
 		}
 		s.MinVersion = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MinVersion)
-		}
 		if r.err != nil {
-			r.PushPath("MinVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("MinVersion")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MinVersion)
 		}
 	} else {
 		s.MinVersion = 0
@@ -773,12 +891,15 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("MaxVersion", r.off)
 		}
 		s.MaxVersion = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxVersion)
-		}
 		if r.err != nil {
-			r.PushPath("MaxVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("MaxVersion")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxVersion)
 		}
 	} else {
 		s.MaxVersion = 0
@@ -790,6 +911,10 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -809,8 +934,16 @@ func (s *ApiVersionsResponseSupportedFeatureKey) readFrom(r *Reader, version int
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -840,15 +973,15 @@ func (s *ApiVersionsResponseSupportedFeatureKey) appendTo(dst []byte, version in
 
 func (s *ApiVersionsResponseSupportedFeatureKey) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		w.Key("MinVersion")
 		w.Int(int64(s.MinVersion))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x4 == 0 {
 		w.Key("MaxVersion")
 		w.Int(int64(s.MaxVersion))
 	}
@@ -862,9 +995,11 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) SetDefaults() {
 	s.MaxVersionLevel = 0
 	s.MinVersionLevel = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	if version >= 3 {
@@ -872,12 +1007,15 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -887,12 +1025,15 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("MaxVersionLevel", r.off)
 		}
 		s.MaxVersionLevel = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxVersionLevel)
-		}
 		if r.err != nil {
-			r.PushPath("MaxVersionLevel")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("MaxVersionLevel")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxVersionLevel)
 		}
 	} else {
 		s.MaxVersionLevel = 0
@@ -902,12 +1043,15 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 			r.tr.Begin("MinVersionLevel", r.off)
 		}
 		s.MinVersionLevel = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MinVersionLevel)
-		}
 		if r.err != nil {
-			r.PushPath("MinVersionLevel")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("MinVersionLevel")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MinVersionLevel)
 		}
 	} else {
 		s.MinVersionLevel = 0
@@ -919,6 +1063,10 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -938,8 +1086,16 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) readFrom(r *Reader, version int
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -969,15 +1125,15 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) appendTo(dst []byte, version in
 
 func (s *ApiVersionsResponseFinalizedFeatureKey) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		w.Key("MaxVersionLevel")
 		w.Int(int64(s.MaxVersionLevel))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x4 == 0 {
 		w.Key("MinVersionLevel")
 		w.Int(int64(s.MinVersionLevel))
 	}
@@ -986,13 +1142,24 @@ func (s *ApiVersionsResponseFinalizedFeatureKey) writeJSON(w *JSONWriter, versio
 }
 
 func (s *ApiVersionsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ApiVersionsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ApiVersionsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ApiVersionsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ApiVersionsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -9,6 +9,10 @@ type AssignReplicasToDirsRequest struct {
 	Directories []AssignReplicasToDirsRequestDirectoryData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AssignReplicasToDirsRequestDirectoryData is the DirectoryData struct of AssignReplicasToDirsRequest.
@@ -17,6 +21,8 @@ type AssignReplicasToDirsRequestDirectoryData struct {
 	Topics []AssignReplicasToDirsRequestTopicData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AssignReplicasToDirsRequestTopicData is the TopicData struct of AssignReplicasToDirsRequest.
@@ -25,6 +31,8 @@ type AssignReplicasToDirsRequestTopicData struct {
 	Partitions []AssignReplicasToDirsRequestPartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AssignReplicasToDirsRequestPartitionData is the PartitionData struct of AssignReplicasToDirsRequest.
@@ -32,6 +40,8 @@ type AssignReplicasToDirsRequestPartitionData struct {
 	PartitionIndex int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -40,9 +50,12 @@ func (s *AssignReplicasToDirsRequest) SetDefaults() {
 	s.BrokerEpoch = -1
 	s.Directories = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AssignReplicasToDirsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -50,12 +63,15 @@ func (s *AssignReplicasToDirsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerId)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("BrokerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
 		}
 	}
 	{
@@ -63,12 +79,15 @@ func (s *AssignReplicasToDirsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("BrokerEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
 		}
 	}
 	{
@@ -79,7 +98,7 @@ func (s *AssignReplicasToDirsRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -87,6 +106,7 @@ func (s *AssignReplicasToDirsRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Directories")
 					return
 				}
@@ -97,14 +117,15 @@ func (s *AssignReplicasToDirsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AssignReplicasToDirsRequestDirectoryData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Directories")
 						s.Directories = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Directories = a
@@ -121,6 +142,10 @@ func (s *AssignReplicasToDirsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -140,8 +165,16 @@ func (s *AssignReplicasToDirsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -174,15 +207,15 @@ func (s *AssignReplicasToDirsRequest) appendTo(dst []byte, version int16) []byte
 
 func (s *AssignReplicasToDirsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("BrokerId")
 		w.Int(int64(s.BrokerId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("BrokerEpoch")
 		w.Int(int64(s.BrokerEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Directories")
 		{
 			w.BeginArray()
@@ -193,6 +226,7 @@ func (s *AssignReplicasToDirsRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -201,9 +235,11 @@ func (s *AssignReplicasToDirsRequestDirectoryData) SetDefaults() {
 	s.Id = UUID{}
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AssignReplicasToDirsRequestDirectoryData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -211,12 +247,15 @@ func (s *AssignReplicasToDirsRequestDirectoryData) readFrom(r *Reader, version i
 			r.tr.Begin("Id", r.off)
 		}
 		s.Id = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Id)
-		}
 		if r.err != nil {
-			r.PushPath("Id")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Id")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Id)
 		}
 	}
 	{
@@ -227,7 +266,7 @@ func (s *AssignReplicasToDirsRequestDirectoryData) readFrom(r *Reader, version i
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -235,6 +274,7 @@ func (s *AssignReplicasToDirsRequestDirectoryData) readFrom(r *Reader, version i
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -245,14 +285,15 @@ func (s *AssignReplicasToDirsRequestDirectoryData) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), AssignReplicasToDirsRequestTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -269,6 +310,10 @@ func (s *AssignReplicasToDirsRequestDirectoryData) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -288,8 +333,16 @@ func (s *AssignReplicasToDirsRequestDirectoryData) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -319,11 +372,11 @@ func (s *AssignReplicasToDirsRequestDirectoryData) appendTo(dst []byte, version 
 
 func (s *AssignReplicasToDirsRequestDirectoryData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Id")
 		w.UUID(s.Id)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -342,9 +395,11 @@ func (s *AssignReplicasToDirsRequestTopicData) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AssignReplicasToDirsRequestTopicData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -352,12 +407,15 @@ func (s *AssignReplicasToDirsRequestTopicData) readFrom(r *Reader, version int16
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -368,7 +426,7 @@ func (s *AssignReplicasToDirsRequestTopicData) readFrom(r *Reader, version int16
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -376,6 +434,7 @@ func (s *AssignReplicasToDirsRequestTopicData) readFrom(r *Reader, version int16
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -386,14 +445,15 @@ func (s *AssignReplicasToDirsRequestTopicData) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), AssignReplicasToDirsRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -410,6 +470,10 @@ func (s *AssignReplicasToDirsRequestTopicData) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -429,8 +493,16 @@ func (s *AssignReplicasToDirsRequestTopicData) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -460,11 +532,11 @@ func (s *AssignReplicasToDirsRequestTopicData) appendTo(dst []byte, version int1
 
 func (s *AssignReplicasToDirsRequestTopicData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -482,9 +554,11 @@ func (s *AssignReplicasToDirsRequestTopicData) writeJSON(w *JSONWriter, version 
 func (s *AssignReplicasToDirsRequestPartitionData) SetDefaults() {
 	s.PartitionIndex = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AssignReplicasToDirsRequestPartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -492,12 +566,15 @@ func (s *AssignReplicasToDirsRequestPartitionData) readFrom(r *Reader, version i
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	s.UnknownTags = nil
@@ -507,6 +584,10 @@ func (s *AssignReplicasToDirsRequestPartitionData) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -526,8 +607,16 @@ func (s *AssignReplicasToDirsRequestPartitionData) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -551,7 +640,7 @@ func (s *AssignReplicasToDirsRequestPartitionData) appendTo(dst []byte, version 
 
 func (s *AssignReplicasToDirsRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
@@ -560,32 +649,58 @@ func (s *AssignReplicasToDirsRequestPartitionData) writeJSON(w *JSONWriter, vers
 }
 
 func (s *AssignReplicasToDirsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Directories {
-		s.Directories[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Directories {
+			s.Directories[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AssignReplicasToDirsRequestDirectoryData) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AssignReplicasToDirsRequestTopicData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AssignReplicasToDirsRequestPartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AssignReplicasToDirsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AssignReplicasToDirsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AssignReplicasToDirsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AssignReplicasToDirsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -615,6 +730,10 @@ type AssignReplicasToDirsResponse struct {
 	Directories    []AssignReplicasToDirsResponseDirectoryData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // AssignReplicasToDirsResponseDirectoryData is the DirectoryData struct of AssignReplicasToDirsResponse.
@@ -623,6 +742,8 @@ type AssignReplicasToDirsResponseDirectoryData struct {
 	Topics []AssignReplicasToDirsResponseTopicData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AssignReplicasToDirsResponseTopicData is the TopicData struct of AssignReplicasToDirsResponse.
@@ -631,6 +752,8 @@ type AssignReplicasToDirsResponseTopicData struct {
 	Partitions []AssignReplicasToDirsResponsePartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // AssignReplicasToDirsResponsePartitionData is the PartitionData struct of AssignReplicasToDirsResponse.
@@ -639,6 +762,8 @@ type AssignReplicasToDirsResponsePartitionData struct {
 	ErrorCode      int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -647,9 +772,12 @@ func (s *AssignReplicasToDirsResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.Directories = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *AssignReplicasToDirsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -657,12 +785,15 @@ func (s *AssignReplicasToDirsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -670,12 +801,15 @@ func (s *AssignReplicasToDirsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -686,7 +820,7 @@ func (s *AssignReplicasToDirsResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -694,6 +828,7 @@ func (s *AssignReplicasToDirsResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Directories")
 					return
 				}
@@ -704,14 +839,15 @@ func (s *AssignReplicasToDirsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), AssignReplicasToDirsResponseDirectoryData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Directories")
 						s.Directories = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Directories = a
@@ -728,6 +864,10 @@ func (s *AssignReplicasToDirsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -747,8 +887,16 @@ func (s *AssignReplicasToDirsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -781,15 +929,15 @@ func (s *AssignReplicasToDirsResponse) appendTo(dst []byte, version int16) []byt
 
 func (s *AssignReplicasToDirsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Directories")
 		{
 			w.BeginArray()
@@ -800,6 +948,7 @@ func (s *AssignReplicasToDirsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -808,9 +957,11 @@ func (s *AssignReplicasToDirsResponseDirectoryData) SetDefaults() {
 	s.Id = UUID{}
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AssignReplicasToDirsResponseDirectoryData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -818,12 +969,15 @@ func (s *AssignReplicasToDirsResponseDirectoryData) readFrom(r *Reader, version 
 			r.tr.Begin("Id", r.off)
 		}
 		s.Id = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Id)
-		}
 		if r.err != nil {
-			r.PushPath("Id")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Id")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Id)
 		}
 	}
 	{
@@ -834,7 +988,7 @@ func (s *AssignReplicasToDirsResponseDirectoryData) readFrom(r *Reader, version 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -842,6 +996,7 @@ func (s *AssignReplicasToDirsResponseDirectoryData) readFrom(r *Reader, version 
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -852,14 +1007,15 @@ func (s *AssignReplicasToDirsResponseDirectoryData) readFrom(r *Reader, version 
 					}
 					a = append(grow(a, n), AssignReplicasToDirsResponseTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -876,6 +1032,10 @@ func (s *AssignReplicasToDirsResponseDirectoryData) readFrom(r *Reader, version 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -895,8 +1055,16 @@ func (s *AssignReplicasToDirsResponseDirectoryData) readFrom(r *Reader, version 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -926,11 +1094,11 @@ func (s *AssignReplicasToDirsResponseDirectoryData) appendTo(dst []byte, version
 
 func (s *AssignReplicasToDirsResponseDirectoryData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Id")
 		w.UUID(s.Id)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -949,9 +1117,11 @@ func (s *AssignReplicasToDirsResponseTopicData) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AssignReplicasToDirsResponseTopicData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -959,12 +1129,15 @@ func (s *AssignReplicasToDirsResponseTopicData) readFrom(r *Reader, version int1
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -975,7 +1148,7 @@ func (s *AssignReplicasToDirsResponseTopicData) readFrom(r *Reader, version int1
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -983,6 +1156,7 @@ func (s *AssignReplicasToDirsResponseTopicData) readFrom(r *Reader, version int1
 				n = r.NotNull(n)
 				r.checkCount(n, 7)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -993,14 +1167,15 @@ func (s *AssignReplicasToDirsResponseTopicData) readFrom(r *Reader, version int1
 					}
 					a = append(grow(a, n), AssignReplicasToDirsResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -1017,6 +1192,10 @@ func (s *AssignReplicasToDirsResponseTopicData) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1036,8 +1215,16 @@ func (s *AssignReplicasToDirsResponseTopicData) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1067,11 +1254,11 @@ func (s *AssignReplicasToDirsResponseTopicData) appendTo(dst []byte, version int
 
 func (s *AssignReplicasToDirsResponseTopicData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1090,9 +1277,11 @@ func (s *AssignReplicasToDirsResponsePartitionData) SetDefaults() {
 	s.PartitionIndex = 0
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *AssignReplicasToDirsResponsePartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1100,12 +1289,15 @@ func (s *AssignReplicasToDirsResponsePartitionData) readFrom(r *Reader, version 
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1113,12 +1305,15 @@ func (s *AssignReplicasToDirsResponsePartitionData) readFrom(r *Reader, version 
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	s.UnknownTags = nil
@@ -1128,6 +1323,10 @@ func (s *AssignReplicasToDirsResponsePartitionData) readFrom(r *Reader, version 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1147,8 +1346,16 @@ func (s *AssignReplicasToDirsResponsePartitionData) readFrom(r *Reader, version 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1175,11 +1382,11 @@ func (s *AssignReplicasToDirsResponsePartitionData) appendTo(dst []byte, version
 
 func (s *AssignReplicasToDirsResponsePartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
@@ -1188,38 +1395,64 @@ func (s *AssignReplicasToDirsResponsePartitionData) writeJSON(w *JSONWriter, ver
 }
 
 func (s *AssignReplicasToDirsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Directories {
-		s.Directories[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Directories {
+			s.Directories[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AssignReplicasToDirsResponseDirectoryData) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AssignReplicasToDirsResponseTopicData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *AssignReplicasToDirsResponsePartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *AssignReplicasToDirsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *AssignReplicasToDirsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *AssignReplicasToDirsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *AssignReplicasToDirsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -13,6 +13,10 @@ type BrokerHeartbeatRequest struct {
 	CordonedLogDirs       []UUID // versions 2+, nullable 2+, tag 1 in 2+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -25,9 +29,12 @@ func (s *BrokerHeartbeatRequest) SetDefaults() {
 	s.OfflineLogDirs = nil
 	s.CordonedLogDirs = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -35,12 +42,15 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerId)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("BrokerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
 		}
 	}
 	{
@@ -48,12 +58,15 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("BrokerEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
 		}
 	}
 	{
@@ -61,12 +74,15 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CurrentMetadataOffset", r.off)
 		}
 		s.CurrentMetadataOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CurrentMetadataOffset)
-		}
 		if r.err != nil {
-			r.PushPath("CurrentMetadataOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("CurrentMetadataOffset")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CurrentMetadataOffset)
 		}
 	}
 	{
@@ -74,12 +90,15 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("WantFence", r.off)
 		}
 		s.WantFence = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.WantFence)
-		}
 		if r.err != nil {
-			r.PushPath("WantFence")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("WantFence")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.WantFence)
 		}
 	}
 	{
@@ -87,12 +106,15 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("WantShutDown", r.off)
 		}
 		s.WantShutDown = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.WantShutDown)
-		}
 		if r.err != nil {
-			r.PushPath("WantShutDown")
-			return
+			if !r.skipped() {
+				s.nc |= 0x70
+				r.PushPath("WantShutDown")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.WantShutDown)
 		}
 	}
 	s.OfflineLogDirs = nil
@@ -104,16 +126,23 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x60
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x60 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -131,7 +160,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.Begin("(length)", lenOff)
 						r.tr.End(r.off, n)
 					}
@@ -139,10 +168,12 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 						n = r.NotNull(n)
 						r.checkCount(n, 16)
 						if r.err != nil {
+							s.nc |= (0x60 &^ got)
 							r.PushPath("OfflineLogDirs")
 							return
 						}
 						a := prealloc[UUID](n)
+						lost := false
 						for i := 0; i < n; i++ {
 							if r.tr != nil {
 								r.tr.BeginIndex(i, r.off)
@@ -150,27 +181,30 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 							var e UUID
 							e = r.UUID()
 							a = append(grow(a, n), e)
-							if r.tr != nil && r.err == nil {
-								r.tr.End(r.off, e)
-							}
 							if r.err != nil {
-								r.PushIndex(i)
-								r.PushPath("OfflineLogDirs")
-								s.OfflineLogDirs = a
-								return
+								if !r.skipped() {
+									r.PushIndex(i)
+									r.PushPath("OfflineLogDirs")
+									s.OfflineLogDirs = a
+									s.nc |= (0x60 &^ got)
+									return
+								}
+								lost = true
+							} else if r.tr != nil {
+								r.tr.End(r.off, e)
 							}
 						}
 						s.OfflineLogDirs = a
+						if lost {
+							s.nc |= 0x20
+						}
 					}
 				}
 				r.unlimit(full, end, 0)
 				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
-				if r.err != nil {
-					r.PushPath("OfflineLogDirs")
-					return
-				}
+				got |= 0x20
 				continue
 			case tag == 1 && version >= 2:
 				full := r.limit(end)
@@ -185,7 +219,7 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.Begin("(length)", lenOff)
 						r.tr.End(r.off, n)
 					}
@@ -195,10 +229,12 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 						n = r.NotNull(n)
 						r.checkCount(n, 16)
 						if r.err != nil {
+							s.nc |= (0x60 &^ got)
 							r.PushPath("CordonedLogDirs")
 							return
 						}
 						a := prealloc[UUID](n)
+						lost := false
 						for i := 0; i < n; i++ {
 							if r.tr != nil {
 								r.tr.BeginIndex(i, r.off)
@@ -206,27 +242,30 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 							var e UUID
 							e = r.UUID()
 							a = append(grow(a, n), e)
-							if r.tr != nil && r.err == nil {
-								r.tr.End(r.off, e)
-							}
 							if r.err != nil {
-								r.PushIndex(i)
-								r.PushPath("CordonedLogDirs")
-								s.CordonedLogDirs = a
-								return
+								if !r.skipped() {
+									r.PushIndex(i)
+									r.PushPath("CordonedLogDirs")
+									s.CordonedLogDirs = a
+									s.nc |= (0x60 &^ got)
+									return
+								}
+								lost = true
+							} else if r.tr != nil {
+								r.tr.End(r.off, e)
 							}
 						}
 						s.CordonedLogDirs = a
+						if lost {
+							s.nc |= 0x40
+						}
 					}
 				}
 				r.unlimit(full, end, 1)
 				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
-				if r.err != nil {
-					r.PushPath("CordonedLogDirs")
-					return
-				}
+				got |= 0x40
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -235,8 +274,17 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x60 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -289,27 +337,27 @@ func (s *BrokerHeartbeatRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *BrokerHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("BrokerId")
 		w.Int(int64(s.BrokerId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("BrokerEpoch")
 		w.Int(int64(s.BrokerEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("CurrentMetadataOffset")
 		w.Int(int64(s.CurrentMetadataOffset))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("WantFence")
 		w.Bool(s.WantFence)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("WantShutDown")
 		w.Bool(s.WantShutDown)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x20 == 0 {
 		w.Key("OfflineLogDirs")
 		{
 			w.BeginArray()
@@ -319,7 +367,7 @@ func (s *BrokerHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x40 == 0 {
 		w.Key("CordonedLogDirs")
 		if s.CordonedLogDirs == nil {
 			w.Null()
@@ -332,6 +380,7 @@ func (s *BrokerHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -339,7 +388,18 @@ func (s *BrokerHeartbeatRequest) summarize(sm *Summary, version int16, c sumCtx)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *BrokerHeartbeatRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *BrokerHeartbeatRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *BrokerHeartbeatRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *BrokerHeartbeatRequest) AppendTo(dst []byte, version int16) []byte {
@@ -367,6 +427,10 @@ type BrokerHeartbeatResponse struct {
 	ShouldShutDown bool  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -377,9 +441,12 @@ func (s *BrokerHeartbeatResponse) SetDefaults() {
 	s.IsFenced = true
 	s.ShouldShutDown = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -387,12 +454,15 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -400,12 +470,15 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -413,12 +486,15 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsCaughtUp", r.off)
 		}
 		s.IsCaughtUp = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsCaughtUp)
-		}
 		if r.err != nil {
-			r.PushPath("IsCaughtUp")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("IsCaughtUp")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsCaughtUp)
 		}
 	}
 	{
@@ -426,12 +502,15 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsFenced", r.off)
 		}
 		s.IsFenced = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsFenced)
-		}
 		if r.err != nil {
-			r.PushPath("IsFenced")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("IsFenced")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsFenced)
 		}
 	}
 	{
@@ -439,12 +518,15 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ShouldShutDown", r.off)
 		}
 		s.ShouldShutDown = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ShouldShutDown)
-		}
 		if r.err != nil {
-			r.PushPath("ShouldShutDown")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("ShouldShutDown")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ShouldShutDown)
 		}
 	}
 	s.UnknownTags = nil
@@ -454,6 +536,10 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -473,8 +559,16 @@ func (s *BrokerHeartbeatResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -510,38 +604,50 @@ func (s *BrokerHeartbeatResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *BrokerHeartbeatResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("IsCaughtUp")
 		w.Bool(s.IsCaughtUp)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("IsFenced")
 		w.Bool(s.IsFenced)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("ShouldShutDown")
 		w.Bool(s.ShouldShutDown)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *BrokerHeartbeatResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *BrokerHeartbeatResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *BrokerHeartbeatResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *BrokerHeartbeatResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *BrokerHeartbeatResponse) AppendTo(dst []byte, version int16) []byte {

@@ -15,6 +15,10 @@ type BrokerRegistrationRequest struct {
 	PreviousBrokerEpoch int64                               // versions 3+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // BrokerRegistrationRequestListener is the Listener struct of BrokerRegistrationRequest.
@@ -25,6 +29,8 @@ type BrokerRegistrationRequestListener struct {
 	SecurityProtocol int16  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // BrokerRegistrationRequestFeature is the Feature struct of BrokerRegistrationRequest.
@@ -34,6 +40,8 @@ type BrokerRegistrationRequestFeature struct {
 	MaxSupportedVersion int16  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -48,9 +56,12 @@ func (s *BrokerRegistrationRequest) SetDefaults() {
 	s.LogDirs = nil
 	s.PreviousBrokerEpoch = -1
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -58,12 +69,15 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerId)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ff
+				r.PushPath("BrokerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
 		}
 	}
 	{
@@ -71,12 +85,15 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterId", r.off)
 		}
 		s.ClusterId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClusterId)
-		}
 		if r.err != nil {
-			r.PushPath("ClusterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fe
+				r.PushPath("ClusterId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
 		}
 	}
 	{
@@ -84,12 +101,15 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncarnationId", r.off)
 		}
 		s.IncarnationId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncarnationId)
-		}
 		if r.err != nil {
-			r.PushPath("IncarnationId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fc
+				r.PushPath("IncarnationId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncarnationId)
 		}
 	}
 	{
@@ -100,7 +120,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -108,6 +128,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 7)
 				if r.err != nil {
+					s.nc |= 0x1f8
 					r.PushPath("Listeners")
 					return
 				}
@@ -118,14 +139,15 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), BrokerRegistrationRequestListener{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Listeners")
 						s.Listeners = a
+						s.nc |= 0x1f0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Listeners = a
@@ -143,7 +165,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -151,6 +173,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x1f0
 					r.PushPath("Features")
 					return
 				}
@@ -161,14 +184,15 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), BrokerRegistrationRequestFeature{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Features")
 						s.Features = a
+						s.nc |= 0x1e0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Features = a
@@ -183,12 +207,15 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Rack)
-		}
 		if r.err != nil {
-			r.PushPath("Rack")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e0
+				r.PushPath("Rack")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
 		}
 	}
 	if version >= 1 {
@@ -196,12 +223,15 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsMigratingZkBroker", r.off)
 		}
 		s.IsMigratingZkBroker = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsMigratingZkBroker)
-		}
 		if r.err != nil {
-			r.PushPath("IsMigratingZkBroker")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c0
+				r.PushPath("IsMigratingZkBroker")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsMigratingZkBroker)
 		}
 	} else {
 		s.IsMigratingZkBroker = false
@@ -214,7 +244,7 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -222,10 +252,12 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 16)
 				if r.err != nil {
+					s.nc |= 0x180
 					r.PushPath("LogDirs")
 					return
 				}
 				a := prealloc[UUID](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -233,17 +265,23 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 					var e UUID
 					e = r.UUID()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("LogDirs")
-						s.LogDirs = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("LogDirs")
+							s.LogDirs = a
+							s.nc |= 0x180
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.LogDirs = a
+				if lost {
+					s.nc |= 0x80
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -257,12 +295,15 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PreviousBrokerEpoch", r.off)
 		}
 		s.PreviousBrokerEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PreviousBrokerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("PreviousBrokerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x100
+				r.PushPath("PreviousBrokerEpoch")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PreviousBrokerEpoch)
 		}
 	} else {
 		s.PreviousBrokerEpoch = -1
@@ -274,6 +315,10 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -293,8 +338,16 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -351,19 +404,19 @@ func (s *BrokerRegistrationRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *BrokerRegistrationRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("BrokerId")
 		w.Int(int64(s.BrokerId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ClusterId")
 		w.String(s.ClusterId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("IncarnationId")
 		w.UUID(s.IncarnationId)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Listeners")
 		{
 			w.BeginArray()
@@ -373,7 +426,7 @@ func (s *BrokerRegistrationRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Features")
 		{
 			w.BeginArray()
@@ -383,15 +436,15 @@ func (s *BrokerRegistrationRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("Rack")
 		w.NullableString(s.Rack)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x40 == 0 {
 		w.Key("IsMigratingZkBroker")
 		w.Bool(s.IsMigratingZkBroker)
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x80 == 0 {
 		w.Key("LogDirs")
 		{
 			w.BeginArray()
@@ -401,11 +454,12 @@ func (s *BrokerRegistrationRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x100 == 0 {
 		w.Key("PreviousBrokerEpoch")
 		w.Int(int64(s.PreviousBrokerEpoch))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -416,9 +470,11 @@ func (s *BrokerRegistrationRequestListener) SetDefaults() {
 	s.Port = 0
 	s.SecurityProtocol = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -426,12 +482,15 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -439,12 +498,15 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -452,12 +514,15 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	{
@@ -465,12 +530,15 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SecurityProtocol", r.off)
 		}
 		s.SecurityProtocol = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SecurityProtocol)
-		}
 		if r.err != nil {
-			r.PushPath("SecurityProtocol")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("SecurityProtocol")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SecurityProtocol)
 		}
 	}
 	s.UnknownTags = nil
@@ -480,6 +548,10 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -499,8 +571,16 @@ func (s *BrokerRegistrationRequestListener) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -533,19 +613,19 @@ func (s *BrokerRegistrationRequestListener) appendTo(dst []byte, version int16) 
 
 func (s *BrokerRegistrationRequestListener) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Uint(uint64(s.Port))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("SecurityProtocol")
 		w.Int(int64(s.SecurityProtocol))
 	}
@@ -559,9 +639,11 @@ func (s *BrokerRegistrationRequestFeature) SetDefaults() {
 	s.MinSupportedVersion = 0
 	s.MaxSupportedVersion = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -569,12 +651,15 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -582,12 +667,15 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MinSupportedVersion", r.off)
 		}
 		s.MinSupportedVersion = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MinSupportedVersion)
-		}
 		if r.err != nil {
-			r.PushPath("MinSupportedVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("MinSupportedVersion")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MinSupportedVersion)
 		}
 	}
 	{
@@ -595,12 +683,15 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxSupportedVersion", r.off)
 		}
 		s.MaxSupportedVersion = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxSupportedVersion)
-		}
 		if r.err != nil {
-			r.PushPath("MaxSupportedVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("MaxSupportedVersion")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxSupportedVersion)
 		}
 	}
 	s.UnknownTags = nil
@@ -610,6 +701,10 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -629,8 +724,16 @@ func (s *BrokerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -660,15 +763,15 @@ func (s *BrokerRegistrationRequestFeature) appendTo(dst []byte, version int16) [
 
 func (s *BrokerRegistrationRequestFeature) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MinSupportedVersion")
 		w.Int(int64(s.MinSupportedVersion))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("MaxSupportedVersion")
 		w.Int(int64(s.MaxSupportedVersion))
 	}
@@ -680,7 +783,18 @@ func (s *BrokerRegistrationRequest) summarize(sm *Summary, version int16, c sumC
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *BrokerRegistrationRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *BrokerRegistrationRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *BrokerRegistrationRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *BrokerRegistrationRequest) AppendTo(dst []byte, version int16) []byte {
@@ -706,6 +820,10 @@ type BrokerRegistrationResponse struct {
 	BrokerEpoch    int64 // versions 0+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -714,9 +832,12 @@ func (s *BrokerRegistrationResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.BrokerEpoch = -1
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -724,12 +845,15 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -737,12 +861,15 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -750,12 +877,15 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("BrokerEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -765,6 +895,10 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -784,8 +918,16 @@ func (s *BrokerRegistrationResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -815,30 +957,42 @@ func (s *BrokerRegistrationResponse) appendTo(dst []byte, version int16) []byte 
 
 func (s *BrokerRegistrationResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("BrokerEpoch")
 		w.Int(int64(s.BrokerEpoch))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *BrokerRegistrationResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *BrokerRegistrationResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *BrokerRegistrationResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *BrokerRegistrationResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *BrokerRegistrationResponse) AppendTo(dst []byte, version int16) []byte {

@@ -8,6 +8,10 @@ type ConsumerGroupDescribeRequest struct {
 	IncludeAuthorizedOperations bool     // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -15,9 +19,12 @@ func (s *ConsumerGroupDescribeRequest) SetDefaults() {
 	s.GroupIds = nil
 	s.IncludeAuthorizedOperations = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -28,7 +35,7 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -36,10 +43,12 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("GroupIds")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -47,17 +56,23 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("GroupIds")
-						s.GroupIds = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("GroupIds")
+							s.GroupIds = a
+							s.nc |= 0x3
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.GroupIds = a
+				if lost {
+					s.nc |= 0x1
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -69,12 +84,15 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeAuthorizedOperations", r.off)
 		}
 		s.IncludeAuthorizedOperations = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncludeAuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("IncludeAuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("IncludeAuthorizedOperations")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncludeAuthorizedOperations)
 		}
 	}
 	s.UnknownTags = nil
@@ -84,6 +102,10 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -103,8 +125,16 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -134,7 +164,7 @@ func (s *ConsumerGroupDescribeRequest) appendTo(dst []byte, version int16) []byt
 
 func (s *ConsumerGroupDescribeRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupIds")
 		{
 			w.BeginArray()
@@ -144,11 +174,12 @@ func (s *ConsumerGroupDescribeRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("IncludeAuthorizedOperations")
 		w.Bool(s.IncludeAuthorizedOperations)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -156,7 +187,18 @@ func (s *ConsumerGroupDescribeRequest) summarize(sm *Summary, version int16, c s
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ConsumerGroupDescribeRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ConsumerGroupDescribeRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ConsumerGroupDescribeRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ConsumerGroupDescribeRequest) AppendTo(dst []byte, version int16) []byte {
@@ -183,6 +225,10 @@ type ConsumerGroupDescribeResponse struct {
 	Groups         []ConsumerGroupDescribeResponseDescribedGroup // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ConsumerGroupDescribeResponseTopicPartitions is the TopicPartitions struct of ConsumerGroupDescribeResponse.
@@ -192,6 +238,8 @@ type ConsumerGroupDescribeResponseTopicPartitions struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ConsumerGroupDescribeResponseAssignment is the Assignment struct of ConsumerGroupDescribeResponse.
@@ -199,6 +247,8 @@ type ConsumerGroupDescribeResponseAssignment struct {
 	TopicPartitions []ConsumerGroupDescribeResponseTopicPartitions // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ConsumerGroupDescribeResponseDescribedGroup is the DescribedGroup struct of ConsumerGroupDescribeResponse.
@@ -214,6 +264,8 @@ type ConsumerGroupDescribeResponseDescribedGroup struct {
 	AuthorizedOperations int32                                 // versions 0+, default "-2147483648"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ConsumerGroupDescribeResponseMember is the Member struct of ConsumerGroupDescribeResponse.
@@ -231,6 +283,8 @@ type ConsumerGroupDescribeResponseMember struct {
 	MemberType           int8                                    // versions 1+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -238,9 +292,12 @@ func (s *ConsumerGroupDescribeResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Groups = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -248,12 +305,15 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -264,7 +324,7 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -272,6 +332,7 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Groups")
 					return
 				}
@@ -282,14 +343,15 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ConsumerGroupDescribeResponseDescribedGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
 						s.Groups = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Groups = a
@@ -306,6 +368,10 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -325,8 +391,16 @@ func (s *ConsumerGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -356,11 +430,11 @@ func (s *ConsumerGroupDescribeResponse) appendTo(dst []byte, version int16) []by
 
 func (s *ConsumerGroupDescribeResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Groups")
 		{
 			w.BeginArray()
@@ -371,6 +445,7 @@ func (s *ConsumerGroupDescribeResponse) writeJSON(w *JSONWriter, version int16) 
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -380,9 +455,11 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) SetDefaults() {
 	s.TopicName = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -390,12 +467,15 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -403,12 +483,15 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	}
 	{
@@ -419,7 +502,7 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -427,10 +510,12 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -438,17 +523,23 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x4
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -462,6 +553,10 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -481,8 +576,16 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -515,15 +618,15 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) appendTo(dst []byte, vers
 
 func (s *ConsumerGroupDescribeResponseTopicPartitions) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -541,9 +644,11 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) writeJSON(w *JSONWriter, 
 func (s *ConsumerGroupDescribeResponseAssignment) SetDefaults() {
 	s.TopicPartitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ConsumerGroupDescribeResponseAssignment) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -554,7 +659,7 @@ func (s *ConsumerGroupDescribeResponseAssignment) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -562,6 +667,7 @@ func (s *ConsumerGroupDescribeResponseAssignment) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 19)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("TopicPartitions")
 					return
 				}
@@ -572,14 +678,15 @@ func (s *ConsumerGroupDescribeResponseAssignment) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), ConsumerGroupDescribeResponseTopicPartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicPartitions")
 						s.TopicPartitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicPartitions = a
@@ -596,6 +703,10 @@ func (s *ConsumerGroupDescribeResponseAssignment) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -615,8 +726,16 @@ func (s *ConsumerGroupDescribeResponseAssignment) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -643,7 +762,7 @@ func (s *ConsumerGroupDescribeResponseAssignment) appendTo(dst []byte, version i
 
 func (s *ConsumerGroupDescribeResponseAssignment) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicPartitions")
 		{
 			w.BeginArray()
@@ -669,9 +788,11 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) SetDefaults() {
 	s.Members = nil
 	s.AuthorizedOperations = -2147483648
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -679,12 +800,15 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ff
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -692,12 +816,15 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fe
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -705,12 +832,15 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fc
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -718,12 +848,15 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("GroupState", r.off)
 		}
 		s.GroupState = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupState)
-		}
 		if r.err != nil {
-			r.PushPath("GroupState")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f8
+				r.PushPath("GroupState")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupState)
 		}
 	}
 	{
@@ -731,12 +864,15 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("GroupEpoch", r.off)
 		}
 		s.GroupEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("GroupEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f0
+				r.PushPath("GroupEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupEpoch)
 		}
 	}
 	{
@@ -744,12 +880,15 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("AssignmentEpoch", r.off)
 		}
 		s.AssignmentEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AssignmentEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("AssignmentEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e0
+				r.PushPath("AssignmentEpoch")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AssignmentEpoch)
 		}
 	}
 	{
@@ -757,12 +896,15 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("AssignorName", r.off)
 		}
 		s.AssignorName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AssignorName)
-		}
 		if r.err != nil {
-			r.PushPath("AssignorName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c0
+				r.PushPath("AssignorName")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AssignorName)
 		}
 	}
 	{
@@ -773,7 +915,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -781,6 +923,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 				n = r.NotNull(n)
 				r.checkCount(n, 16)
 				if r.err != nil {
+					s.nc |= 0x180
 					r.PushPath("Members")
 					return
 				}
@@ -791,14 +934,15 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 					}
 					a = append(grow(a, n), ConsumerGroupDescribeResponseMember{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Members")
 						s.Members = a
+						s.nc |= 0x100
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Members = a
@@ -813,12 +957,15 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			r.tr.Begin("AuthorizedOperations", r.off)
 		}
 		s.AuthorizedOperations = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("AuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x100
+				r.PushPath("AuthorizedOperations")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AuthorizedOperations)
 		}
 	}
 	s.UnknownTags = nil
@@ -828,6 +975,10 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -847,8 +998,16 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) readFrom(r *Reader, versio
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -899,35 +1058,35 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) appendTo(dst []byte, versi
 
 func (s *ConsumerGroupDescribeResponseDescribedGroup) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("GroupState")
 		w.String(s.GroupState)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("GroupEpoch")
 		w.Int(int64(s.GroupEpoch))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("AssignmentEpoch")
 		w.Int(int64(s.AssignmentEpoch))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("AssignorName")
 		w.String(s.AssignorName)
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("Members")
 		{
 			w.BeginArray()
@@ -937,7 +1096,7 @@ func (s *ConsumerGroupDescribeResponseDescribedGroup) writeJSON(w *JSONWriter, v
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("AuthorizedOperations")
 		w.Int(int64(s.AuthorizedOperations))
 	}
@@ -961,9 +1120,11 @@ func (s *ConsumerGroupDescribeResponseMember) SetDefaults() {
 	s.TargetAssignment.SetDefaults()
 	s.MemberType = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -971,12 +1132,15 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7ff
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -984,12 +1148,15 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("InstanceId", r.off)
 		}
 		s.InstanceId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.InstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("InstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7fe
+				r.PushPath("InstanceId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.InstanceId)
 		}
 	}
 	{
@@ -997,12 +1164,15 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("RackId", r.off)
 		}
 		s.RackId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RackId)
-		}
 		if r.err != nil {
-			r.PushPath("RackId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7fc
+				r.PushPath("RackId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
 		}
 	}
 	{
@@ -1010,12 +1180,15 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("MemberEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f8
+				r.PushPath("MemberEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
 		}
 	}
 	{
@@ -1023,12 +1196,15 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("ClientId", r.off)
 		}
 		s.ClientId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientId)
-		}
 		if r.err != nil {
-			r.PushPath("ClientId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f0
+				r.PushPath("ClientId")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientId)
 		}
 	}
 	{
@@ -1036,12 +1212,15 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("ClientHost", r.off)
 		}
 		s.ClientHost = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientHost)
-		}
 		if r.err != nil {
-			r.PushPath("ClientHost")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e0
+				r.PushPath("ClientHost")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientHost)
 		}
 	}
 	{
@@ -1052,7 +1231,7 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1060,10 +1239,12 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x7c0
 					r.PushPath("SubscribedTopicNames")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1071,17 +1252,23 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("SubscribedTopicNames")
-						s.SubscribedTopicNames = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("SubscribedTopicNames")
+							s.SubscribedTopicNames = a
+							s.nc |= 0x7c0
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.SubscribedTopicNames = a
+				if lost {
+					s.nc |= 0x40
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1093,12 +1280,15 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("SubscribedTopicRegex", r.off)
 		}
 		s.SubscribedTopicRegex = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubscribedTopicRegex)
-		}
 		if r.err != nil {
-			r.PushPath("SubscribedTopicRegex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x780
+				r.PushPath("SubscribedTopicRegex")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubscribedTopicRegex)
 		}
 	}
 	{
@@ -1106,12 +1296,12 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("Assignment", r.off)
 		}
 		s.Assignment.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x600
 			r.PushPath("Assignment")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
@@ -1119,12 +1309,12 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("TargetAssignment", r.off)
 		}
 		s.TargetAssignment.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x400
 			r.PushPath("TargetAssignment")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	if version >= 1 {
@@ -1132,12 +1322,15 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			r.tr.Begin("MemberType", r.off)
 		}
 		s.MemberType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberType)
-		}
 		if r.err != nil {
-			r.PushPath("MemberType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x400
+				r.PushPath("MemberType")
+				return
+			}
+			s.nc |= 0x400
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberType)
 		}
 	} else {
 		s.MemberType = -1
@@ -1149,6 +1342,10 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1168,8 +1365,16 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1226,31 +1431,31 @@ func (s *ConsumerGroupDescribeResponseMember) appendTo(dst []byte, version int16
 
 func (s *ConsumerGroupDescribeResponseMember) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("InstanceId")
 		w.NullableString(s.InstanceId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("RackId")
 		w.NullableString(s.RackId)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("MemberEpoch")
 		w.Int(int64(s.MemberEpoch))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("ClientId")
 		w.String(s.ClientId)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("ClientHost")
 		w.String(s.ClientHost)
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("SubscribedTopicNames")
 		{
 			w.BeginArray()
@@ -1260,19 +1465,19 @@ func (s *ConsumerGroupDescribeResponseMember) writeJSON(w *JSONWriter, version i
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("SubscribedTopicRegex")
 		w.NullableString(s.SubscribedTopicRegex)
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("Assignment")
 		s.Assignment.writeJSON(w, version)
 	}
-	{
+	if s.nc&0x200 == 0 {
 		w.Key("TargetAssignment")
 		s.TargetAssignment.writeJSON(w, version)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x400 == 0 {
 		w.Key("MemberType")
 		w.Int(int64(s.MemberType))
 	}
@@ -1281,45 +1486,80 @@ func (s *ConsumerGroupDescribeResponseMember) writeJSON(w *JSONWriter, version i
 }
 
 func (s *ConsumerGroupDescribeResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Groups {
-		s.Groups[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Groups {
+			s.Groups[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ConsumerGroupDescribeResponseTopicPartitions) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
-	c = c.withTopic(s.TopicName)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
+	if s.nc&0x2 == 0 {
+		c = c.withTopic(s.TopicName)
+	}
 	sm.addTopic(c)
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x4 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 func (s *ConsumerGroupDescribeResponseAssignment) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.TopicPartitions {
-		s.TopicPartitions[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.TopicPartitions {
+			s.TopicPartitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ConsumerGroupDescribeResponseDescribedGroup) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Members {
-		s.Members[i].summarize(sm, version, c)
+	if s.nc&0x80 == 0 {
+		for i := range s.Members {
+			s.Members[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ConsumerGroupDescribeResponseMember) summarize(sm *Summary, version int16, c sumCtx) {
-	for _, t := range s.SubscribedTopicNames {
-		sm.addTopic(c.withTopic(t))
+	if s.nc&0x40 == 0 {
+		for _, t := range s.SubscribedTopicNames {
+			sm.addTopic(c.withTopic(t))
+		}
 	}
-	s.Assignment.summarize(sm, version, c)
-	s.TargetAssignment.summarize(sm, version, c)
+	if s.nc&0x100 == 0 {
+		s.Assignment.summarize(sm, version, c)
+	}
+	if s.nc&0x200 == 0 {
+		s.TargetAssignment.summarize(sm, version, c)
+	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ConsumerGroupDescribeResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ConsumerGroupDescribeResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ConsumerGroupDescribeResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ConsumerGroupDescribeResponse) AppendTo(dst []byte, version int16) []byte {

@@ -16,6 +16,10 @@ type ConsumerGroupHeartbeatRequest struct {
 	TopicPartitions      []ConsumerGroupHeartbeatRequestTopicPartitions // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ConsumerGroupHeartbeatRequestTopicPartitions is the TopicPartitions struct of ConsumerGroupHeartbeatRequest.
@@ -24,6 +28,8 @@ type ConsumerGroupHeartbeatRequestTopicPartitions struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -39,9 +45,12 @@ func (s *ConsumerGroupHeartbeatRequest) SetDefaults() {
 	s.ServerAssignor = nil
 	s.TopicPartitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -49,12 +58,15 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3ff
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -62,12 +74,15 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3fe
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -75,12 +90,15 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("MemberEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3fc
+				r.PushPath("MemberEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
 		}
 	}
 	{
@@ -88,12 +106,15 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("InstanceId", r.off)
 		}
 		s.InstanceId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.InstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("InstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f8
+				r.PushPath("InstanceId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.InstanceId)
 		}
 	}
 	{
@@ -101,12 +122,15 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RackId", r.off)
 		}
 		s.RackId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RackId)
-		}
 		if r.err != nil {
-			r.PushPath("RackId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f0
+				r.PushPath("RackId")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
 		}
 	}
 	{
@@ -114,12 +138,15 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RebalanceTimeoutMs", r.off)
 		}
 		s.RebalanceTimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RebalanceTimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("RebalanceTimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e0
+				r.PushPath("RebalanceTimeoutMs")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RebalanceTimeoutMs)
 		}
 	}
 	{
@@ -130,7 +157,7 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -140,10 +167,12 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x3c0
 					r.PushPath("SubscribedTopicNames")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -151,17 +180,23 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("SubscribedTopicNames")
-						s.SubscribedTopicNames = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("SubscribedTopicNames")
+							s.SubscribedTopicNames = a
+							s.nc |= 0x3c0
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.SubscribedTopicNames = a
+				if lost {
+					s.nc |= 0x40
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -173,12 +208,15 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SubscribedTopicRegex", r.off)
 		}
 		s.SubscribedTopicRegex = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubscribedTopicRegex)
-		}
 		if r.err != nil {
-			r.PushPath("SubscribedTopicRegex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x380
+				r.PushPath("SubscribedTopicRegex")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubscribedTopicRegex)
 		}
 	} else {
 		s.SubscribedTopicRegex = nil
@@ -188,12 +226,15 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ServerAssignor", r.off)
 		}
 		s.ServerAssignor = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ServerAssignor)
-		}
 		if r.err != nil {
-			r.PushPath("ServerAssignor")
-			return
+			if !r.skipped() {
+				s.nc |= 0x300
+				r.PushPath("ServerAssignor")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ServerAssignor)
 		}
 	}
 	{
@@ -204,7 +245,7 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -214,6 +255,7 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x200
 					r.PushPath("TopicPartitions")
 					return
 				}
@@ -224,14 +266,15 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ConsumerGroupHeartbeatRequestTopicPartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicPartitions")
 						s.TopicPartitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicPartitions = a
@@ -248,6 +291,10 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -267,8 +314,16 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -325,31 +380,31 @@ func (s *ConsumerGroupHeartbeatRequest) appendTo(dst []byte, version int16) []by
 
 func (s *ConsumerGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("MemberEpoch")
 		w.Int(int64(s.MemberEpoch))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("InstanceId")
 		w.NullableString(s.InstanceId)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("RackId")
 		w.NullableString(s.RackId)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("RebalanceTimeoutMs")
 		w.Int(int64(s.RebalanceTimeoutMs))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("SubscribedTopicNames")
 		if s.SubscribedTopicNames == nil {
 			w.Null()
@@ -361,15 +416,15 @@ func (s *ConsumerGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) 
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x80 == 0 {
 		w.Key("SubscribedTopicRegex")
 		w.NullableString(s.SubscribedTopicRegex)
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("ServerAssignor")
 		w.NullableString(s.ServerAssignor)
 	}
-	{
+	if s.nc&0x200 == 0 {
 		w.Key("TopicPartitions")
 		if s.TopicPartitions == nil {
 			w.Null()
@@ -382,6 +437,7 @@ func (s *ConsumerGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) 
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -390,9 +446,11 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -400,12 +458,15 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -416,7 +477,7 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -424,10 +485,12 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -435,17 +498,23 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -459,6 +528,10 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -478,8 +551,16 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -509,11 +590,11 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) appendTo(dst []byte, vers
 
 func (s *ConsumerGroupHeartbeatRequestTopicPartitions) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -528,24 +609,46 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) writeJSON(w *JSONWriter, 
 }
 
 func (s *ConsumerGroupHeartbeatRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for _, t := range s.SubscribedTopicNames {
-		sm.addTopic(c.withTopic(t))
+	if s.nc&0x40 == 0 {
+		for _, t := range s.SubscribedTopicNames {
+			sm.addTopic(c.withTopic(t))
+		}
 	}
-	for i := range s.TopicPartitions {
-		s.TopicPartitions[i].summarize(sm, version, c)
+	if s.nc&0x200 == 0 {
+		for i := range s.TopicPartitions {
+			s.TopicPartitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ConsumerGroupHeartbeatRequestTopicPartitions) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ConsumerGroupHeartbeatRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ConsumerGroupHeartbeatRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ConsumerGroupHeartbeatRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ConsumerGroupHeartbeatRequest) AppendTo(dst []byte, version int16) []byte {
@@ -579,6 +682,10 @@ type ConsumerGroupHeartbeatResponse struct {
 	Assignment          *ConsumerGroupHeartbeatResponseAssignment // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ConsumerGroupHeartbeatResponseTopicPartitions is the TopicPartitions struct of ConsumerGroupHeartbeatResponse.
@@ -587,6 +694,8 @@ type ConsumerGroupHeartbeatResponseTopicPartitions struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ConsumerGroupHeartbeatResponseAssignment is the Assignment struct of ConsumerGroupHeartbeatResponse.
@@ -594,6 +703,8 @@ type ConsumerGroupHeartbeatResponseAssignment struct {
 	TopicPartitions []ConsumerGroupHeartbeatResponseTopicPartitions // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -606,9 +717,12 @@ func (s *ConsumerGroupHeartbeatResponse) SetDefaults() {
 	s.HeartbeatIntervalMs = 0
 	s.Assignment = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -616,12 +730,15 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -629,12 +746,15 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -642,12 +762,15 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -655,12 +778,15 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -668,12 +794,15 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("MemberEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x70
+				r.PushPath("MemberEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
 		}
 	}
 	{
@@ -681,30 +810,37 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("HeartbeatIntervalMs", r.off)
 		}
 		s.HeartbeatIntervalMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.HeartbeatIntervalMs)
-		}
 		if r.err != nil {
-			r.PushPath("HeartbeatIntervalMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x60
+				r.PushPath("HeartbeatIntervalMs")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.HeartbeatIntervalMs)
 		}
 	}
 	{
 		if r.tr != nil {
 			r.tr.Begin("Assignment", r.off)
 		}
-		if r.tracedNullMarker() {
+		if r.tracedNullMarker() || r.err != nil {
 			s.Assignment = nil
 		} else {
 			s.Assignment = new(ConsumerGroupHeartbeatResponseAssignment)
 			s.Assignment.readFrom(r, version)
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			if s.Assignment == nil {
+				s.nc |= 0x40
+			} else {
+				s.nc |= 0x0
+			}
 			r.PushPath("Assignment")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	s.UnknownTags = nil
@@ -714,6 +850,10 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -733,8 +873,16 @@ func (s *ConsumerGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -781,31 +929,31 @@ func (s *ConsumerGroupHeartbeatResponse) appendTo(dst []byte, version int16) []b
 
 func (s *ConsumerGroupHeartbeatResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("MemberId")
 		w.NullableString(s.MemberId)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("MemberEpoch")
 		w.Int(int64(s.MemberEpoch))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("HeartbeatIntervalMs")
 		w.Int(int64(s.HeartbeatIntervalMs))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("Assignment")
 		if s.Assignment == nil {
 			w.Null()
@@ -814,6 +962,7 @@ func (s *ConsumerGroupHeartbeatResponse) writeJSON(w *JSONWriter, version int16)
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -822,9 +971,11 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -832,12 +983,15 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -848,7 +1002,7 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -856,10 +1010,12 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -867,17 +1023,23 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -891,6 +1053,10 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -910,8 +1076,16 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -941,11 +1115,11 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) appendTo(dst []byte, ver
 
 func (s *ConsumerGroupHeartbeatResponseTopicPartitions) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -963,9 +1137,11 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) writeJSON(w *JSONWriter,
 func (s *ConsumerGroupHeartbeatResponseAssignment) SetDefaults() {
 	s.TopicPartitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ConsumerGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -976,7 +1152,7 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) readFrom(r *Reader, version i
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -984,6 +1160,7 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) readFrom(r *Reader, version i
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("TopicPartitions")
 					return
 				}
@@ -994,14 +1171,15 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), ConsumerGroupHeartbeatResponseTopicPartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicPartitions")
 						s.TopicPartitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicPartitions = a
@@ -1018,6 +1196,10 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1037,8 +1219,16 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1065,7 +1255,7 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) appendTo(dst []byte, version 
 
 func (s *ConsumerGroupHeartbeatResponseAssignment) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicPartitions")
 		{
 			w.BeginArray()
@@ -1080,30 +1270,50 @@ func (s *ConsumerGroupHeartbeatResponseAssignment) writeJSON(w *JSONWriter, vers
 }
 
 func (s *ConsumerGroupHeartbeatResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if s.Assignment != nil {
+	if s.nc&0x40 == 0 && s.Assignment != nil {
 		s.Assignment.summarize(sm, version, c)
 	}
 }
 
 func (s *ConsumerGroupHeartbeatResponseTopicPartitions) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 func (s *ConsumerGroupHeartbeatResponseAssignment) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.TopicPartitions {
-		s.TopicPartitions[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.TopicPartitions {
+			s.TopicPartitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ConsumerGroupHeartbeatResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ConsumerGroupHeartbeatResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ConsumerGroupHeartbeatResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ConsumerGroupHeartbeatResponse) AppendTo(dst []byte, version int16) []byte {

@@ -8,6 +8,10 @@ type ControlledShutdownRequest struct {
 	BrokerEpoch int64 // versions 2+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -15,9 +19,12 @@ func (s *ControlledShutdownRequest) SetDefaults() {
 	s.BrokerId = 0
 	s.BrokerEpoch = -1
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ControlledShutdownRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -25,12 +32,15 @@ func (s *ControlledShutdownRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerId)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("BrokerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
 		}
 	}
 	if version >= 2 {
@@ -38,12 +48,15 @@ func (s *ControlledShutdownRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("BrokerEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
 		}
 	} else {
 		s.BrokerEpoch = -1
@@ -55,6 +68,10 @@ func (s *ControlledShutdownRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -74,8 +91,16 @@ func (s *ControlledShutdownRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -102,15 +127,16 @@ func (s *ControlledShutdownRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *ControlledShutdownRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("BrokerId")
 		w.Int(int64(s.BrokerId))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x2 == 0 {
 		w.Key("BrokerEpoch")
 		w.Int(int64(s.BrokerEpoch))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -118,7 +144,18 @@ func (s *ControlledShutdownRequest) summarize(sm *Summary, version int16, c sumC
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ControlledShutdownRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ControlledShutdownRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ControlledShutdownRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ControlledShutdownRequest) AppendTo(dst []byte, version int16) []byte {
@@ -143,6 +180,10 @@ type ControlledShutdownResponse struct {
 	RemainingPartitions []ControlledShutdownResponseRemainingPartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ControlledShutdownResponseRemainingPartition is the RemainingPartition struct of ControlledShutdownResponse.
@@ -151,6 +192,8 @@ type ControlledShutdownResponseRemainingPartition struct {
 	PartitionIndex int32  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -158,9 +201,12 @@ func (s *ControlledShutdownResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.RemainingPartitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ControlledShutdownResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -168,12 +214,15 @@ func (s *ControlledShutdownResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -188,7 +237,7 @@ func (s *ControlledShutdownResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -196,6 +245,7 @@ func (s *ControlledShutdownResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("RemainingPartitions")
 					return
 				}
@@ -206,14 +256,15 @@ func (s *ControlledShutdownResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ControlledShutdownResponseRemainingPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("RemainingPartitions")
 						s.RemainingPartitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.RemainingPartitions = a
@@ -230,6 +281,10 @@ func (s *ControlledShutdownResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -249,8 +304,16 @@ func (s *ControlledShutdownResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -284,11 +347,11 @@ func (s *ControlledShutdownResponse) appendTo(dst []byte, version int16) []byte 
 
 func (s *ControlledShutdownResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("RemainingPartitions")
 		{
 			w.BeginArray()
@@ -299,6 +362,7 @@ func (s *ControlledShutdownResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -307,9 +371,11 @@ func (s *ControlledShutdownResponseRemainingPartition) SetDefaults() {
 	s.TopicName = ""
 	s.PartitionIndex = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ControlledShutdownResponseRemainingPartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -321,12 +387,15 @@ func (s *ControlledShutdownResponseRemainingPartition) readFrom(r *Reader, versi
 		} else {
 			s.TopicName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	}
 	{
@@ -334,12 +403,15 @@ func (s *ControlledShutdownResponseRemainingPartition) readFrom(r *Reader, versi
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	s.UnknownTags = nil
@@ -349,6 +421,10 @@ func (s *ControlledShutdownResponseRemainingPartition) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -368,8 +444,16 @@ func (s *ControlledShutdownResponseRemainingPartition) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -400,11 +484,11 @@ func (s *ControlledShutdownResponseRemainingPartition) appendTo(dst []byte, vers
 
 func (s *ControlledShutdownResponseRemainingPartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
@@ -413,22 +497,44 @@ func (s *ControlledShutdownResponseRemainingPartition) writeJSON(w *JSONWriter, 
 }
 
 func (s *ControlledShutdownResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.RemainingPartitions {
-		s.RemainingPartitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.RemainingPartitions {
+			s.RemainingPartitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ControlledShutdownResponseRemainingPartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.TopicName)
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.TopicName)
+	}
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ControlledShutdownResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ControlledShutdownResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ControlledShutdownResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ControlledShutdownResponse) AppendTo(dst []byte, version int16) []byte {

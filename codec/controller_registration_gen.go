@@ -11,6 +11,10 @@ type ControllerRegistrationRequest struct {
 	Features         []ControllerRegistrationRequestFeature  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ControllerRegistrationRequestListener is the Listener struct of ControllerRegistrationRequest.
@@ -21,6 +25,8 @@ type ControllerRegistrationRequestListener struct {
 	SecurityProtocol int16  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ControllerRegistrationRequestFeature is the Feature struct of ControllerRegistrationRequest.
@@ -30,6 +36,8 @@ type ControllerRegistrationRequestFeature struct {
 	MaxSupportedVersion int16  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -40,9 +48,12 @@ func (s *ControllerRegistrationRequest) SetDefaults() {
 	s.Listeners = nil
 	s.Features = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -50,12 +61,15 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ControllerId)
-		}
 		if r.err != nil {
-			r.PushPath("ControllerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("ControllerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ControllerId)
 		}
 	}
 	{
@@ -63,12 +77,15 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncarnationId", r.off)
 		}
 		s.IncarnationId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncarnationId)
-		}
 		if r.err != nil {
-			r.PushPath("IncarnationId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("IncarnationId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncarnationId)
 		}
 	}
 	{
@@ -76,12 +93,15 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ZkMigrationReady", r.off)
 		}
 		s.ZkMigrationReady = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ZkMigrationReady)
-		}
 		if r.err != nil {
-			r.PushPath("ZkMigrationReady")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("ZkMigrationReady")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ZkMigrationReady)
 		}
 	}
 	{
@@ -92,7 +112,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -100,6 +120,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 7)
 				if r.err != nil {
+					s.nc |= 0x18
 					r.PushPath("Listeners")
 					return
 				}
@@ -110,14 +131,15 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ControllerRegistrationRequestListener{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Listeners")
 						s.Listeners = a
+						s.nc |= 0x10
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Listeners = a
@@ -135,7 +157,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -143,6 +165,7 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x10
 					r.PushPath("Features")
 					return
 				}
@@ -153,14 +176,15 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ControllerRegistrationRequestFeature{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Features")
 						s.Features = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Features = a
@@ -177,6 +201,10 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -196,8 +224,16 @@ func (s *ControllerRegistrationRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -239,19 +275,19 @@ func (s *ControllerRegistrationRequest) appendTo(dst []byte, version int16) []by
 
 func (s *ControllerRegistrationRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ControllerId")
 		w.Int(int64(s.ControllerId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("IncarnationId")
 		w.UUID(s.IncarnationId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ZkMigrationReady")
 		w.Bool(s.ZkMigrationReady)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Listeners")
 		{
 			w.BeginArray()
@@ -261,7 +297,7 @@ func (s *ControllerRegistrationRequest) writeJSON(w *JSONWriter, version int16) 
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Features")
 		{
 			w.BeginArray()
@@ -272,6 +308,7 @@ func (s *ControllerRegistrationRequest) writeJSON(w *JSONWriter, version int16) 
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -282,9 +319,11 @@ func (s *ControllerRegistrationRequestListener) SetDefaults() {
 	s.Port = 0
 	s.SecurityProtocol = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -292,12 +331,15 @@ func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int1
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -305,12 +347,15 @@ func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int1
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -318,12 +363,15 @@ func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int1
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	{
@@ -331,12 +379,15 @@ func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int1
 			r.tr.Begin("SecurityProtocol", r.off)
 		}
 		s.SecurityProtocol = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SecurityProtocol)
-		}
 		if r.err != nil {
-			r.PushPath("SecurityProtocol")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("SecurityProtocol")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SecurityProtocol)
 		}
 	}
 	s.UnknownTags = nil
@@ -346,6 +397,10 @@ func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -365,8 +420,16 @@ func (s *ControllerRegistrationRequestListener) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -399,19 +462,19 @@ func (s *ControllerRegistrationRequestListener) appendTo(dst []byte, version int
 
 func (s *ControllerRegistrationRequestListener) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Uint(uint64(s.Port))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("SecurityProtocol")
 		w.Int(int64(s.SecurityProtocol))
 	}
@@ -425,9 +488,11 @@ func (s *ControllerRegistrationRequestFeature) SetDefaults() {
 	s.MinSupportedVersion = 0
 	s.MaxSupportedVersion = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ControllerRegistrationRequestFeature) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -435,12 +500,15 @@ func (s *ControllerRegistrationRequestFeature) readFrom(r *Reader, version int16
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -448,12 +516,15 @@ func (s *ControllerRegistrationRequestFeature) readFrom(r *Reader, version int16
 			r.tr.Begin("MinSupportedVersion", r.off)
 		}
 		s.MinSupportedVersion = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MinSupportedVersion)
-		}
 		if r.err != nil {
-			r.PushPath("MinSupportedVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("MinSupportedVersion")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MinSupportedVersion)
 		}
 	}
 	{
@@ -461,12 +532,15 @@ func (s *ControllerRegistrationRequestFeature) readFrom(r *Reader, version int16
 			r.tr.Begin("MaxSupportedVersion", r.off)
 		}
 		s.MaxSupportedVersion = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxSupportedVersion)
-		}
 		if r.err != nil {
-			r.PushPath("MaxSupportedVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("MaxSupportedVersion")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxSupportedVersion)
 		}
 	}
 	s.UnknownTags = nil
@@ -476,6 +550,10 @@ func (s *ControllerRegistrationRequestFeature) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -495,8 +573,16 @@ func (s *ControllerRegistrationRequestFeature) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -526,15 +612,15 @@ func (s *ControllerRegistrationRequestFeature) appendTo(dst []byte, version int1
 
 func (s *ControllerRegistrationRequestFeature) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MinSupportedVersion")
 		w.Int(int64(s.MinSupportedVersion))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("MaxSupportedVersion")
 		w.Int(int64(s.MaxSupportedVersion))
 	}
@@ -546,7 +632,18 @@ func (s *ControllerRegistrationRequest) summarize(sm *Summary, version int16, c 
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ControllerRegistrationRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ControllerRegistrationRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ControllerRegistrationRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ControllerRegistrationRequest) AppendTo(dst []byte, version int16) []byte {
@@ -574,6 +671,10 @@ type ControllerRegistrationResponse struct {
 	ErrorMessage   *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -582,9 +683,12 @@ func (s *ControllerRegistrationResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ControllerRegistrationResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -592,12 +696,15 @@ func (s *ControllerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -605,12 +712,15 @@ func (s *ControllerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -618,12 +728,15 @@ func (s *ControllerRegistrationResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -633,6 +746,10 @@ func (s *ControllerRegistrationResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -652,8 +769,16 @@ func (s *ControllerRegistrationResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -683,30 +808,42 @@ func (s *ControllerRegistrationResponse) appendTo(dst []byte, version int16) []b
 
 func (s *ControllerRegistrationResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *ControllerRegistrationResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ControllerRegistrationResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ControllerRegistrationResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ControllerRegistrationResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ControllerRegistrationResponse) AppendTo(dst []byte, version int16) []byte {

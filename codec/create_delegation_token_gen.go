@@ -10,6 +10,10 @@ type CreateDelegationTokenRequest struct {
 	MaxLifetimeMs      int64                                           // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // CreateDelegationTokenRequestCreatableRenewers is the CreatableRenewers struct of CreateDelegationTokenRequest.
@@ -18,6 +22,8 @@ type CreateDelegationTokenRequestCreatableRenewers struct {
 	PrincipalName string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -27,9 +33,12 @@ func (s *CreateDelegationTokenRequest) SetDefaults() {
 	s.Renewers = nil
 	s.MaxLifetimeMs = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	if version >= 3 {
@@ -37,12 +46,15 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("OwnerPrincipalType", r.off)
 		}
 		s.OwnerPrincipalType = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.OwnerPrincipalType)
-		}
 		if r.err != nil {
-			r.PushPath("OwnerPrincipalType")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("OwnerPrincipalType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.OwnerPrincipalType)
 		}
 	} else {
 		s.OwnerPrincipalType = ptrString("")
@@ -52,12 +64,15 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("OwnerPrincipalName", r.off)
 		}
 		s.OwnerPrincipalName = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.OwnerPrincipalName)
-		}
 		if r.err != nil {
-			r.PushPath("OwnerPrincipalName")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("OwnerPrincipalName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.OwnerPrincipalName)
 		}
 	} else {
 		s.OwnerPrincipalName = ptrString("")
@@ -74,7 +89,7 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -86,6 +101,7 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0xc
 					r.PushPath("Renewers")
 					return
 				}
@@ -96,14 +112,15 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateDelegationTokenRequestCreatableRenewers{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Renewers")
 						s.Renewers = a
+						s.nc |= 0x8
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Renewers = a
@@ -118,12 +135,15 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxLifetimeMs", r.off)
 		}
 		s.MaxLifetimeMs = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxLifetimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("MaxLifetimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("MaxLifetimeMs")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxLifetimeMs)
 		}
 	}
 	s.UnknownTags = nil
@@ -133,6 +153,10 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -152,8 +176,16 @@ func (s *CreateDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -193,15 +225,15 @@ func (s *CreateDelegationTokenRequest) appendTo(dst []byte, version int16) []byt
 
 func (s *CreateDelegationTokenRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("OwnerPrincipalType")
 		w.NullableString(s.OwnerPrincipalType)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		w.Key("OwnerPrincipalName")
 		w.NullableString(s.OwnerPrincipalName)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Renewers")
 		{
 			w.BeginArray()
@@ -211,11 +243,12 @@ func (s *CreateDelegationTokenRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("MaxLifetimeMs")
 		w.Int(int64(s.MaxLifetimeMs))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -224,9 +257,11 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) SetDefaults() {
 	s.PrincipalType = ""
 	s.PrincipalName = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -238,12 +273,15 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, vers
 		} else {
 			s.PrincipalType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalType)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PrincipalType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalType)
 		}
 	}
 	{
@@ -255,12 +293,15 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, vers
 		} else {
 			s.PrincipalName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalName)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("PrincipalName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalName)
 		}
 	}
 	s.UnknownTags = nil
@@ -270,6 +311,10 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, vers
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -289,8 +334,16 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) readFrom(r *Reader, vers
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -325,11 +378,11 @@ func (s *CreateDelegationTokenRequestCreatableRenewers) appendTo(dst []byte, ver
 
 func (s *CreateDelegationTokenRequestCreatableRenewers) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PrincipalType")
 		w.String(s.PrincipalType)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PrincipalName")
 		w.String(s.PrincipalName)
 	}
@@ -341,7 +394,18 @@ func (s *CreateDelegationTokenRequest) summarize(sm *Summary, version int16, c s
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *CreateDelegationTokenRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *CreateDelegationTokenRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *CreateDelegationTokenRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *CreateDelegationTokenRequest) AppendTo(dst []byte, version int16) []byte {
@@ -377,6 +441,10 @@ type CreateDelegationTokenResponse struct {
 	ThrottleTimeMs              int32  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -393,9 +461,12 @@ func (s *CreateDelegationTokenResponse) SetDefaults() {
 	s.Hmac = nil
 	s.ThrottleTimeMs = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -403,12 +474,15 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7ff
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -420,12 +494,15 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.PrincipalType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalType)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7fe
+				r.PushPath("PrincipalType")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalType)
 		}
 	}
 	{
@@ -437,12 +514,15 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.PrincipalName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalName)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7fc
+				r.PushPath("PrincipalName")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalName)
 		}
 	}
 	if version >= 3 {
@@ -450,12 +530,15 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TokenRequesterPrincipalType", r.off)
 		}
 		s.TokenRequesterPrincipalType = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TokenRequesterPrincipalType)
-		}
 		if r.err != nil {
-			r.PushPath("TokenRequesterPrincipalType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f8
+				r.PushPath("TokenRequesterPrincipalType")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TokenRequesterPrincipalType)
 		}
 	} else {
 		s.TokenRequesterPrincipalType = ""
@@ -465,12 +548,15 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TokenRequesterPrincipalName", r.off)
 		}
 		s.TokenRequesterPrincipalName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TokenRequesterPrincipalName)
-		}
 		if r.err != nil {
-			r.PushPath("TokenRequesterPrincipalName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f0
+				r.PushPath("TokenRequesterPrincipalName")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TokenRequesterPrincipalName)
 		}
 	} else {
 		s.TokenRequesterPrincipalName = ""
@@ -480,12 +566,15 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IssueTimestampMs", r.off)
 		}
 		s.IssueTimestampMs = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IssueTimestampMs)
-		}
 		if r.err != nil {
-			r.PushPath("IssueTimestampMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e0
+				r.PushPath("IssueTimestampMs")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IssueTimestampMs)
 		}
 	}
 	{
@@ -493,12 +582,15 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ExpiryTimestampMs", r.off)
 		}
 		s.ExpiryTimestampMs = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ExpiryTimestampMs)
-		}
 		if r.err != nil {
-			r.PushPath("ExpiryTimestampMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c0
+				r.PushPath("ExpiryTimestampMs")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ExpiryTimestampMs)
 		}
 	}
 	{
@@ -506,12 +598,15 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxTimestampMs", r.off)
 		}
 		s.MaxTimestampMs = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxTimestampMs)
-		}
 		if r.err != nil {
-			r.PushPath("MaxTimestampMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x780
+				r.PushPath("MaxTimestampMs")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxTimestampMs)
 		}
 	}
 	{
@@ -523,12 +618,15 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.TokenId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TokenId)
-		}
 		if r.err != nil {
-			r.PushPath("TokenId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x700
+				r.PushPath("TokenId")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TokenId)
 		}
 	}
 	{
@@ -540,12 +638,15 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.Hmac = r.Bytes()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Hmac)
-		}
 		if r.err != nil {
-			r.PushPath("Hmac")
-			return
+			if !r.skipped() {
+				s.nc |= 0x600
+				r.PushPath("Hmac")
+				return
+			}
+			s.nc |= 0x200
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Hmac)
 		}
 	}
 	{
@@ -553,12 +654,15 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x400
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x400
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	s.UnknownTags = nil
@@ -568,6 +672,10 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -587,8 +695,16 @@ func (s *CreateDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -658,62 +774,74 @@ func (s *CreateDelegationTokenResponse) appendTo(dst []byte, version int16) []by
 
 func (s *CreateDelegationTokenResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PrincipalType")
 		w.String(s.PrincipalType)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("PrincipalName")
 		w.String(s.PrincipalName)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x8 == 0 {
 		w.Key("TokenRequesterPrincipalType")
 		w.String(s.TokenRequesterPrincipalType)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x10 == 0 {
 		w.Key("TokenRequesterPrincipalName")
 		w.String(s.TokenRequesterPrincipalName)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("IssueTimestampMs")
 		w.Int(int64(s.IssueTimestampMs))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("ExpiryTimestampMs")
 		w.Int(int64(s.ExpiryTimestampMs))
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("MaxTimestampMs")
 		w.Int(int64(s.MaxTimestampMs))
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("TokenId")
 		w.String(s.TokenId)
 	}
-	{
+	if s.nc&0x200 == 0 {
 		w.Key("Hmac")
 		w.Secret(s.Hmac)
 	}
-	{
+	if s.nc&0x400 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *CreateDelegationTokenResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *CreateDelegationTokenResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *CreateDelegationTokenResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *CreateDelegationTokenResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *CreateDelegationTokenResponse) AppendTo(dst []byte, version int16) []byte {

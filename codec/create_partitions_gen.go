@@ -9,6 +9,10 @@ type CreatePartitionsRequest struct {
 	ValidateOnly bool                                           // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // CreatePartitionsRequestCreatePartitionsTopic is the CreatePartitionsTopic struct of CreatePartitionsRequest.
@@ -18,6 +22,8 @@ type CreatePartitionsRequestCreatePartitionsTopic struct {
 	Assignments []CreatePartitionsRequestCreatePartitionsAssignment // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // CreatePartitionsRequestCreatePartitionsAssignment is the CreatePartitionsAssignment struct of CreatePartitionsRequest.
@@ -25,6 +31,8 @@ type CreatePartitionsRequestCreatePartitionsAssignment struct {
 	BrokerIds []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -33,9 +41,12 @@ func (s *CreatePartitionsRequest) SetDefaults() {
 	s.TimeoutMs = 0
 	s.ValidateOnly = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -50,7 +61,7 @@ func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -62,6 +73,7 @@ func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 10)
 				}
 				if r.err != nil {
+					s.nc |= 0x7
 					r.PushPath("Topics")
 					return
 				}
@@ -72,14 +84,15 @@ func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreatePartitionsRequestCreatePartitionsTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x6
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -94,12 +107,15 @@ func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("TimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TimeoutMs")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TimeoutMs)
 		}
 	}
 	{
@@ -107,12 +123,15 @@ func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ValidateOnly", r.off)
 		}
 		s.ValidateOnly = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ValidateOnly)
-		}
 		if r.err != nil {
-			r.PushPath("ValidateOnly")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ValidateOnly")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ValidateOnly)
 		}
 	}
 	s.UnknownTags = nil
@@ -122,6 +141,10 @@ func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -141,8 +164,16 @@ func (s *CreatePartitionsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -179,7 +210,7 @@ func (s *CreatePartitionsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *CreatePartitionsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -189,15 +220,16 @@ func (s *CreatePartitionsRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("TimeoutMs")
 		w.Int(int64(s.TimeoutMs))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ValidateOnly")
 		w.Bool(s.ValidateOnly)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -207,9 +239,11 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) SetDefaults() {
 	s.Count = 0
 	s.Assignments = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -221,12 +255,15 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -234,12 +271,15 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 			r.tr.Begin("Count", r.off)
 		}
 		s.Count = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Count)
-		}
 		if r.err != nil {
-			r.PushPath("Count")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("Count")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Count)
 		}
 	}
 	{
@@ -254,7 +294,7 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -268,6 +308,7 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Assignments")
 					return
 				}
@@ -278,14 +319,15 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 					}
 					a = append(grow(a, n), CreatePartitionsRequestCreatePartitionsAssignment{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Assignments")
 						s.Assignments = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Assignments = a
@@ -302,6 +344,10 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -321,8 +367,16 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -363,15 +417,15 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) appendTo(dst []byte, vers
 
 func (s *CreatePartitionsRequestCreatePartitionsTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Count")
 		w.Int(int64(s.Count))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Assignments")
 		if s.Assignments == nil {
 			w.Null()
@@ -391,9 +445,11 @@ func (s *CreatePartitionsRequestCreatePartitionsTopic) writeJSON(w *JSONWriter, 
 func (s *CreatePartitionsRequestCreatePartitionsAssignment) SetDefaults() {
 	s.BrokerIds = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *CreatePartitionsRequestCreatePartitionsAssignment) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -408,7 +464,7 @@ func (s *CreatePartitionsRequestCreatePartitionsAssignment) readFrom(r *Reader, 
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -416,10 +472,12 @@ func (s *CreatePartitionsRequestCreatePartitionsAssignment) readFrom(r *Reader, 
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("BrokerIds")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -427,17 +485,23 @@ func (s *CreatePartitionsRequestCreatePartitionsAssignment) readFrom(r *Reader, 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("BrokerIds")
-						s.BrokerIds = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("BrokerIds")
+							s.BrokerIds = a
+							s.nc |= 0x1
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.BrokerIds = a
+				if lost {
+					s.nc |= 0x1
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -451,6 +515,10 @@ func (s *CreatePartitionsRequestCreatePartitionsAssignment) readFrom(r *Reader, 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -470,8 +538,16 @@ func (s *CreatePartitionsRequestCreatePartitionsAssignment) readFrom(r *Reader, 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -502,7 +578,7 @@ func (s *CreatePartitionsRequestCreatePartitionsAssignment) appendTo(dst []byte,
 
 func (s *CreatePartitionsRequestCreatePartitionsAssignment) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("BrokerIds")
 		{
 			w.BeginArray()
@@ -517,18 +593,36 @@ func (s *CreatePartitionsRequestCreatePartitionsAssignment) writeJSON(w *JSONWri
 }
 
 func (s *CreatePartitionsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *CreatePartitionsRequestCreatePartitionsTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *CreatePartitionsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *CreatePartitionsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *CreatePartitionsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *CreatePartitionsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -555,6 +649,10 @@ type CreatePartitionsResponse struct {
 	Results        []CreatePartitionsResponseCreatePartitionsTopicResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // CreatePartitionsResponseCreatePartitionsTopicResult is the CreatePartitionsTopicResult struct of CreatePartitionsResponse.
@@ -564,6 +662,8 @@ type CreatePartitionsResponseCreatePartitionsTopicResult struct {
 	ErrorMessage *string // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -571,9 +671,12 @@ func (s *CreatePartitionsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *CreatePartitionsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -581,12 +684,15 @@ func (s *CreatePartitionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -601,7 +707,7 @@ func (s *CreatePartitionsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -613,6 +719,7 @@ func (s *CreatePartitionsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Results")
 					return
 				}
@@ -623,14 +730,15 @@ func (s *CreatePartitionsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreatePartitionsResponseCreatePartitionsTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -647,6 +755,10 @@ func (s *CreatePartitionsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -666,8 +778,16 @@ func (s *CreatePartitionsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -701,11 +821,11 @@ func (s *CreatePartitionsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *CreatePartitionsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -716,6 +836,7 @@ func (s *CreatePartitionsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -725,9 +846,11 @@ func (s *CreatePartitionsResponseCreatePartitionsTopicResult) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *CreatePartitionsResponseCreatePartitionsTopicResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -739,12 +862,15 @@ func (s *CreatePartitionsResponseCreatePartitionsTopicResult) readFrom(r *Reader
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -752,12 +878,15 @@ func (s *CreatePartitionsResponseCreatePartitionsTopicResult) readFrom(r *Reader
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -769,12 +898,15 @@ func (s *CreatePartitionsResponseCreatePartitionsTopicResult) readFrom(r *Reader
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -784,6 +916,10 @@ func (s *CreatePartitionsResponseCreatePartitionsTopicResult) readFrom(r *Reader
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -803,8 +939,16 @@ func (s *CreatePartitionsResponseCreatePartitionsTopicResult) readFrom(r *Reader
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -842,15 +986,15 @@ func (s *CreatePartitionsResponseCreatePartitionsTopicResult) appendTo(dst []byt
 
 func (s *CreatePartitionsResponseCreatePartitionsTopicResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
@@ -859,21 +1003,39 @@ func (s *CreatePartitionsResponseCreatePartitionsTopicResult) writeJSON(w *JSONW
 }
 
 func (s *CreatePartitionsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *CreatePartitionsResponseCreatePartitionsTopicResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *CreatePartitionsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *CreatePartitionsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *CreatePartitionsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *CreatePartitionsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -9,6 +9,10 @@ type CreateTopicsRequest struct {
 	validateOnly bool                                // versions 1+, default "false"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // CreateTopicsRequestCreatableTopic is the CreatableTopic struct of CreateTopicsRequest.
@@ -20,6 +24,8 @@ type CreateTopicsRequestCreatableTopic struct {
 	Configs           []CreateTopicsRequestCreatableTopicConfig       // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // CreateTopicsRequestCreatableReplicaAssignment is the CreatableReplicaAssignment struct of CreateTopicsRequest.
@@ -28,6 +34,8 @@ type CreateTopicsRequestCreatableReplicaAssignment struct {
 	BrokerIds      []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // CreateTopicsRequestCreatableTopicConfig is the CreatableTopicConfig struct of CreateTopicsRequest.
@@ -36,6 +44,8 @@ type CreateTopicsRequestCreatableTopicConfig struct {
 	Value *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -44,9 +54,12 @@ func (s *CreateTopicsRequest) SetDefaults() {
 	s.timeoutMs = 60000
 	s.validateOnly = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 5
 	_ = flexible
 	{
@@ -61,7 +74,7 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -73,6 +86,7 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 16)
 				}
 				if r.err != nil {
+					s.nc |= 0x7
 					r.PushPath("Topics")
 					return
 				}
@@ -83,14 +97,15 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateTopicsRequestCreatableTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x6
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -105,12 +120,15 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("timeoutMs", r.off)
 		}
 		s.timeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.timeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("timeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("timeoutMs")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.timeoutMs)
 		}
 	}
 	if version >= 1 {
@@ -118,12 +136,15 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("validateOnly", r.off)
 		}
 		s.validateOnly = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.validateOnly)
-		}
 		if r.err != nil {
-			r.PushPath("validateOnly")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("validateOnly")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.validateOnly)
 		}
 	} else {
 		s.validateOnly = false
@@ -135,6 +156,10 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -154,8 +179,16 @@ func (s *CreateTopicsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -192,7 +225,7 @@ func (s *CreateTopicsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *CreateTopicsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -202,15 +235,16 @@ func (s *CreateTopicsRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("timeoutMs")
 		w.Int(int64(s.timeoutMs))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("validateOnly")
 		w.Bool(s.validateOnly)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -222,9 +256,11 @@ func (s *CreateTopicsRequestCreatableTopic) SetDefaults() {
 	s.Assignments = nil
 	s.Configs = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 5
 	_ = flexible
 	{
@@ -236,12 +272,15 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -249,12 +288,15 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NumPartitions", r.off)
 		}
 		s.NumPartitions = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NumPartitions)
-		}
 		if r.err != nil {
-			r.PushPath("NumPartitions")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("NumPartitions")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NumPartitions)
 		}
 	}
 	{
@@ -262,12 +304,15 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicationFactor", r.off)
 		}
 		s.ReplicationFactor = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicationFactor)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicationFactor")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("ReplicationFactor")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicationFactor)
 		}
 	}
 	{
@@ -282,7 +327,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -294,6 +339,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 8)
 				}
 				if r.err != nil {
+					s.nc |= 0x18
 					r.PushPath("Assignments")
 					return
 				}
@@ -304,14 +350,15 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateTopicsRequestCreatableReplicaAssignment{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Assignments")
 						s.Assignments = a
+						s.nc |= 0x10
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Assignments = a
@@ -333,7 +380,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -345,6 +392,7 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0x10
 					r.PushPath("Configs")
 					return
 				}
@@ -355,14 +403,15 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateTopicsRequestCreatableTopicConfig{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Configs")
 						s.Configs = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Configs = a
@@ -379,6 +428,10 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -398,8 +451,16 @@ func (s *CreateTopicsRequestCreatableTopic) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -453,19 +514,19 @@ func (s *CreateTopicsRequestCreatableTopic) appendTo(dst []byte, version int16) 
 
 func (s *CreateTopicsRequestCreatableTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("NumPartitions")
 		w.Int(int64(s.NumPartitions))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ReplicationFactor")
 		w.Int(int64(s.ReplicationFactor))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Assignments")
 		{
 			w.BeginArray()
@@ -475,7 +536,7 @@ func (s *CreateTopicsRequestCreatableTopic) writeJSON(w *JSONWriter, version int
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Configs")
 		{
 			w.BeginArray()
@@ -494,9 +555,11 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) SetDefaults() {
 	s.PartitionIndex = 0
 	s.BrokerIds = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 5
 	_ = flexible
 	{
@@ -504,12 +567,15 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -524,7 +590,7 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -532,10 +598,12 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("BrokerIds")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -543,17 +611,23 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("BrokerIds")
-						s.BrokerIds = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("BrokerIds")
+							s.BrokerIds = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.BrokerIds = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -567,6 +641,10 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -586,8 +664,16 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -621,11 +707,11 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) appendTo(dst []byte, ver
 
 func (s *CreateTopicsRequestCreatableReplicaAssignment) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("BrokerIds")
 		{
 			w.BeginArray()
@@ -644,9 +730,11 @@ func (s *CreateTopicsRequestCreatableTopicConfig) SetDefaults() {
 	s.Name = ""
 	s.Value = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 5
 	_ = flexible
 	{
@@ -658,12 +746,15 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -675,12 +766,15 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 		} else {
 			s.Value = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Value)
-		}
 		if r.err != nil {
-			r.PushPath("Value")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Value")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 	}
 	s.UnknownTags = nil
@@ -690,6 +784,10 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -709,8 +807,16 @@ func (s *CreateTopicsRequestCreatableTopicConfig) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -745,11 +851,11 @@ func (s *CreateTopicsRequestCreatableTopicConfig) appendTo(dst []byte, version i
 
 func (s *CreateTopicsRequestCreatableTopicConfig) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Value")
 		w.ConfigValue(s.Name, s.Value)
 	}
@@ -758,24 +864,39 @@ func (s *CreateTopicsRequestCreatableTopicConfig) writeJSON(w *JSONWriter, versi
 }
 
 func (s *CreateTopicsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *CreateTopicsRequestCreatableTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
-	sm.addTopic(c)
-	for i := range s.Assignments {
-		s.Assignments[i].summarize(sm, version, c)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
 	}
-	for i := range s.Configs {
-		s.Configs[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
+	sm.addTopic(c)
+	if s.nc&0x8 == 0 {
+		for i := range s.Assignments {
+			s.Assignments[i].summarize(sm, version, c)
+		}
+	}
+	if s.nc&0x10 == 0 {
+		for i := range s.Configs {
+			s.Configs[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *CreateTopicsRequestCreatableReplicaAssignment) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
@@ -783,7 +904,18 @@ func (s *CreateTopicsRequestCreatableTopicConfig) summarize(sm *Summary, version
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *CreateTopicsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *CreateTopicsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *CreateTopicsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *CreateTopicsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -810,6 +942,10 @@ type CreateTopicsResponse struct {
 	Topics         []CreateTopicsResponseCreatableTopicResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // CreateTopicsResponseCreatableTopicResult is the CreatableTopicResult struct of CreateTopicsResponse.
@@ -824,6 +960,8 @@ type CreateTopicsResponseCreatableTopicResult struct {
 	Configs              []CreateTopicsResponseCreatableTopicConfigs // versions 5+, nullable 5+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // CreateTopicsResponseCreatableTopicConfigs is the CreatableTopicConfigs struct of CreateTopicsResponse.
@@ -835,6 +973,8 @@ type CreateTopicsResponseCreatableTopicConfigs struct {
 	IsSensitive  bool    // versions 5+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -842,9 +982,12 @@ func (s *CreateTopicsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 5
 	_ = flexible
 	if version >= 2 {
@@ -852,12 +995,15 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -874,7 +1020,7 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -886,6 +1032,7 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -896,14 +1043,15 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), CreateTopicsResponseCreatableTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -920,6 +1068,10 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -939,8 +1091,16 @@ func (s *CreateTopicsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -974,11 +1134,11 @@ func (s *CreateTopicsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *CreateTopicsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 2 {
+	if version >= 2 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -989,6 +1149,7 @@ func (s *CreateTopicsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -1003,9 +1164,11 @@ func (s *CreateTopicsResponseCreatableTopicResult) SetDefaults() {
 	s.ReplicationFactor = -1
 	s.Configs = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 5
 	_ = flexible
 	{
@@ -1017,12 +1180,15 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	if version >= 7 {
@@ -1030,12 +1196,15 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -1045,12 +1214,15 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	if version >= 1 {
@@ -1062,12 +1234,15 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	} else {
 		s.ErrorMessage = ptrString("")
@@ -1078,12 +1253,15 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			r.tr.Begin("NumPartitions", r.off)
 		}
 		s.NumPartitions = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NumPartitions)
-		}
 		if r.err != nil {
-			r.PushPath("NumPartitions")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("NumPartitions")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NumPartitions)
 		}
 	} else {
 		s.NumPartitions = -1
@@ -1093,12 +1271,15 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			r.tr.Begin("ReplicationFactor", r.off)
 		}
 		s.ReplicationFactor = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicationFactor)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicationFactor")
-			return
+			if !r.skipped() {
+				s.nc |= 0xd0
+				r.PushPath("ReplicationFactor")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicationFactor)
 		}
 	} else {
 		s.ReplicationFactor = -1
@@ -1111,7 +1292,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1121,6 +1302,7 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x90
 					r.PushPath("Configs")
 					return
 				}
@@ -1131,14 +1313,15 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), CreateTopicsResponseCreatableTopicConfigs{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Configs")
 						s.Configs = a
+						s.nc |= 0x10
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Configs = a
@@ -1157,16 +1340,23 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x10
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x10 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -1178,13 +1368,17 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 				}
 				s.TopicConfigErrorCode = r.Int16()
 				r.unlimit(full, end, 0)
-				if r.tr != nil && r.err == nil {
+				if r.err != nil {
+					if !r.skipped() {
+						s.nc |= (0x10 &^ got)
+						r.PushPath("TopicConfigErrorCode")
+						return
+					}
+					s.nc |= 0x10
+				} else if r.tr != nil {
 					r.tr.End(r.off, s.TopicConfigErrorCode)
 				}
-				if r.err != nil {
-					r.PushPath("TopicConfigErrorCode")
-					return
-				}
+				got |= 0x10
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -1193,8 +1387,17 @@ func (s *CreateTopicsResponseCreatableTopicResult) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x10 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1253,35 +1456,35 @@ func (s *CreateTopicsResponseCreatableTopicResult) appendTo(dst []byte, version 
 
 func (s *CreateTopicsResponseCreatableTopicResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x10 == 0 {
 		w.Key("TopicConfigErrorCode")
 		w.Int(int64(s.TopicConfigErrorCode))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x20 == 0 {
 		w.Key("NumPartitions")
 		w.Int(int64(s.NumPartitions))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x40 == 0 {
 		w.Key("ReplicationFactor")
 		w.Int(int64(s.ReplicationFactor))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x80 == 0 {
 		w.Key("Configs")
 		if s.Configs == nil {
 			w.Null()
@@ -1305,9 +1508,11 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) SetDefaults() {
 	s.ConfigSource = -1
 	s.IsSensitive = false
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 5
 	_ = flexible
 	if version >= 5 {
@@ -1315,12 +1520,15 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -1330,12 +1538,15 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			r.tr.Begin("Value", r.off)
 		}
 		s.Value = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Value)
-		}
 		if r.err != nil {
-			r.PushPath("Value")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("Value")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 	} else {
 		s.Value = ptrString("")
@@ -1345,12 +1556,15 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			r.tr.Begin("ReadOnly", r.off)
 		}
 		s.ReadOnly = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReadOnly)
-		}
 		if r.err != nil {
-			r.PushPath("ReadOnly")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("ReadOnly")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReadOnly)
 		}
 	} else {
 		s.ReadOnly = false
@@ -1360,12 +1574,15 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			r.tr.Begin("ConfigSource", r.off)
 		}
 		s.ConfigSource = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ConfigSource)
-		}
 		if r.err != nil {
-			r.PushPath("ConfigSource")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("ConfigSource")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ConfigSource)
 		}
 	} else {
 		s.ConfigSource = -1
@@ -1375,12 +1592,15 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			r.tr.Begin("IsSensitive", r.off)
 		}
 		s.IsSensitive = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsSensitive)
-		}
 		if r.err != nil {
-			r.PushPath("IsSensitive")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("IsSensitive")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsSensitive)
 		}
 	} else {
 		s.IsSensitive = false
@@ -1392,6 +1612,10 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1411,8 +1635,16 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) readFrom(r *Reader, version 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1448,23 +1680,23 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) appendTo(dst []byte, version
 
 func (s *CreateTopicsResponseCreatableTopicConfigs) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 5 {
+	if version >= 5 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x2 == 0 {
 		w.Key("Value")
 		w.ConfigValue(s.Name, s.Value)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x4 == 0 {
 		w.Key("ReadOnly")
 		w.Bool(s.ReadOnly)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x8 == 0 {
 		w.Key("ConfigSource")
 		w.Int(int64(s.ConfigSource))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x10 == 0 {
 		w.Key("IsSensitive")
 		w.Bool(s.IsSensitive)
 	}
@@ -1473,24 +1705,34 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) writeJSON(w *JSONWriter, ver
 }
 
 func (s *CreateTopicsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *CreateTopicsResponseCreatableTopicResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
-	if version >= 7 {
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 7 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
+	if version >= 7 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x4 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if version >= 5 && s.TopicConfigErrorCode != 0 {
+	if version >= 5 && s.nc&0x10 == 0 && s.TopicConfigErrorCode != 0 {
 		sm.addError(s.TopicConfigErrorCode, c)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x80 == 0 {
 		for i := range s.Configs {
 			s.Configs[i].summarize(sm, version, c)
 		}
@@ -1501,7 +1743,18 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) summarize(sm *Summary, versi
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *CreateTopicsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *CreateTopicsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *CreateTopicsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *CreateTopicsResponse) AppendTo(dst []byte, version int16) []byte {

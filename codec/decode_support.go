@@ -45,15 +45,26 @@ func (r *Reader) tagStart(prev int64) (tag uint32, end int) {
 	return tag, r.off + int(size)
 }
 
-// limit restricts reading to end and returns the full buffer for unlimit.
-func (r *Reader) limit(end int) []byte {
-	full := r.buf
-	r.buf = r.buf[:end]
+// limited is what a limit hides, for unlimit.
+type limited struct {
+	buf    []byte
+	hidden int
+}
+
+// limit restricts reading to end (at most the frame's end) and returns
+// what it hides for unlimit.
+func (r *Reader) limit(end int) limited {
+	full := limited{r.buf, r.hidden}
+	if end <= len(r.buf) {
+		r.buf, r.hidden = r.buf[:end], 0
+	} else {
+		r.hidden = end - len(r.buf) // a gapped Reader: buf ends at a gap
+	}
 	return full
 }
 
 // unlimit ends a limit: the known tagged field must have used all its bytes.
-func (r *Reader) unlimit(full []byte, end int, tag uint32) {
+func (r *Reader) unlimit(full limited, end int, tag uint32) {
 	if r.err == nil && r.off < end {
 		r.Warn("tagged field %d: %d bytes not read", tag, end-r.off)
 		if r.tr != nil {
@@ -62,7 +73,9 @@ func (r *Reader) unlimit(full []byte, end int, tag uint32) {
 		}
 		r.off = end
 	}
-	r.buf = full
+	// In a gapped Reader, buf may end before off now: the next read
+	// refreshes it.
+	r.buf, r.hidden = full.buf, full.hidden
 }
 
 func ptrString(s string) *string { return &s }
@@ -72,7 +85,7 @@ func ptrString(s string) *string { return &s }
 // values other than -1 and 1 cannot be re-encoded as they were, so they are
 // warned about.
 func (r *Reader) nullMarker() bool {
-	v := r.Int8()
+	v := r.int8Len()
 	if r.err == nil && v != -1 && v != 1 {
 		as := "present"
 		if v < 0 {
@@ -106,7 +119,7 @@ func writeUnknownTagsJSON(w *JSONWriter, tags []TaggedField) {
 func (r *Reader) tracedNullMarker() bool {
 	off := r.off
 	null := r.nullMarker()
-	if r.tr != nil {
+	if r.tr != nil && r.err == nil {
 		r.tr.Begin("(null marker)", off)
 		r.tr.End(r.off, null)
 	}

@@ -7,6 +7,10 @@ type DeleteAclsRequest struct {
 	Filters []DeleteAclsRequestDeleteAclsFilter // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DeleteAclsRequestDeleteAclsFilter is the DeleteAclsFilter struct of DeleteAclsRequest.
@@ -20,15 +24,20 @@ type DeleteAclsRequestDeleteAclsFilter struct {
 	PermissionType     int8    // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *DeleteAclsRequest) SetDefaults() {
 	s.Filters = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -43,7 +52,7 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -55,6 +64,7 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 9)
 				}
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Filters")
 					return
 				}
@@ -65,14 +75,15 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DeleteAclsRequestDeleteAclsFilter{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Filters")
 						s.Filters = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Filters = a
@@ -89,6 +100,10 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -108,8 +123,16 @@ func (s *DeleteAclsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -140,7 +163,7 @@ func (s *DeleteAclsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *DeleteAclsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Filters")
 		{
 			w.BeginArray()
@@ -151,6 +174,7 @@ func (s *DeleteAclsRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -164,9 +188,11 @@ func (s *DeleteAclsRequestDeleteAclsFilter) SetDefaults() {
 	s.Operation = 0
 	s.PermissionType = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -174,12 +200,15 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ResourceTypeFilter", r.off)
 		}
 		s.ResourceTypeFilter = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceTypeFilter)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceTypeFilter")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("ResourceTypeFilter")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceTypeFilter)
 		}
 	}
 	{
@@ -191,12 +220,15 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 		} else {
 			s.ResourceNameFilter = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceNameFilter)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceNameFilter")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("ResourceNameFilter")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceNameFilter)
 		}
 	}
 	if version >= 1 {
@@ -204,12 +236,15 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PatternTypeFilter", r.off)
 		}
 		s.PatternTypeFilter = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PatternTypeFilter)
-		}
 		if r.err != nil {
-			r.PushPath("PatternTypeFilter")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("PatternTypeFilter")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PatternTypeFilter)
 		}
 	} else {
 		s.PatternTypeFilter = 3
@@ -223,12 +258,15 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 		} else {
 			s.PrincipalFilter = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalFilter)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalFilter")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("PrincipalFilter")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalFilter)
 		}
 	}
 	{
@@ -240,12 +278,15 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 		} else {
 			s.HostFilter = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.HostFilter)
-		}
 		if r.err != nil {
-			r.PushPath("HostFilter")
-			return
+			if !r.skipped() {
+				s.nc |= 0x70
+				r.PushPath("HostFilter")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.HostFilter)
 		}
 	}
 	{
@@ -253,12 +294,15 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Operation", r.off)
 		}
 		s.Operation = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Operation)
-		}
 		if r.err != nil {
-			r.PushPath("Operation")
-			return
+			if !r.skipped() {
+				s.nc |= 0x60
+				r.PushPath("Operation")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Operation)
 		}
 	}
 	{
@@ -266,12 +310,15 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PermissionType", r.off)
 		}
 		s.PermissionType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PermissionType)
-		}
 		if r.err != nil {
-			r.PushPath("PermissionType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x40
+				r.PushPath("PermissionType")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PermissionType)
 		}
 	}
 	s.UnknownTags = nil
@@ -281,6 +328,10 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -300,8 +351,16 @@ func (s *DeleteAclsRequestDeleteAclsFilter) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -355,31 +414,31 @@ func (s *DeleteAclsRequestDeleteAclsFilter) appendTo(dst []byte, version int16) 
 
 func (s *DeleteAclsRequestDeleteAclsFilter) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ResourceTypeFilter")
 		w.Int(int64(s.ResourceTypeFilter))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ResourceNameFilter")
 		w.NullableString(s.ResourceNameFilter)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("PatternTypeFilter")
 		w.Int(int64(s.PatternTypeFilter))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("PrincipalFilter")
 		w.NullableString(s.PrincipalFilter)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("HostFilter")
 		w.NullableString(s.HostFilter)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("Operation")
 		w.Int(int64(s.Operation))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("PermissionType")
 		w.Int(int64(s.PermissionType))
 	}
@@ -391,7 +450,18 @@ func (s *DeleteAclsRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DeleteAclsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DeleteAclsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DeleteAclsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DeleteAclsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -416,6 +486,10 @@ type DeleteAclsResponse struct {
 	FilterResults  []DeleteAclsResponseDeleteAclsFilterResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DeleteAclsResponseDeleteAclsFilterResult is the DeleteAclsFilterResult struct of DeleteAclsResponse.
@@ -425,6 +499,8 @@ type DeleteAclsResponseDeleteAclsFilterResult struct {
 	MatchingAcls []DeleteAclsResponseDeleteAclsMatchingAcl // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DeleteAclsResponseDeleteAclsMatchingAcl is the DeleteAclsMatchingAcl struct of DeleteAclsResponse.
@@ -440,6 +516,8 @@ type DeleteAclsResponseDeleteAclsMatchingAcl struct {
 	PermissionType int8    // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -447,9 +525,12 @@ func (s *DeleteAclsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.FilterResults = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -457,12 +538,15 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -477,7 +561,7 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -489,6 +573,7 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 8)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("FilterResults")
 					return
 				}
@@ -499,14 +584,15 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DeleteAclsResponseDeleteAclsFilterResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("FilterResults")
 						s.FilterResults = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.FilterResults = a
@@ -523,6 +609,10 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -542,8 +632,16 @@ func (s *DeleteAclsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -577,11 +675,11 @@ func (s *DeleteAclsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *DeleteAclsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("FilterResults")
 		{
 			w.BeginArray()
@@ -592,6 +690,7 @@ func (s *DeleteAclsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -601,9 +700,11 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) SetDefaults() {
 	s.ErrorMessage = ptrString("")
 	s.MatchingAcls = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -611,12 +712,15 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -628,12 +732,15 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -648,7 +755,7 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -660,6 +767,7 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 					r.checkCount(n, 13)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("MatchingAcls")
 					return
 				}
@@ -670,14 +778,15 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), DeleteAclsResponseDeleteAclsMatchingAcl{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("MatchingAcls")
 						s.MatchingAcls = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.MatchingAcls = a
@@ -694,6 +803,10 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -713,8 +826,16 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -755,15 +876,15 @@ func (s *DeleteAclsResponseDeleteAclsFilterResult) appendTo(dst []byte, version 
 
 func (s *DeleteAclsResponseDeleteAclsFilterResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("MatchingAcls")
 		{
 			w.BeginArray()
@@ -789,9 +910,11 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) SetDefaults() {
 	s.Operation = 0
 	s.PermissionType = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -799,12 +922,15 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ff
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -816,12 +942,15 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fe
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -829,12 +958,15 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceType)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fc
+				r.PushPath("ResourceType")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
 		}
 	}
 	{
@@ -846,12 +978,15 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceName)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f8
+				r.PushPath("ResourceName")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 	}
 	if version >= 1 {
@@ -859,12 +994,15 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			r.tr.Begin("PatternType", r.off)
 		}
 		s.PatternType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PatternType)
-		}
 		if r.err != nil {
-			r.PushPath("PatternType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f0
+				r.PushPath("PatternType")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PatternType)
 		}
 	} else {
 		s.PatternType = 3
@@ -878,12 +1016,15 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		} else {
 			s.Principal = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Principal)
-		}
 		if r.err != nil {
-			r.PushPath("Principal")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e0
+				r.PushPath("Principal")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Principal)
 		}
 	}
 	{
@@ -895,12 +1036,15 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		} else {
 			s.Host = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c0
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -908,12 +1052,15 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			r.tr.Begin("Operation", r.off)
 		}
 		s.Operation = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Operation)
-		}
 		if r.err != nil {
-			r.PushPath("Operation")
-			return
+			if !r.skipped() {
+				s.nc |= 0x180
+				r.PushPath("Operation")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Operation)
 		}
 	}
 	{
@@ -921,12 +1068,15 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			r.tr.Begin("PermissionType", r.off)
 		}
 		s.PermissionType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PermissionType)
-		}
 		if r.err != nil {
-			r.PushPath("PermissionType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x100
+				r.PushPath("PermissionType")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PermissionType)
 		}
 	}
 	s.UnknownTags = nil
@@ -936,6 +1086,10 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -955,8 +1109,16 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1020,39 +1182,39 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) appendTo(dst []byte, version i
 
 func (s *DeleteAclsResponseDeleteAclsMatchingAcl) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ResourceType")
 		w.Int(int64(s.ResourceType))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("ResourceName")
 		w.String(s.ResourceName)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x10 == 0 {
 		w.Key("PatternType")
 		w.Int(int64(s.PatternType))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("Principal")
 		w.String(s.Principal)
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("Operation")
 		w.Int(int64(s.Operation))
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("PermissionType")
 		w.Int(int64(s.PermissionType))
 	}
@@ -1061,28 +1223,43 @@ func (s *DeleteAclsResponseDeleteAclsMatchingAcl) writeJSON(w *JSONWriter, versi
 }
 
 func (s *DeleteAclsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.FilterResults {
-		s.FilterResults[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.FilterResults {
+			s.FilterResults[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DeleteAclsResponseDeleteAclsFilterResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.MatchingAcls {
-		s.MatchingAcls[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.MatchingAcls {
+			s.MatchingAcls[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DeleteAclsResponseDeleteAclsMatchingAcl) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DeleteAclsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DeleteAclsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DeleteAclsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DeleteAclsResponse) AppendTo(dst []byte, version int16) []byte {

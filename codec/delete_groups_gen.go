@@ -7,15 +7,22 @@ type DeleteGroupsRequest struct {
 	GroupsNames []string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
 func (s *DeleteGroupsRequest) SetDefaults() {
 	s.GroupsNames = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DeleteGroupsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -30,7 +37,7 @@ func (s *DeleteGroupsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -42,10 +49,12 @@ func (s *DeleteGroupsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 2)
 				}
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("GroupsNames")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -57,17 +66,23 @@ func (s *DeleteGroupsRequest) readFrom(r *Reader, version int16) {
 						e = r.String()
 					}
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("GroupsNames")
-						s.GroupsNames = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("GroupsNames")
+							s.GroupsNames = a
+							s.nc |= 0x1
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.GroupsNames = a
+				if lost {
+					s.nc |= 0x1
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -81,6 +96,10 @@ func (s *DeleteGroupsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -100,8 +119,16 @@ func (s *DeleteGroupsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -136,7 +163,7 @@ func (s *DeleteGroupsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *DeleteGroupsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupsNames")
 		{
 			w.BeginArray()
@@ -147,6 +174,7 @@ func (s *DeleteGroupsRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -154,7 +182,18 @@ func (s *DeleteGroupsRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DeleteGroupsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DeleteGroupsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DeleteGroupsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DeleteGroupsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -179,6 +218,10 @@ type DeleteGroupsResponse struct {
 	Results        []DeleteGroupsResponseDeletableGroupResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DeleteGroupsResponseDeletableGroupResult is the DeletableGroupResult struct of DeleteGroupsResponse.
@@ -188,6 +231,8 @@ type DeleteGroupsResponseDeletableGroupResult struct {
 	ErrorMessage *string // versions 3+, nullable 3+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -195,9 +240,12 @@ func (s *DeleteGroupsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DeleteGroupsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -205,12 +253,15 @@ func (s *DeleteGroupsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -225,7 +276,7 @@ func (s *DeleteGroupsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -233,6 +284,7 @@ func (s *DeleteGroupsResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Results")
 					return
 				}
@@ -243,14 +295,15 @@ func (s *DeleteGroupsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DeleteGroupsResponseDeletableGroupResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -267,6 +320,10 @@ func (s *DeleteGroupsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -286,8 +343,16 @@ func (s *DeleteGroupsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -321,11 +386,11 @@ func (s *DeleteGroupsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *DeleteGroupsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -336,6 +401,7 @@ func (s *DeleteGroupsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -345,9 +411,11 @@ func (s *DeleteGroupsResponseDeletableGroupResult) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DeleteGroupsResponseDeletableGroupResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -359,12 +427,15 @@ func (s *DeleteGroupsResponseDeletableGroupResult) readFrom(r *Reader, version i
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -372,12 +443,15 @@ func (s *DeleteGroupsResponseDeletableGroupResult) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	if version >= 3 {
@@ -385,12 +459,15 @@ func (s *DeleteGroupsResponseDeletableGroupResult) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	} else {
 		s.ErrorMessage = nil
@@ -402,6 +479,10 @@ func (s *DeleteGroupsResponseDeletableGroupResult) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -421,8 +502,16 @@ func (s *DeleteGroupsResponseDeletableGroupResult) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -456,15 +545,15 @@ func (s *DeleteGroupsResponseDeletableGroupResult) appendTo(dst []byte, version 
 
 func (s *DeleteGroupsResponseDeletableGroupResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
@@ -473,19 +562,32 @@ func (s *DeleteGroupsResponseDeletableGroupResult) writeJSON(w *JSONWriter, vers
 }
 
 func (s *DeleteGroupsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DeleteGroupsResponseDeletableGroupResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DeleteGroupsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DeleteGroupsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DeleteGroupsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DeleteGroupsResponse) AppendTo(dst []byte, version int16) []byte {

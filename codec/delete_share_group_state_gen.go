@@ -8,6 +8,10 @@ type DeleteShareGroupStateRequest struct {
 	Topics  []DeleteShareGroupStateRequestDeleteStateData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DeleteShareGroupStateRequestDeleteStateData is the DeleteStateData struct of DeleteShareGroupStateRequest.
@@ -16,6 +20,8 @@ type DeleteShareGroupStateRequestDeleteStateData struct {
 	Partitions []DeleteShareGroupStateRequestPartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DeleteShareGroupStateRequestPartitionData is the PartitionData struct of DeleteShareGroupStateRequest.
@@ -23,6 +29,8 @@ type DeleteShareGroupStateRequestPartitionData struct {
 	Partition int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -30,9 +38,12 @@ func (s *DeleteShareGroupStateRequest) SetDefaults() {
 	s.GroupId = ""
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DeleteShareGroupStateRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -40,12 +51,15 @@ func (s *DeleteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -56,7 +70,7 @@ func (s *DeleteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -64,6 +78,7 @@ func (s *DeleteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -74,14 +89,15 @@ func (s *DeleteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DeleteShareGroupStateRequestDeleteStateData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -98,6 +114,10 @@ func (s *DeleteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -117,8 +137,16 @@ func (s *DeleteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -148,11 +176,11 @@ func (s *DeleteShareGroupStateRequest) appendTo(dst []byte, version int16) []byt
 
 func (s *DeleteShareGroupStateRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -163,6 +191,7 @@ func (s *DeleteShareGroupStateRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -171,9 +200,11 @@ func (s *DeleteShareGroupStateRequestDeleteStateData) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DeleteShareGroupStateRequestDeleteStateData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -181,12 +212,15 @@ func (s *DeleteShareGroupStateRequestDeleteStateData) readFrom(r *Reader, versio
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -197,7 +231,7 @@ func (s *DeleteShareGroupStateRequestDeleteStateData) readFrom(r *Reader, versio
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -205,6 +239,7 @@ func (s *DeleteShareGroupStateRequestDeleteStateData) readFrom(r *Reader, versio
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -215,14 +250,15 @@ func (s *DeleteShareGroupStateRequestDeleteStateData) readFrom(r *Reader, versio
 					}
 					a = append(grow(a, n), DeleteShareGroupStateRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -239,6 +275,10 @@ func (s *DeleteShareGroupStateRequestDeleteStateData) readFrom(r *Reader, versio
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -258,8 +298,16 @@ func (s *DeleteShareGroupStateRequestDeleteStateData) readFrom(r *Reader, versio
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -289,11 +337,11 @@ func (s *DeleteShareGroupStateRequestDeleteStateData) appendTo(dst []byte, versi
 
 func (s *DeleteShareGroupStateRequestDeleteStateData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -311,9 +359,11 @@ func (s *DeleteShareGroupStateRequestDeleteStateData) writeJSON(w *JSONWriter, v
 func (s *DeleteShareGroupStateRequestPartitionData) SetDefaults() {
 	s.Partition = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DeleteShareGroupStateRequestPartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -321,12 +371,15 @@ func (s *DeleteShareGroupStateRequestPartitionData) readFrom(r *Reader, version 
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	s.UnknownTags = nil
@@ -336,6 +389,10 @@ func (s *DeleteShareGroupStateRequestPartitionData) readFrom(r *Reader, version 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -355,8 +412,16 @@ func (s *DeleteShareGroupStateRequestPartitionData) readFrom(r *Reader, version 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -380,7 +445,7 @@ func (s *DeleteShareGroupStateRequestPartitionData) appendTo(dst []byte, version
 
 func (s *DeleteShareGroupStateRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
@@ -389,26 +454,50 @@ func (s *DeleteShareGroupStateRequestPartitionData) writeJSON(w *JSONWriter, ver
 }
 
 func (s *DeleteShareGroupStateRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DeleteShareGroupStateRequestDeleteStateData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DeleteShareGroupStateRequestPartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DeleteShareGroupStateRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DeleteShareGroupStateRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DeleteShareGroupStateRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DeleteShareGroupStateRequest) AppendTo(dst []byte, version int16) []byte {
@@ -436,6 +525,10 @@ type DeleteShareGroupStateResponse struct {
 	Results []DeleteShareGroupStateResponseDeleteStateResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DeleteShareGroupStateResponseDeleteStateResult is the DeleteStateResult struct of DeleteShareGroupStateResponse.
@@ -444,6 +537,8 @@ type DeleteShareGroupStateResponseDeleteStateResult struct {
 	Partitions []DeleteShareGroupStateResponsePartitionResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DeleteShareGroupStateResponsePartitionResult is the PartitionResult struct of DeleteShareGroupStateResponse.
@@ -453,15 +548,20 @@ type DeleteShareGroupStateResponsePartitionResult struct {
 	ErrorMessage *string // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *DeleteShareGroupStateResponse) SetDefaults() {
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DeleteShareGroupStateResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -472,7 +572,7 @@ func (s *DeleteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -480,6 +580,7 @@ func (s *DeleteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Results")
 					return
 				}
@@ -490,14 +591,15 @@ func (s *DeleteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DeleteShareGroupStateResponseDeleteStateResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -514,6 +616,10 @@ func (s *DeleteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -533,8 +639,16 @@ func (s *DeleteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -561,7 +675,7 @@ func (s *DeleteShareGroupStateResponse) appendTo(dst []byte, version int16) []by
 
 func (s *DeleteShareGroupStateResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -572,6 +686,7 @@ func (s *DeleteShareGroupStateResponse) writeJSON(w *JSONWriter, version int16) 
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -580,9 +695,11 @@ func (s *DeleteShareGroupStateResponseDeleteStateResult) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DeleteShareGroupStateResponseDeleteStateResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -590,12 +707,15 @@ func (s *DeleteShareGroupStateResponseDeleteStateResult) readFrom(r *Reader, ver
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -606,7 +726,7 @@ func (s *DeleteShareGroupStateResponseDeleteStateResult) readFrom(r *Reader, ver
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -614,6 +734,7 @@ func (s *DeleteShareGroupStateResponseDeleteStateResult) readFrom(r *Reader, ver
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -624,14 +745,15 @@ func (s *DeleteShareGroupStateResponseDeleteStateResult) readFrom(r *Reader, ver
 					}
 					a = append(grow(a, n), DeleteShareGroupStateResponsePartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -648,6 +770,10 @@ func (s *DeleteShareGroupStateResponseDeleteStateResult) readFrom(r *Reader, ver
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -667,8 +793,16 @@ func (s *DeleteShareGroupStateResponseDeleteStateResult) readFrom(r *Reader, ver
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -698,11 +832,11 @@ func (s *DeleteShareGroupStateResponseDeleteStateResult) appendTo(dst []byte, ve
 
 func (s *DeleteShareGroupStateResponseDeleteStateResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -722,9 +856,11 @@ func (s *DeleteShareGroupStateResponsePartitionResult) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DeleteShareGroupStateResponsePartitionResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -732,12 +868,15 @@ func (s *DeleteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versi
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -745,12 +884,15 @@ func (s *DeleteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -758,12 +900,15 @@ func (s *DeleteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -773,6 +918,10 @@ func (s *DeleteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -792,8 +941,16 @@ func (s *DeleteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -823,15 +980,15 @@ func (s *DeleteShareGroupStateResponsePartitionResult) appendTo(dst []byte, vers
 
 func (s *DeleteShareGroupStateResponsePartitionResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
@@ -840,29 +997,53 @@ func (s *DeleteShareGroupStateResponsePartitionResult) writeJSON(w *JSONWriter, 
 }
 
 func (s *DeleteShareGroupStateResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DeleteShareGroupStateResponseDeleteStateResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DeleteShareGroupStateResponsePartitionResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DeleteShareGroupStateResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DeleteShareGroupStateResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DeleteShareGroupStateResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DeleteShareGroupStateResponse) AppendTo(dst []byte, version int16) []byte {

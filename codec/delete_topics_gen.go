@@ -9,6 +9,10 @@ type DeleteTopicsRequest struct {
 	TimeoutMs  int32                                 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DeleteTopicsRequestDeleteTopicState is the DeleteTopicState struct of DeleteTopicsRequest.
@@ -17,6 +21,8 @@ type DeleteTopicsRequestDeleteTopicState struct {
 	TopicId UUID    // versions 6+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -25,9 +31,12 @@ func (s *DeleteTopicsRequest) SetDefaults() {
 	s.TopicNames = nil
 	s.TimeoutMs = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 6 {
@@ -38,7 +47,7 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -46,6 +55,7 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x7
 					r.PushPath("Topics")
 					return
 				}
@@ -56,14 +66,15 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DeleteTopicsRequestDeleteTopicState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x6
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -87,7 +98,7 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -99,10 +110,12 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 2)
 				}
 				if r.err != nil {
+					s.nc |= 0x6
 					r.PushPath("TopicNames")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -114,17 +127,23 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 						e = r.String()
 					}
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("TopicNames")
-						s.TopicNames = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("TopicNames")
+							s.TopicNames = a
+							s.nc |= 0x6
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.TopicNames = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -138,12 +157,15 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("TimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("TimeoutMs")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TimeoutMs)
 		}
 	}
 	s.UnknownTags = nil
@@ -153,6 +175,10 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -172,8 +198,16 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -217,7 +251,7 @@ func (s *DeleteTopicsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *DeleteTopicsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 6 {
+	if version >= 6 && s.nc&0x1 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -227,7 +261,7 @@ func (s *DeleteTopicsRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version <= 5 {
+	if version <= 5 && s.nc&0x2 == 0 {
 		w.Key("TopicNames")
 		{
 			w.BeginArray()
@@ -237,11 +271,12 @@ func (s *DeleteTopicsRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("TimeoutMs")
 		w.Int(int64(s.TimeoutMs))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -250,9 +285,11 @@ func (s *DeleteTopicsRequestDeleteTopicState) SetDefaults() {
 	s.Name = nil
 	s.TopicId = UUID{}
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DeleteTopicsRequestDeleteTopicState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 6 {
@@ -260,12 +297,15 @@ func (s *DeleteTopicsRequestDeleteTopicState) readFrom(r *Reader, version int16)
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = nil
@@ -275,12 +315,15 @@ func (s *DeleteTopicsRequestDeleteTopicState) readFrom(r *Reader, version int16)
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -292,6 +335,10 @@ func (s *DeleteTopicsRequestDeleteTopicState) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -311,8 +358,16 @@ func (s *DeleteTopicsRequestDeleteTopicState) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -339,11 +394,11 @@ func (s *DeleteTopicsRequestDeleteTopicState) appendTo(dst []byte, version int16
 
 func (s *DeleteTopicsRequestDeleteTopicState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 6 {
+	if version >= 6 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.NullableString(s.Name)
 	}
-	if version >= 6 {
+	if version >= 6 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
@@ -352,12 +407,12 @@ func (s *DeleteTopicsRequestDeleteTopicState) writeJSON(w *JSONWriter, version i
 }
 
 func (s *DeleteTopicsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 6 {
+	if version >= 6 && s.nc&0x1 == 0 {
 		for i := range s.Topics {
 			s.Topics[i].summarize(sm, version, c)
 		}
 	}
-	if version <= 5 {
+	if version <= 5 && s.nc&0x2 == 0 {
 		for _, t := range s.TopicNames {
 			sm.addTopic(c.withTopic(t))
 		}
@@ -365,17 +420,34 @@ func (s *DeleteTopicsRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *DeleteTopicsRequestDeleteTopicState) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 6 && s.Name != nil {
+	if version >= 6 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 6 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 6 && s.nc&0x1 == 0 && s.Name != nil {
 		c = c.withTopic(*s.Name)
 	}
-	if version >= 6 {
+	if version >= 6 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DeleteTopicsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DeleteTopicsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DeleteTopicsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DeleteTopicsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -402,6 +474,10 @@ type DeleteTopicsResponse struct {
 	Responses      []DeleteTopicsResponseDeletableTopicResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DeleteTopicsResponseDeletableTopicResult is the DeletableTopicResult struct of DeleteTopicsResponse.
@@ -412,6 +488,8 @@ type DeleteTopicsResponseDeletableTopicResult struct {
 	ErrorMessage *string // versions 5+, nullable 5+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -419,9 +497,12 @@ func (s *DeleteTopicsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Responses = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DeleteTopicsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 1 {
@@ -429,12 +510,15 @@ func (s *DeleteTopicsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -451,7 +535,7 @@ func (s *DeleteTopicsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -459,6 +543,7 @@ func (s *DeleteTopicsResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Responses")
 					return
 				}
@@ -469,14 +554,15 @@ func (s *DeleteTopicsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DeleteTopicsResponseDeletableTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
 						s.Responses = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Responses = a
@@ -493,6 +579,10 @@ func (s *DeleteTopicsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -512,8 +602,16 @@ func (s *DeleteTopicsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -547,11 +645,11 @@ func (s *DeleteTopicsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *DeleteTopicsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Responses")
 		{
 			w.BeginArray()
@@ -562,6 +660,7 @@ func (s *DeleteTopicsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -572,9 +671,11 @@ func (s *DeleteTopicsResponseDeletableTopicResult) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DeleteTopicsResponseDeletableTopicResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -596,12 +697,15 @@ func (s *DeleteTopicsResponseDeletableTopicResult) readFrom(r *Reader, version i
 			}
 			s.Name = &v
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	if version >= 6 {
@@ -609,12 +713,15 @@ func (s *DeleteTopicsResponseDeletableTopicResult) readFrom(r *Reader, version i
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -624,12 +731,15 @@ func (s *DeleteTopicsResponseDeletableTopicResult) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	if version >= 5 {
@@ -637,12 +747,15 @@ func (s *DeleteTopicsResponseDeletableTopicResult) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	} else {
 		s.ErrorMessage = nil
@@ -654,6 +767,10 @@ func (s *DeleteTopicsResponseDeletableTopicResult) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -673,8 +790,16 @@ func (s *DeleteTopicsResponseDeletableTopicResult) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -723,19 +848,19 @@ func (s *DeleteTopicsResponseDeletableTopicResult) appendTo(dst []byte, version 
 
 func (s *DeleteTopicsResponseDeletableTopicResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.NullableString(s.Name)
 	}
-	if version >= 6 {
+	if version >= 6 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x8 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
@@ -744,26 +869,45 @@ func (s *DeleteTopicsResponseDeletableTopicResult) writeJSON(w *JSONWriter, vers
 }
 
 func (s *DeleteTopicsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Responses {
-		s.Responses[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Responses {
+			s.Responses[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DeleteTopicsResponseDeletableTopicResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.Name != nil {
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 6 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 && s.Name != nil {
 		c = c.withTopic(*s.Name)
 	}
-	if version >= 6 {
+	if version >= 6 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x4 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DeleteTopicsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DeleteTopicsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DeleteTopicsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DeleteTopicsResponse) AppendTo(dst []byte, version int16) []byte {

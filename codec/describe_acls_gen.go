@@ -13,6 +13,10 @@ type DescribeAclsRequest struct {
 	PermissionType     int8    // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -25,9 +29,12 @@ func (s *DescribeAclsRequest) SetDefaults() {
 	s.Operation = 0
 	s.PermissionType = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -35,12 +42,15 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ResourceTypeFilter", r.off)
 		}
 		s.ResourceTypeFilter = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceTypeFilter)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceTypeFilter")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("ResourceTypeFilter")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceTypeFilter)
 		}
 	}
 	{
@@ -52,12 +62,15 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.ResourceNameFilter = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceNameFilter)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceNameFilter")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("ResourceNameFilter")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceNameFilter)
 		}
 	}
 	if version >= 1 {
@@ -65,12 +78,15 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PatternTypeFilter", r.off)
 		}
 		s.PatternTypeFilter = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PatternTypeFilter)
-		}
 		if r.err != nil {
-			r.PushPath("PatternTypeFilter")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("PatternTypeFilter")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PatternTypeFilter)
 		}
 	} else {
 		s.PatternTypeFilter = 3
@@ -84,12 +100,15 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.PrincipalFilter = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalFilter)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalFilter")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("PrincipalFilter")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalFilter)
 		}
 	}
 	{
@@ -101,12 +120,15 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.HostFilter = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.HostFilter)
-		}
 		if r.err != nil {
-			r.PushPath("HostFilter")
-			return
+			if !r.skipped() {
+				s.nc |= 0x70
+				r.PushPath("HostFilter")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.HostFilter)
 		}
 	}
 	{
@@ -114,12 +136,15 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Operation", r.off)
 		}
 		s.Operation = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Operation)
-		}
 		if r.err != nil {
-			r.PushPath("Operation")
-			return
+			if !r.skipped() {
+				s.nc |= 0x60
+				r.PushPath("Operation")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Operation)
 		}
 	}
 	{
@@ -127,12 +152,15 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PermissionType", r.off)
 		}
 		s.PermissionType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PermissionType)
-		}
 		if r.err != nil {
-			r.PushPath("PermissionType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x40
+				r.PushPath("PermissionType")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PermissionType)
 		}
 	}
 	s.UnknownTags = nil
@@ -142,6 +170,10 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -161,8 +193,16 @@ func (s *DescribeAclsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -216,35 +256,36 @@ func (s *DescribeAclsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeAclsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ResourceTypeFilter")
 		w.Int(int64(s.ResourceTypeFilter))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ResourceNameFilter")
 		w.NullableString(s.ResourceNameFilter)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("PatternTypeFilter")
 		w.Int(int64(s.PatternTypeFilter))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("PrincipalFilter")
 		w.NullableString(s.PrincipalFilter)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("HostFilter")
 		w.NullableString(s.HostFilter)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("Operation")
 		w.Int(int64(s.Operation))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("PermissionType")
 		w.Int(int64(s.PermissionType))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -252,7 +293,18 @@ func (s *DescribeAclsRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeAclsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeAclsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeAclsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeAclsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -279,6 +331,10 @@ type DescribeAclsResponse struct {
 	Resources      []DescribeAclsResponseDescribeAclsResource // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeAclsResponseDescribeAclsResource is the DescribeAclsResource struct of DescribeAclsResponse.
@@ -289,6 +345,8 @@ type DescribeAclsResponseDescribeAclsResource struct {
 	Acls         []DescribeAclsResponseAclDescription // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeAclsResponseAclDescription is the AclDescription struct of DescribeAclsResponse.
@@ -299,6 +357,8 @@ type DescribeAclsResponseAclDescription struct {
 	PermissionType int8   // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -308,9 +368,12 @@ func (s *DescribeAclsResponse) SetDefaults() {
 	s.ErrorMessage = ptrString("")
 	s.Resources = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -318,12 +381,15 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -331,12 +397,15 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -348,12 +417,15 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -368,7 +440,7 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -380,6 +452,7 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 7)
 				}
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("Resources")
 					return
 				}
@@ -390,14 +463,15 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeAclsResponseDescribeAclsResource{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Resources")
 						s.Resources = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Resources = a
@@ -414,6 +488,10 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -433,8 +511,16 @@ func (s *DescribeAclsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -478,19 +564,19 @@ func (s *DescribeAclsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeAclsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Resources")
 		{
 			w.BeginArray()
@@ -501,6 +587,7 @@ func (s *DescribeAclsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -511,9 +598,11 @@ func (s *DescribeAclsResponseDescribeAclsResource) SetDefaults() {
 	s.PatternType = 3
 	s.Acls = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -521,12 +610,15 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceType)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceType")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ResourceType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
 		}
 	}
 	{
@@ -538,12 +630,15 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceName)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceName")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ResourceName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 	}
 	if version >= 1 {
@@ -551,12 +646,15 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 			r.tr.Begin("PatternType", r.off)
 		}
 		s.PatternType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PatternType)
-		}
 		if r.err != nil {
-			r.PushPath("PatternType")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("PatternType")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PatternType)
 		}
 	} else {
 		s.PatternType = 3
@@ -573,7 +671,7 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -585,6 +683,7 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("Acls")
 					return
 				}
@@ -595,14 +694,15 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), DescribeAclsResponseAclDescription{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Acls")
 						s.Acls = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Acls = a
@@ -619,6 +719,10 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -638,8 +742,16 @@ func (s *DescribeAclsResponseDescribeAclsResource) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -683,19 +795,19 @@ func (s *DescribeAclsResponseDescribeAclsResource) appendTo(dst []byte, version 
 
 func (s *DescribeAclsResponseDescribeAclsResource) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ResourceType")
 		w.Int(int64(s.ResourceType))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ResourceName")
 		w.String(s.ResourceName)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("PatternType")
 		w.Int(int64(s.PatternType))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Acls")
 		{
 			w.BeginArray()
@@ -716,9 +828,11 @@ func (s *DescribeAclsResponseAclDescription) SetDefaults() {
 	s.Operation = 0
 	s.PermissionType = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -730,12 +844,15 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 		} else {
 			s.Principal = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Principal)
-		}
 		if r.err != nil {
-			r.PushPath("Principal")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("Principal")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Principal)
 		}
 	}
 	{
@@ -747,12 +864,15 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 		} else {
 			s.Host = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -760,12 +880,15 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 			r.tr.Begin("Operation", r.off)
 		}
 		s.Operation = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Operation)
-		}
 		if r.err != nil {
-			r.PushPath("Operation")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("Operation")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Operation)
 		}
 	}
 	{
@@ -773,12 +896,15 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 			r.tr.Begin("PermissionType", r.off)
 		}
 		s.PermissionType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PermissionType)
-		}
 		if r.err != nil {
-			r.PushPath("PermissionType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("PermissionType")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PermissionType)
 		}
 	}
 	s.UnknownTags = nil
@@ -788,6 +914,10 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -807,8 +937,16 @@ func (s *DescribeAclsResponseAclDescription) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -849,19 +987,19 @@ func (s *DescribeAclsResponseAclDescription) appendTo(dst []byte, version int16)
 
 func (s *DescribeAclsResponseAclDescription) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Principal")
 		w.String(s.Principal)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Operation")
 		w.Int(int64(s.Operation))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("PermissionType")
 		w.Int(int64(s.PermissionType))
 	}
@@ -870,13 +1008,24 @@ func (s *DescribeAclsResponseAclDescription) writeJSON(w *JSONWriter, version in
 }
 
 func (s *DescribeAclsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeAclsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeAclsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeAclsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeAclsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -8,6 +8,10 @@ type DescribeClientQuotasRequest struct {
 	Strict     bool                                       // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeClientQuotasRequestComponentData is the ComponentData struct of DescribeClientQuotasRequest.
@@ -17,6 +21,8 @@ type DescribeClientQuotasRequestComponentData struct {
 	Match      *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -24,9 +30,12 @@ func (s *DescribeClientQuotasRequest) SetDefaults() {
 	s.Components = nil
 	s.Strict = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -41,7 +50,7 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -53,6 +62,7 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 5)
 				}
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("Components")
 					return
 				}
@@ -63,14 +73,15 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeClientQuotasRequestComponentData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Components")
 						s.Components = a
+						s.nc |= 0x2
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Components = a
@@ -85,12 +96,15 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Strict", r.off)
 		}
 		s.Strict = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Strict)
-		}
 		if r.err != nil {
-			r.PushPath("Strict")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Strict")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Strict)
 		}
 	}
 	s.UnknownTags = nil
@@ -100,6 +114,10 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -119,8 +137,16 @@ func (s *DescribeClientQuotasRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -154,7 +180,7 @@ func (s *DescribeClientQuotasRequest) appendTo(dst []byte, version int16) []byte
 
 func (s *DescribeClientQuotasRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Components")
 		{
 			w.BeginArray()
@@ -164,11 +190,12 @@ func (s *DescribeClientQuotasRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Strict")
 		w.Bool(s.Strict)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -178,9 +205,11 @@ func (s *DescribeClientQuotasRequestComponentData) SetDefaults() {
 	s.MatchType = 0
 	s.Match = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -192,12 +221,15 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 		} else {
 			s.EntityType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EntityType)
-		}
 		if r.err != nil {
-			r.PushPath("EntityType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("EntityType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EntityType)
 		}
 	}
 	{
@@ -205,12 +237,15 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 			r.tr.Begin("MatchType", r.off)
 		}
 		s.MatchType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MatchType)
-		}
 		if r.err != nil {
-			r.PushPath("MatchType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("MatchType")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MatchType)
 		}
 	}
 	{
@@ -222,12 +257,15 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 		} else {
 			s.Match = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Match)
-		}
 		if r.err != nil {
-			r.PushPath("Match")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Match")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Match)
 		}
 	}
 	s.UnknownTags = nil
@@ -237,6 +275,10 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -256,8 +298,16 @@ func (s *DescribeClientQuotasRequestComponentData) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -295,15 +345,15 @@ func (s *DescribeClientQuotasRequestComponentData) appendTo(dst []byte, version 
 
 func (s *DescribeClientQuotasRequestComponentData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("EntityType")
 		w.String(s.EntityType)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MatchType")
 		w.Int(int64(s.MatchType))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Match")
 		w.NullableString(s.Match)
 	}
@@ -315,7 +365,18 @@ func (s *DescribeClientQuotasRequest) summarize(sm *Summary, version int16, c su
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeClientQuotasRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeClientQuotasRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeClientQuotasRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeClientQuotasRequest) AppendTo(dst []byte, version int16) []byte {
@@ -344,6 +405,10 @@ type DescribeClientQuotasResponse struct {
 	Entries        []DescribeClientQuotasResponseEntryData // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeClientQuotasResponseEntryData is the EntryData struct of DescribeClientQuotasResponse.
@@ -352,6 +417,8 @@ type DescribeClientQuotasResponseEntryData struct {
 	Values []DescribeClientQuotasResponseValueData  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeClientQuotasResponseEntityData is the EntityData struct of DescribeClientQuotasResponse.
@@ -360,6 +427,8 @@ type DescribeClientQuotasResponseEntityData struct {
 	EntityName *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeClientQuotasResponseValueData is the ValueData struct of DescribeClientQuotasResponse.
@@ -368,6 +437,8 @@ type DescribeClientQuotasResponseValueData struct {
 	Value float64 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -377,9 +448,12 @@ func (s *DescribeClientQuotasResponse) SetDefaults() {
 	s.ErrorMessage = ptrString("")
 	s.Entries = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -387,12 +461,15 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -400,12 +477,15 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -417,12 +497,15 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -437,7 +520,7 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -451,6 +534,7 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 8)
 				}
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("Entries")
 					return
 				}
@@ -461,14 +545,15 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeClientQuotasResponseEntryData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entries")
 						s.Entries = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Entries = a
@@ -485,6 +570,10 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -504,8 +593,16 @@ func (s *DescribeClientQuotasResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -549,19 +646,19 @@ func (s *DescribeClientQuotasResponse) appendTo(dst []byte, version int16) []byt
 
 func (s *DescribeClientQuotasResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Entries")
 		if s.Entries == nil {
 			w.Null()
@@ -574,6 +671,7 @@ func (s *DescribeClientQuotasResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -582,9 +680,11 @@ func (s *DescribeClientQuotasResponseEntryData) SetDefaults() {
 	s.Entity = nil
 	s.Values = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -599,7 +699,7 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -611,6 +711,7 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("Entity")
 					return
 				}
@@ -621,14 +722,15 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 					}
 					a = append(grow(a, n), DescribeClientQuotasResponseEntityData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Entity")
 						s.Entity = a
+						s.nc |= 0x2
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Entity = a
@@ -650,7 +752,7 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -658,6 +760,7 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 				n = r.NotNull(n)
 				r.checkCount(n, 10)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Values")
 					return
 				}
@@ -668,14 +771,15 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 					}
 					a = append(grow(a, n), DescribeClientQuotasResponseValueData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Values")
 						s.Values = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Values = a
@@ -692,6 +796,10 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -711,8 +819,16 @@ func (s *DescribeClientQuotasResponseEntryData) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -753,7 +869,7 @@ func (s *DescribeClientQuotasResponseEntryData) appendTo(dst []byte, version int
 
 func (s *DescribeClientQuotasResponseEntryData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Entity")
 		{
 			w.BeginArray()
@@ -763,7 +879,7 @@ func (s *DescribeClientQuotasResponseEntryData) writeJSON(w *JSONWriter, version
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Values")
 		{
 			w.BeginArray()
@@ -782,9 +898,11 @@ func (s *DescribeClientQuotasResponseEntityData) SetDefaults() {
 	s.EntityType = ""
 	s.EntityName = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -796,12 +914,15 @@ func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int
 		} else {
 			s.EntityType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EntityType)
-		}
 		if r.err != nil {
-			r.PushPath("EntityType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("EntityType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EntityType)
 		}
 	}
 	{
@@ -813,12 +934,15 @@ func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int
 		} else {
 			s.EntityName = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EntityName)
-		}
 		if r.err != nil {
-			r.PushPath("EntityName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("EntityName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EntityName)
 		}
 	}
 	s.UnknownTags = nil
@@ -828,6 +952,10 @@ func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -847,8 +975,16 @@ func (s *DescribeClientQuotasResponseEntityData) readFrom(r *Reader, version int
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -883,11 +1019,11 @@ func (s *DescribeClientQuotasResponseEntityData) appendTo(dst []byte, version in
 
 func (s *DescribeClientQuotasResponseEntityData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("EntityType")
 		w.String(s.EntityType)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("EntityName")
 		w.NullableString(s.EntityName)
 	}
@@ -900,9 +1036,11 @@ func (s *DescribeClientQuotasResponseValueData) SetDefaults() {
 	s.Key = ""
 	s.Value = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -914,12 +1052,15 @@ func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int1
 		} else {
 			s.Key = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Key)
-		}
 		if r.err != nil {
-			r.PushPath("Key")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Key")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Key)
 		}
 	}
 	{
@@ -927,12 +1068,15 @@ func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int1
 			r.tr.Begin("Value", r.off)
 		}
 		s.Value = r.Float64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Value)
-		}
 		if r.err != nil {
-			r.PushPath("Value")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Value")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 	}
 	s.UnknownTags = nil
@@ -942,6 +1086,10 @@ func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -961,8 +1109,16 @@ func (s *DescribeClientQuotasResponseValueData) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -993,11 +1149,11 @@ func (s *DescribeClientQuotasResponseValueData) appendTo(dst []byte, version int
 
 func (s *DescribeClientQuotasResponseValueData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Key")
 		w.String(s.Key)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Value")
 		w.Float(s.Value)
 	}
@@ -1006,13 +1162,24 @@ func (s *DescribeClientQuotasResponseValueData) writeJSON(w *JSONWriter, version
 }
 
 func (s *DescribeClientQuotasResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeClientQuotasResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeClientQuotasResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeClientQuotasResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeClientQuotasResponse) AppendTo(dst []byte, version int16) []byte {

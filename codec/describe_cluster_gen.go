@@ -9,6 +9,10 @@ type DescribeClusterRequest struct {
 	IncludeFencedBrokers               bool // versions 2+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -17,9 +21,12 @@ func (s *DescribeClusterRequest) SetDefaults() {
 	s.EndpointType = 1
 	s.IncludeFencedBrokers = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -27,12 +34,15 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeClusterAuthorizedOperations", r.off)
 		}
 		s.IncludeClusterAuthorizedOperations = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncludeClusterAuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("IncludeClusterAuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("IncludeClusterAuthorizedOperations")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncludeClusterAuthorizedOperations)
 		}
 	}
 	if version >= 1 {
@@ -40,12 +50,15 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndpointType", r.off)
 		}
 		s.EndpointType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EndpointType)
-		}
 		if r.err != nil {
-			r.PushPath("EndpointType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("EndpointType")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EndpointType)
 		}
 	} else {
 		s.EndpointType = 1
@@ -55,12 +68,15 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeFencedBrokers", r.off)
 		}
 		s.IncludeFencedBrokers = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncludeFencedBrokers)
-		}
 		if r.err != nil {
-			r.PushPath("IncludeFencedBrokers")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("IncludeFencedBrokers")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncludeFencedBrokers)
 		}
 	} else {
 		s.IncludeFencedBrokers = false
@@ -72,6 +88,10 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -91,8 +111,16 @@ func (s *DescribeClusterRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -122,19 +150,20 @@ func (s *DescribeClusterRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeClusterRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("IncludeClusterAuthorizedOperations")
 		w.Bool(s.IncludeClusterAuthorizedOperations)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("EndpointType")
 		w.Int(int64(s.EndpointType))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x4 == 0 {
 		w.Key("IncludeFencedBrokers")
 		w.Bool(s.IncludeFencedBrokers)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -142,7 +171,18 @@ func (s *DescribeClusterRequest) summarize(sm *Summary, version int16, c sumCtx)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeClusterRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeClusterRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeClusterRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeClusterRequest) AppendTo(dst []byte, version int16) []byte {
@@ -173,6 +213,10 @@ type DescribeClusterResponse struct {
 	ClusterAuthorizedOperations int32                                          // versions 0+, default "-2147483648"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeClusterResponseDescribeClusterBroker is the DescribeClusterBroker struct of DescribeClusterResponse.
@@ -184,6 +228,8 @@ type DescribeClusterResponseDescribeClusterBroker struct {
 	IsFenced bool    // versions 2+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -197,9 +243,12 @@ func (s *DescribeClusterResponse) SetDefaults() {
 	s.Brokers = nil
 	s.ClusterAuthorizedOperations = -2147483648
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -207,12 +256,15 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -220,12 +272,15 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -233,12 +288,15 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	if version >= 1 {
@@ -246,12 +304,15 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndpointType", r.off)
 		}
 		s.EndpointType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EndpointType)
-		}
 		if r.err != nil {
-			r.PushPath("EndpointType")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("EndpointType")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EndpointType)
 		}
 	} else {
 		s.EndpointType = 1
@@ -261,12 +322,15 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterId", r.off)
 		}
 		s.ClusterId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClusterId)
-		}
 		if r.err != nil {
-			r.PushPath("ClusterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("ClusterId")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
 		}
 	}
 	{
@@ -274,12 +338,15 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ControllerId)
-		}
 		if r.err != nil {
-			r.PushPath("ControllerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe0
+				r.PushPath("ControllerId")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ControllerId)
 		}
 	}
 	{
@@ -290,7 +357,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -298,6 +365,7 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 11)
 				if r.err != nil {
+					s.nc |= 0xc0
 					r.PushPath("Brokers")
 					return
 				}
@@ -308,14 +376,15 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeClusterResponseDescribeClusterBroker{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Brokers")
 						s.Brokers = a
+						s.nc |= 0x80
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Brokers = a
@@ -330,12 +399,15 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterAuthorizedOperations", r.off)
 		}
 		s.ClusterAuthorizedOperations = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClusterAuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("ClusterAuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x80
+				r.PushPath("ClusterAuthorizedOperations")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClusterAuthorizedOperations)
 		}
 	}
 	s.UnknownTags = nil
@@ -345,6 +417,10 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -364,8 +440,16 @@ func (s *DescribeClusterResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -413,31 +497,31 @@ func (s *DescribeClusterResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeClusterResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("EndpointType")
 		w.Int(int64(s.EndpointType))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("ClusterId")
 		w.String(s.ClusterId)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("ControllerId")
 		w.Int(int64(s.ControllerId))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("Brokers")
 		{
 			w.BeginArray()
@@ -447,11 +531,12 @@ func (s *DescribeClusterResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("ClusterAuthorizedOperations")
 		w.Int(int64(s.ClusterAuthorizedOperations))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -463,9 +548,11 @@ func (s *DescribeClusterResponseDescribeClusterBroker) SetDefaults() {
 	s.Rack = nil
 	s.IsFenced = false
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -473,12 +560,15 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerId)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("BrokerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
 		}
 	}
 	{
@@ -486,12 +576,15 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -499,12 +592,15 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	{
@@ -512,12 +608,15 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Rack)
-		}
 		if r.err != nil {
-			r.PushPath("Rack")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("Rack")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
 		}
 	}
 	if version >= 2 {
@@ -525,12 +624,15 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			r.tr.Begin("IsFenced", r.off)
 		}
 		s.IsFenced = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsFenced)
-		}
 		if r.err != nil {
-			r.PushPath("IsFenced")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("IsFenced")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsFenced)
 		}
 	} else {
 		s.IsFenced = false
@@ -542,6 +644,10 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -561,8 +667,16 @@ func (s *DescribeClusterResponseDescribeClusterBroker) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -598,23 +712,23 @@ func (s *DescribeClusterResponseDescribeClusterBroker) appendTo(dst []byte, vers
 
 func (s *DescribeClusterResponseDescribeClusterBroker) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("BrokerId")
 		w.Int(int64(s.BrokerId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Int(int64(s.Port))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Rack")
 		w.NullableString(s.Rack)
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x10 == 0 {
 		w.Key("IsFenced")
 		w.Bool(s.IsFenced)
 	}
@@ -623,13 +737,24 @@ func (s *DescribeClusterResponseDescribeClusterBroker) writeJSON(w *JSONWriter, 
 }
 
 func (s *DescribeClusterResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeClusterResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeClusterResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeClusterResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeClusterResponse) AppendTo(dst []byte, version int16) []byte {

@@ -9,6 +9,10 @@ type DescribeConfigsRequest struct {
 	IncludeDocumentation bool                                            // versions 3+, default "false"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeConfigsRequestDescribeConfigsResource is the DescribeConfigsResource struct of DescribeConfigsRequest.
@@ -18,6 +22,8 @@ type DescribeConfigsRequestDescribeConfigsResource struct {
 	ConfigurationKeys []string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -26,9 +32,12 @@ func (s *DescribeConfigsRequest) SetDefaults() {
 	s.IncludeSynonyms = false
 	s.IncludeDocumentation = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -43,7 +52,7 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -55,6 +64,7 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 7)
 				}
 				if r.err != nil {
+					s.nc |= 0x7
 					r.PushPath("Resources")
 					return
 				}
@@ -65,14 +75,15 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeConfigsRequestDescribeConfigsResource{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Resources")
 						s.Resources = a
+						s.nc |= 0x6
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Resources = a
@@ -87,12 +98,15 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeSynonyms", r.off)
 		}
 		s.IncludeSynonyms = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncludeSynonyms)
-		}
 		if r.err != nil {
-			r.PushPath("IncludeSynonyms")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("IncludeSynonyms")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncludeSynonyms)
 		}
 	} else {
 		s.IncludeSynonyms = false
@@ -102,12 +116,15 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeDocumentation", r.off)
 		}
 		s.IncludeDocumentation = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncludeDocumentation)
-		}
 		if r.err != nil {
-			r.PushPath("IncludeDocumentation")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("IncludeDocumentation")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncludeDocumentation)
 		}
 	} else {
 		s.IncludeDocumentation = false
@@ -119,6 +136,10 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -138,8 +159,16 @@ func (s *DescribeConfigsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -176,7 +205,7 @@ func (s *DescribeConfigsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeConfigsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Resources")
 		{
 			w.BeginArray()
@@ -186,15 +215,16 @@ func (s *DescribeConfigsRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("IncludeSynonyms")
 		w.Bool(s.IncludeSynonyms)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x4 == 0 {
 		w.Key("IncludeDocumentation")
 		w.Bool(s.IncludeDocumentation)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -204,9 +234,11 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) SetDefaults() {
 	s.ResourceName = ""
 	s.ConfigurationKeys = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -214,12 +246,15 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceType)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ResourceType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
 		}
 	}
 	{
@@ -231,12 +266,15 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceName)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ResourceName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 	}
 	{
@@ -251,7 +289,7 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -265,10 +303,12 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 					r.checkCount(n, 2)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("ConfigurationKeys")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -280,17 +320,23 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 						e = r.String()
 					}
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("ConfigurationKeys")
-						s.ConfigurationKeys = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("ConfigurationKeys")
+							s.ConfigurationKeys = a
+							s.nc |= 0x4
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.ConfigurationKeys = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -304,6 +350,10 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -323,8 +373,16 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -369,15 +427,15 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) appendTo(dst []byte, ver
 
 func (s *DescribeConfigsRequestDescribeConfigsResource) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ResourceType")
 		w.Int(int64(s.ResourceType))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ResourceName")
 		w.String(s.ResourceName)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ConfigurationKeys")
 		if s.ConfigurationKeys == nil {
 			w.Null()
@@ -397,7 +455,18 @@ func (s *DescribeConfigsRequest) summarize(sm *Summary, version int16, c sumCtx)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeConfigsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeConfigsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeConfigsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeConfigsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -422,6 +491,10 @@ type DescribeConfigsResponse struct {
 	Results        []DescribeConfigsResponseDescribeConfigsResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeConfigsResponseDescribeConfigsResult is the DescribeConfigsResult struct of DescribeConfigsResponse.
@@ -433,6 +506,8 @@ type DescribeConfigsResponseDescribeConfigsResult struct {
 	Configs      []DescribeConfigsResponseDescribeConfigsResourceResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeConfigsResponseDescribeConfigsResourceResult is the DescribeConfigsResourceResult struct of DescribeConfigsResponse.
@@ -448,6 +523,8 @@ type DescribeConfigsResponseDescribeConfigsResourceResult struct {
 	Documentation *string                                         // versions 3+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeConfigsResponseDescribeConfigsSynonym is the DescribeConfigsSynonym struct of DescribeConfigsResponse.
@@ -457,6 +534,8 @@ type DescribeConfigsResponseDescribeConfigsSynonym struct {
 	Source int8    // versions 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -464,9 +543,12 @@ func (s *DescribeConfigsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -474,12 +556,15 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -494,7 +579,7 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -506,6 +591,7 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 11)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Results")
 					return
 				}
@@ -516,14 +602,15 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeConfigsResponseDescribeConfigsResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -540,6 +627,10 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -559,8 +650,16 @@ func (s *DescribeConfigsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -594,11 +693,11 @@ func (s *DescribeConfigsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeConfigsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -609,6 +708,7 @@ func (s *DescribeConfigsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -620,9 +720,11 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) SetDefaults() {
 	s.ResourceName = ""
 	s.Configs = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -630,12 +732,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -647,12 +752,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -660,12 +768,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceType)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("ResourceType")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
 		}
 	}
 	{
@@ -677,12 +788,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceName)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("ResourceName")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 	}
 	{
@@ -697,7 +811,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -709,6 +823,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 					r.checkCount(n, 7)
 				}
 				if r.err != nil {
+					s.nc |= 0x10
 					r.PushPath("Configs")
 					return
 				}
@@ -719,14 +834,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 					}
 					a = append(grow(a, n), DescribeConfigsResponseDescribeConfigsResourceResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Configs")
 						s.Configs = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Configs = a
@@ -743,6 +859,10 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -762,8 +882,16 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -814,23 +942,23 @@ func (s *DescribeConfigsResponseDescribeConfigsResult) appendTo(dst []byte, vers
 
 func (s *DescribeConfigsResponseDescribeConfigsResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ResourceType")
 		w.Int(int64(s.ResourceType))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("ResourceName")
 		w.String(s.ResourceName)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Configs")
 		{
 			w.BeginArray()
@@ -856,9 +984,11 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) SetDefaults() {
 	s.ConfigType = 0
 	s.Documentation = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -870,12 +1000,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ff
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -887,12 +1020,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		} else {
 			s.Value = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Value)
-		}
 		if r.err != nil {
-			r.PushPath("Value")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fe
+				r.PushPath("Value")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 	}
 	{
@@ -900,12 +1036,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			r.tr.Begin("ReadOnly", r.off)
 		}
 		s.ReadOnly = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReadOnly)
-		}
 		if r.err != nil {
-			r.PushPath("ReadOnly")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fc
+				r.PushPath("ReadOnly")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReadOnly)
 		}
 	}
 	if version <= 0 {
@@ -913,12 +1052,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			r.tr.Begin("IsDefault", r.off)
 		}
 		s.IsDefault = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsDefault)
-		}
 		if r.err != nil {
-			r.PushPath("IsDefault")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f8
+				r.PushPath("IsDefault")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsDefault)
 		}
 	} else {
 		s.IsDefault = false
@@ -928,12 +1070,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			r.tr.Begin("ConfigSource", r.off)
 		}
 		s.ConfigSource = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ConfigSource)
-		}
 		if r.err != nil {
-			r.PushPath("ConfigSource")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f0
+				r.PushPath("ConfigSource")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ConfigSource)
 		}
 	} else {
 		s.ConfigSource = -1
@@ -943,12 +1088,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			r.tr.Begin("IsSensitive", r.off)
 		}
 		s.IsSensitive = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsSensitive)
-		}
 		if r.err != nil {
-			r.PushPath("IsSensitive")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e0
+				r.PushPath("IsSensitive")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsSensitive)
 		}
 	}
 	if version >= 1 {
@@ -963,7 +1111,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -975,6 +1123,7 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 					r.checkCount(n, 5)
 				}
 				if r.err != nil {
+					s.nc |= 0x1c0
 					r.PushPath("Synonyms")
 					return
 				}
@@ -985,14 +1134,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 					}
 					a = append(grow(a, n), DescribeConfigsResponseDescribeConfigsSynonym{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Synonyms")
 						s.Synonyms = a
+						s.nc |= 0x180
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Synonyms = a
@@ -1009,12 +1159,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			r.tr.Begin("ConfigType", r.off)
 		}
 		s.ConfigType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ConfigType)
-		}
 		if r.err != nil {
-			r.PushPath("ConfigType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x180
+				r.PushPath("ConfigType")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ConfigType)
 		}
 	} else {
 		s.ConfigType = 0
@@ -1028,12 +1181,15 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		} else {
 			s.Documentation = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Documentation)
-		}
 		if r.err != nil {
-			r.PushPath("Documentation")
-			return
+			if !r.skipped() {
+				s.nc |= 0x100
+				r.PushPath("Documentation")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Documentation)
 		}
 	} else {
 		s.Documentation = ptrString("")
@@ -1045,6 +1201,10 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1064,8 +1224,16 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) readFrom(r *Reade
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1132,31 +1300,31 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) appendTo(dst []by
 
 func (s *DescribeConfigsResponseDescribeConfigsResourceResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Value")
 		w.ConfigValue(s.Name, s.Value)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ReadOnly")
 		w.Bool(s.ReadOnly)
 	}
-	if version <= 0 {
+	if version <= 0 && s.nc&0x8 == 0 {
 		w.Key("IsDefault")
 		w.Bool(s.IsDefault)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x10 == 0 {
 		w.Key("ConfigSource")
 		w.Int(int64(s.ConfigSource))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("IsSensitive")
 		w.Bool(s.IsSensitive)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x40 == 0 {
 		w.Key("Synonyms")
 		{
 			w.BeginArray()
@@ -1166,11 +1334,11 @@ func (s *DescribeConfigsResponseDescribeConfigsResourceResult) writeJSON(w *JSON
 			w.EndArray()
 		}
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x80 == 0 {
 		w.Key("ConfigType")
 		w.Int(int64(s.ConfigType))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x100 == 0 {
 		w.Key("Documentation")
 		w.NullableString(s.Documentation)
 	}
@@ -1184,9 +1352,11 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) SetDefaults() {
 	s.Value = ptrString("")
 	s.Source = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 1 {
@@ -1198,12 +1368,15 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -1217,12 +1390,15 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 		} else {
 			s.Value = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Value)
-		}
 		if r.err != nil {
-			r.PushPath("Value")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("Value")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 	} else {
 		s.Value = ptrString("")
@@ -1232,12 +1408,15 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 			r.tr.Begin("Source", r.off)
 		}
 		s.Source = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Source)
-		}
 		if r.err != nil {
-			r.PushPath("Source")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Source")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Source)
 		}
 	} else {
 		s.Source = 0
@@ -1249,6 +1428,10 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1268,8 +1451,16 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) readFrom(r *Reader, vers
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1307,15 +1498,15 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) appendTo(dst []byte, ver
 
 func (s *DescribeConfigsResponseDescribeConfigsSynonym) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("Value")
 		w.ConfigValue(s.Name, s.Value)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("Source")
 		w.Int(int64(s.Source))
 	}
@@ -1324,22 +1515,26 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) writeJSON(w *JSONWriter,
 }
 
 func (s *DescribeConfigsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeConfigsResponseDescribeConfigsResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Configs {
-		s.Configs[i].summarize(sm, version, c)
+	if s.nc&0x10 == 0 {
+		for i := range s.Configs {
+			s.Configs[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeConfigsResponseDescribeConfigsResourceResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 1 {
+	if version >= 1 && s.nc&0x40 == 0 {
 		for i := range s.Synonyms {
 			s.Synonyms[i].summarize(sm, version, c)
 		}
@@ -1350,7 +1545,18 @@ func (s *DescribeConfigsResponseDescribeConfigsSynonym) summarize(sm *Summary, v
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeConfigsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeConfigsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeConfigsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeConfigsResponse) AppendTo(dst []byte, version int16) []byte {

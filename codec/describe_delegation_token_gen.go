@@ -7,6 +7,10 @@ type DescribeDelegationTokenRequest struct {
 	Owners []DescribeDelegationTokenRequestDescribeDelegationTokenOwner // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeDelegationTokenRequestDescribeDelegationTokenOwner is the DescribeDelegationTokenOwner struct of DescribeDelegationTokenRequest.
@@ -15,15 +19,20 @@ type DescribeDelegationTokenRequestDescribeDelegationTokenOwner struct {
 	PrincipalName string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *DescribeDelegationTokenRequest) SetDefaults() {
 	s.Owners = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -38,7 +47,7 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -52,6 +61,7 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Owners")
 					return
 				}
@@ -62,14 +72,15 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeDelegationTokenRequestDescribeDelegationTokenOwner{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Owners")
 						s.Owners = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Owners = a
@@ -86,6 +97,10 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -105,8 +120,16 @@ func (s *DescribeDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -137,7 +160,7 @@ func (s *DescribeDelegationTokenRequest) appendTo(dst []byte, version int16) []b
 
 func (s *DescribeDelegationTokenRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Owners")
 		if s.Owners == nil {
 			w.Null()
@@ -150,6 +173,7 @@ func (s *DescribeDelegationTokenRequest) writeJSON(w *JSONWriter, version int16)
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -158,9 +182,11 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) SetDefaults
 	s.PrincipalType = ""
 	s.PrincipalName = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -172,12 +198,15 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 		} else {
 			s.PrincipalType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalType)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PrincipalType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalType)
 		}
 	}
 	{
@@ -189,12 +218,15 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 		} else {
 			s.PrincipalName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalName)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("PrincipalName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalName)
 		}
 	}
 	s.UnknownTags = nil
@@ -204,6 +236,10 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -223,8 +259,16 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) readFrom(r 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -259,11 +303,11 @@ func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) appendTo(ds
 
 func (s *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PrincipalType")
 		w.String(s.PrincipalType)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PrincipalName")
 		w.String(s.PrincipalName)
 	}
@@ -275,7 +319,18 @@ func (s *DescribeDelegationTokenRequest) summarize(sm *Summary, version int16, c
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeDelegationTokenRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeDelegationTokenRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeDelegationTokenRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeDelegationTokenRequest) AppendTo(dst []byte, version int16) []byte {
@@ -303,6 +358,10 @@ type DescribeDelegationTokenResponse struct {
 	ThrottleTimeMs int32                                                     // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeDelegationTokenResponseDescribedDelegationToken is the DescribedDelegationToken struct of DescribeDelegationTokenResponse.
@@ -319,6 +378,8 @@ type DescribeDelegationTokenResponseDescribedDelegationToken struct {
 	Renewers                    []DescribeDelegationTokenResponseDescribedDelegationTokenRenewer // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeDelegationTokenResponseDescribedDelegationTokenRenewer is the DescribedDelegationTokenRenewer struct of DescribeDelegationTokenResponse.
@@ -327,6 +388,8 @@ type DescribeDelegationTokenResponseDescribedDelegationTokenRenewer struct {
 	PrincipalName string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -335,9 +398,12 @@ func (s *DescribeDelegationTokenResponse) SetDefaults() {
 	s.Tokens = nil
 	s.ThrottleTimeMs = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -345,12 +411,15 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -365,7 +434,7 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -377,6 +446,7 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 38)
 				}
 				if r.err != nil {
+					s.nc |= 0x6
 					r.PushPath("Tokens")
 					return
 				}
@@ -387,14 +457,15 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeDelegationTokenResponseDescribedDelegationToken{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Tokens")
 						s.Tokens = a
+						s.nc |= 0x4
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Tokens = a
@@ -409,12 +480,15 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	s.UnknownTags = nil
@@ -424,6 +498,10 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -443,8 +521,16 @@ func (s *DescribeDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -481,11 +567,11 @@ func (s *DescribeDelegationTokenResponse) appendTo(dst []byte, version int16) []
 
 func (s *DescribeDelegationTokenResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Tokens")
 		{
 			w.BeginArray()
@@ -495,11 +581,12 @@ func (s *DescribeDelegationTokenResponse) writeJSON(w *JSONWriter, version int16
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -516,9 +603,11 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) SetDefaults() 
 	s.Hmac = nil
 	s.Renewers = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -530,12 +619,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		} else {
 			s.PrincipalType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalType)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3ff
+				r.PushPath("PrincipalType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalType)
 		}
 	}
 	{
@@ -547,12 +639,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		} else {
 			s.PrincipalName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalName)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3fe
+				r.PushPath("PrincipalName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalName)
 		}
 	}
 	if version >= 3 {
@@ -560,12 +655,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			r.tr.Begin("TokenRequesterPrincipalType", r.off)
 		}
 		s.TokenRequesterPrincipalType = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TokenRequesterPrincipalType)
-		}
 		if r.err != nil {
-			r.PushPath("TokenRequesterPrincipalType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3fc
+				r.PushPath("TokenRequesterPrincipalType")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TokenRequesterPrincipalType)
 		}
 	} else {
 		s.TokenRequesterPrincipalType = ""
@@ -575,12 +673,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			r.tr.Begin("TokenRequesterPrincipalName", r.off)
 		}
 		s.TokenRequesterPrincipalName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TokenRequesterPrincipalName)
-		}
 		if r.err != nil {
-			r.PushPath("TokenRequesterPrincipalName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f8
+				r.PushPath("TokenRequesterPrincipalName")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TokenRequesterPrincipalName)
 		}
 	} else {
 		s.TokenRequesterPrincipalName = ""
@@ -590,12 +691,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			r.tr.Begin("IssueTimestamp", r.off)
 		}
 		s.IssueTimestamp = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IssueTimestamp)
-		}
 		if r.err != nil {
-			r.PushPath("IssueTimestamp")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f0
+				r.PushPath("IssueTimestamp")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IssueTimestamp)
 		}
 	}
 	{
@@ -603,12 +707,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			r.tr.Begin("ExpiryTimestamp", r.off)
 		}
 		s.ExpiryTimestamp = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ExpiryTimestamp)
-		}
 		if r.err != nil {
-			r.PushPath("ExpiryTimestamp")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e0
+				r.PushPath("ExpiryTimestamp")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ExpiryTimestamp)
 		}
 	}
 	{
@@ -616,12 +723,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			r.tr.Begin("MaxTimestamp", r.off)
 		}
 		s.MaxTimestamp = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxTimestamp)
-		}
 		if r.err != nil {
-			r.PushPath("MaxTimestamp")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c0
+				r.PushPath("MaxTimestamp")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxTimestamp)
 		}
 	}
 	{
@@ -633,12 +743,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		} else {
 			s.TokenId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TokenId)
-		}
 		if r.err != nil {
-			r.PushPath("TokenId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x380
+				r.PushPath("TokenId")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TokenId)
 		}
 	}
 	{
@@ -650,12 +763,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		} else {
 			s.Hmac = r.Bytes()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Hmac)
-		}
 		if r.err != nil {
-			r.PushPath("Hmac")
-			return
+			if !r.skipped() {
+				s.nc |= 0x300
+				r.PushPath("Hmac")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Hmac)
 		}
 	}
 	{
@@ -670,7 +786,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -682,6 +798,7 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0x200
 					r.PushPath("Renewers")
 					return
 				}
@@ -692,14 +809,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 					}
 					a = append(grow(a, n), DescribeDelegationTokenResponseDescribedDelegationTokenRenewer{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Renewers")
 						s.Renewers = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Renewers = a
@@ -716,6 +834,10 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -735,8 +857,16 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) readFrom(r *Re
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -810,43 +940,43 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) appendTo(dst [
 
 func (s *DescribeDelegationTokenResponseDescribedDelegationToken) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PrincipalType")
 		w.String(s.PrincipalType)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PrincipalName")
 		w.String(s.PrincipalName)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x4 == 0 {
 		w.Key("TokenRequesterPrincipalType")
 		w.String(s.TokenRequesterPrincipalType)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x8 == 0 {
 		w.Key("TokenRequesterPrincipalName")
 		w.String(s.TokenRequesterPrincipalName)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("IssueTimestamp")
 		w.Int(int64(s.IssueTimestamp))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("ExpiryTimestamp")
 		w.Int(int64(s.ExpiryTimestamp))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("MaxTimestamp")
 		w.Int(int64(s.MaxTimestamp))
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("TokenId")
 		w.String(s.TokenId)
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("Hmac")
 		w.Secret(s.Hmac)
 	}
-	{
+	if s.nc&0x200 == 0 {
 		w.Key("Renewers")
 		{
 			w.BeginArray()
@@ -865,9 +995,11 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) SetDefa
 	s.PrincipalType = ""
 	s.PrincipalName = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -879,12 +1011,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 		} else {
 			s.PrincipalType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalType)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PrincipalType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalType)
 		}
 	}
 	{
@@ -896,12 +1031,15 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 		} else {
 			s.PrincipalName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PrincipalName)
-		}
 		if r.err != nil {
-			r.PushPath("PrincipalName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("PrincipalName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PrincipalName)
 		}
 	}
 	s.UnknownTags = nil
@@ -911,6 +1049,10 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -930,8 +1072,16 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) readFro
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -966,11 +1116,11 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) appendT
 
 func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PrincipalType")
 		w.String(s.PrincipalType)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PrincipalName")
 		w.String(s.PrincipalName)
 	}
@@ -979,11 +1129,13 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) writeJS
 }
 
 func (s *DescribeDelegationTokenResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Tokens {
-		s.Tokens[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Tokens {
+			s.Tokens[i].summarize(sm, version, c)
+		}
 	}
 }
 
@@ -991,7 +1143,18 @@ func (s *DescribeDelegationTokenResponseDescribedDelegationToken) summarize(sm *
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeDelegationTokenResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeDelegationTokenResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeDelegationTokenResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeDelegationTokenResponse) AppendTo(dst []byte, version int16) []byte {

@@ -8,6 +8,10 @@ type DescribeGroupsRequest struct {
 	IncludeAuthorizedOperations bool     // versions 3+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -15,9 +19,12 @@ func (s *DescribeGroupsRequest) SetDefaults() {
 	s.Groups = nil
 	s.IncludeAuthorizedOperations = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 5
 	_ = flexible
 	{
@@ -32,7 +39,7 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -44,10 +51,12 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 2)
 				}
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("Groups")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -59,17 +68,23 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 						e = r.String()
 					}
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Groups")
-						s.Groups = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Groups")
+							s.Groups = a
+							s.nc |= 0x3
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Groups = a
+				if lost {
+					s.nc |= 0x1
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -81,12 +96,15 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeAuthorizedOperations", r.off)
 		}
 		s.IncludeAuthorizedOperations = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncludeAuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("IncludeAuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("IncludeAuthorizedOperations")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncludeAuthorizedOperations)
 		}
 	} else {
 		s.IncludeAuthorizedOperations = false
@@ -98,6 +116,10 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -117,8 +139,16 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -156,7 +186,7 @@ func (s *DescribeGroupsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeGroupsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Groups")
 		{
 			w.BeginArray()
@@ -166,11 +196,12 @@ func (s *DescribeGroupsRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		w.Key("IncludeAuthorizedOperations")
 		w.Bool(s.IncludeAuthorizedOperations)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -178,7 +209,18 @@ func (s *DescribeGroupsRequest) summarize(sm *Summary, version int16, c sumCtx) 
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeGroupsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeGroupsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeGroupsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeGroupsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -203,6 +245,10 @@ type DescribeGroupsResponse struct {
 	Groups         []DescribeGroupsResponseDescribedGroup // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeGroupsResponseDescribedGroup is the DescribedGroup struct of DescribeGroupsResponse.
@@ -217,6 +263,8 @@ type DescribeGroupsResponseDescribedGroup struct {
 	AuthorizedOperations int32                                        // versions 3+, default "-2147483648"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeGroupsResponseDescribedGroupMember is the DescribedGroupMember struct of DescribeGroupsResponse.
@@ -229,6 +277,8 @@ type DescribeGroupsResponseDescribedGroupMember struct {
 	MemberAssignment []byte  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -236,9 +286,12 @@ func (s *DescribeGroupsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Groups = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 5
 	_ = flexible
 	if version >= 1 {
@@ -246,12 +299,15 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -268,7 +324,7 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -280,6 +336,7 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 14)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Groups")
 					return
 				}
@@ -290,14 +347,15 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeGroupsResponseDescribedGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
 						s.Groups = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Groups = a
@@ -314,6 +372,10 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -333,8 +395,16 @@ func (s *DescribeGroupsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -368,11 +438,11 @@ func (s *DescribeGroupsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeGroupsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Groups")
 		{
 			w.BeginArray()
@@ -383,6 +453,7 @@ func (s *DescribeGroupsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -397,9 +468,11 @@ func (s *DescribeGroupsResponseDescribedGroup) SetDefaults() {
 	s.Members = nil
 	s.AuthorizedOperations = -2147483648
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 5
 	_ = flexible
 	{
@@ -407,12 +480,15 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	if version >= 6 {
@@ -420,12 +496,15 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	} else {
 		s.ErrorMessage = nil
@@ -439,12 +518,15 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -456,12 +538,15 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		} else {
 			s.GroupState = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupState)
-		}
 		if r.err != nil {
-			r.PushPath("GroupState")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("GroupState")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupState)
 		}
 	}
 	{
@@ -473,12 +558,15 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		} else {
 			s.ProtocolType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProtocolType)
-		}
 		if r.err != nil {
-			r.PushPath("ProtocolType")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("ProtocolType")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolType)
 		}
 	}
 	{
@@ -490,12 +578,15 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		} else {
 			s.ProtocolData = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProtocolData)
-		}
 		if r.err != nil {
-			r.PushPath("ProtocolData")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe0
+				r.PushPath("ProtocolData")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolData)
 		}
 	}
 	{
@@ -510,7 +601,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -522,6 +613,7 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 					r.checkCount(n, 14)
 				}
 				if r.err != nil {
+					s.nc |= 0xc0
 					r.PushPath("Members")
 					return
 				}
@@ -532,14 +624,15 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), DescribeGroupsResponseDescribedGroupMember{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Members")
 						s.Members = a
+						s.nc |= 0x80
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Members = a
@@ -554,12 +647,15 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 			r.tr.Begin("AuthorizedOperations", r.off)
 		}
 		s.AuthorizedOperations = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("AuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x80
+				r.PushPath("AuthorizedOperations")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AuthorizedOperations)
 		}
 	} else {
 		s.AuthorizedOperations = -2147483648
@@ -571,6 +667,10 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -590,8 +690,16 @@ func (s *DescribeGroupsResponseDescribedGroup) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -659,31 +767,31 @@ func (s *DescribeGroupsResponseDescribedGroup) appendTo(dst []byte, version int1
 
 func (s *DescribeGroupsResponseDescribedGroup) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 6 {
+	if version >= 6 && s.nc&0x2 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("GroupState")
 		w.String(s.GroupState)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("ProtocolType")
 		w.String(s.ProtocolType)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("ProtocolData")
 		w.String(s.ProtocolData)
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("Members")
 		{
 			w.BeginArray()
@@ -693,7 +801,7 @@ func (s *DescribeGroupsResponseDescribedGroup) writeJSON(w *JSONWriter, version 
 			w.EndArray()
 		}
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x80 == 0 {
 		w.Key("AuthorizedOperations")
 		w.Int(int64(s.AuthorizedOperations))
 	}
@@ -710,9 +818,11 @@ func (s *DescribeGroupsResponseDescribedGroupMember) SetDefaults() {
 	s.MemberMetadata = nil
 	s.MemberAssignment = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 5
 	_ = flexible
 	{
@@ -724,12 +834,15 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	if version >= 4 {
@@ -741,12 +854,15 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.GroupInstanceId = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupInstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupInstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("GroupInstanceId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 	} else {
 		s.GroupInstanceId = nil
@@ -760,12 +876,15 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.ClientId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientId)
-		}
 		if r.err != nil {
-			r.PushPath("ClientId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("ClientId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientId)
 		}
 	}
 	{
@@ -777,12 +896,15 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.ClientHost = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientHost)
-		}
 		if r.err != nil {
-			r.PushPath("ClientHost")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("ClientHost")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientHost)
 		}
 	}
 	{
@@ -794,12 +916,15 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.MemberMetadata = r.Bytes()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberMetadata)
-		}
 		if r.err != nil {
-			r.PushPath("MemberMetadata")
-			return
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("MemberMetadata")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberMetadata)
 		}
 	}
 	{
@@ -811,12 +936,15 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		} else {
 			s.MemberAssignment = r.Bytes()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberAssignment)
-		}
 		if r.err != nil {
-			r.PushPath("MemberAssignment")
-			return
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("MemberAssignment")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberAssignment)
 		}
 	}
 	s.UnknownTags = nil
@@ -826,6 +954,10 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -845,8 +977,16 @@ func (s *DescribeGroupsResponseDescribedGroupMember) readFrom(r *Reader, version
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -909,27 +1049,27 @@ func (s *DescribeGroupsResponseDescribedGroupMember) appendTo(dst []byte, versio
 
 func (s *DescribeGroupsResponseDescribedGroupMember) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x2 == 0 {
 		w.Key("GroupInstanceId")
 		w.NullableString(s.GroupInstanceId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ClientId")
 		w.String(s.ClientId)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("ClientHost")
 		w.String(s.ClientHost)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("MemberMetadata")
 		w.ByteString(s.MemberMetadata)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("MemberAssignment")
 		w.ByteString(s.MemberAssignment)
 	}
@@ -938,19 +1078,32 @@ func (s *DescribeGroupsResponseDescribedGroupMember) writeJSON(w *JSONWriter, ve
 }
 
 func (s *DescribeGroupsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Groups {
-		s.Groups[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Groups {
+			s.Groups[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeGroupsResponseDescribedGroup) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeGroupsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeGroupsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeGroupsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeGroupsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -7,6 +7,10 @@ type DescribeLogDirsRequest struct {
 	Topics []DescribeLogDirsRequestDescribableLogDirTopic // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeLogDirsRequestDescribableLogDirTopic is the DescribableLogDirTopic struct of DescribeLogDirsRequest.
@@ -15,15 +19,20 @@ type DescribeLogDirsRequestDescribableLogDirTopic struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *DescribeLogDirsRequest) SetDefaults() {
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -38,7 +47,7 @@ func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -52,6 +61,7 @@ func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Topics")
 					return
 				}
@@ -62,14 +72,15 @@ func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeLogDirsRequestDescribableLogDirTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -86,6 +97,10 @@ func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -105,8 +120,16 @@ func (s *DescribeLogDirsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -137,7 +160,7 @@ func (s *DescribeLogDirsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeLogDirsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topics")
 		if s.Topics == nil {
 			w.Null()
@@ -150,6 +173,7 @@ func (s *DescribeLogDirsRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -158,9 +182,11 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) SetDefaults() {
 	s.Topic = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -172,12 +198,15 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Topic)
-		}
 		if r.err != nil {
-			r.PushPath("Topic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Topic")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 	}
 	{
@@ -192,7 +221,7 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -200,10 +229,12 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -211,17 +242,23 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -235,6 +272,10 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -254,8 +295,16 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -293,11 +342,11 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) appendTo(dst []byte, vers
 
 func (s *DescribeLogDirsRequestDescribableLogDirTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topic")
 		w.String(s.Topic)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -312,21 +361,41 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) writeJSON(w *JSONWriter, 
 }
 
 func (s *DescribeLogDirsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeLogDirsRequestDescribableLogDirTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Topic)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Topic)
+	}
 	sm.addTopic(c)
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeLogDirsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeLogDirsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeLogDirsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeLogDirsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -354,6 +423,10 @@ type DescribeLogDirsResponse struct {
 	Results        []DescribeLogDirsResponseDescribeLogDirsResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeLogDirsResponseDescribeLogDirsResult is the DescribeLogDirsResult struct of DescribeLogDirsResponse.
@@ -366,6 +439,8 @@ type DescribeLogDirsResponseDescribeLogDirsResult struct {
 	IsCordoned  bool                                          // versions 5+, default "false"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeLogDirsResponseDescribeLogDirsTopic is the DescribeLogDirsTopic struct of DescribeLogDirsResponse.
@@ -374,6 +449,8 @@ type DescribeLogDirsResponseDescribeLogDirsTopic struct {
 	Partitions []DescribeLogDirsResponseDescribeLogDirsPartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeLogDirsResponseDescribeLogDirsPartition is the DescribeLogDirsPartition struct of DescribeLogDirsResponse.
@@ -384,6 +461,8 @@ type DescribeLogDirsResponseDescribeLogDirsPartition struct {
 	IsFutureKey    bool  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -392,9 +471,12 @@ func (s *DescribeLogDirsResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -402,12 +484,15 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	if version >= 3 {
@@ -415,12 +500,15 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -437,7 +525,7 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -449,6 +537,7 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 8)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Results")
 					return
 				}
@@ -459,14 +548,15 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeLogDirsResponseDescribeLogDirsResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -483,6 +573,10 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -502,8 +596,16 @@ func (s *DescribeLogDirsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -540,15 +642,15 @@ func (s *DescribeLogDirsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeLogDirsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -559,6 +661,7 @@ func (s *DescribeLogDirsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -571,9 +674,11 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) SetDefaults() {
 	s.UsableBytes = -1
 	s.IsCordoned = false
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -581,12 +686,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -598,12 +706,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 		} else {
 			s.LogDir = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LogDir)
-		}
 		if r.err != nil {
-			r.PushPath("LogDir")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("LogDir")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LogDir)
 		}
 	}
 	{
@@ -618,7 +729,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -630,6 +741,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x3c
 					r.PushPath("Topics")
 					return
 				}
@@ -640,14 +752,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 					}
 					a = append(grow(a, n), DescribeLogDirsResponseDescribeLogDirsTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x38
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -662,12 +775,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 			r.tr.Begin("TotalBytes", r.off)
 		}
 		s.TotalBytes = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TotalBytes)
-		}
 		if r.err != nil {
-			r.PushPath("TotalBytes")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("TotalBytes")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TotalBytes)
 		}
 	} else {
 		s.TotalBytes = -1
@@ -677,12 +793,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 			r.tr.Begin("UsableBytes", r.off)
 		}
 		s.UsableBytes = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.UsableBytes)
-		}
 		if r.err != nil {
-			r.PushPath("UsableBytes")
-			return
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("UsableBytes")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.UsableBytes)
 		}
 	} else {
 		s.UsableBytes = -1
@@ -692,12 +811,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 			r.tr.Begin("IsCordoned", r.off)
 		}
 		s.IsCordoned = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsCordoned)
-		}
 		if r.err != nil {
-			r.PushPath("IsCordoned")
-			return
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("IsCordoned")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsCordoned)
 		}
 	} else {
 		s.IsCordoned = false
@@ -709,6 +831,10 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -728,8 +854,16 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -779,15 +913,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) appendTo(dst []byte, vers
 
 func (s *DescribeLogDirsResponseDescribeLogDirsResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LogDir")
 		w.String(s.LogDir)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -797,15 +931,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsResult) writeJSON(w *JSONWriter, 
 			w.EndArray()
 		}
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x8 == 0 {
 		w.Key("TotalBytes")
 		w.Int(int64(s.TotalBytes))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x10 == 0 {
 		w.Key("UsableBytes")
 		w.Int(int64(s.UsableBytes))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x20 == 0 {
 		w.Key("IsCordoned")
 		w.Bool(s.IsCordoned)
 	}
@@ -818,9 +952,11 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -832,12 +968,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -852,7 +991,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -864,6 +1003,7 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 					r.checkCount(n, 21)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -874,14 +1014,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 					}
 					a = append(grow(a, n), DescribeLogDirsResponseDescribeLogDirsPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -898,6 +1039,10 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -917,8 +1062,16 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) readFrom(r *Reader, versio
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -956,11 +1109,11 @@ func (s *DescribeLogDirsResponseDescribeLogDirsTopic) appendTo(dst []byte, versi
 
 func (s *DescribeLogDirsResponseDescribeLogDirsTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -981,9 +1134,11 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) SetDefaults() {
 	s.OffsetLag = 0
 	s.IsFutureKey = false
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -991,12 +1146,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1004,12 +1162,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 			r.tr.Begin("PartitionSize", r.off)
 		}
 		s.PartitionSize = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionSize)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionSize")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("PartitionSize")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionSize)
 		}
 	}
 	{
@@ -1017,12 +1178,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 			r.tr.Begin("OffsetLag", r.off)
 		}
 		s.OffsetLag = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.OffsetLag)
-		}
 		if r.err != nil {
-			r.PushPath("OffsetLag")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("OffsetLag")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.OffsetLag)
 		}
 	}
 	{
@@ -1030,12 +1194,15 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 			r.tr.Begin("IsFutureKey", r.off)
 		}
 		s.IsFutureKey = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsFutureKey)
-		}
 		if r.err != nil {
-			r.PushPath("IsFutureKey")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("IsFutureKey")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsFutureKey)
 		}
 	}
 	s.UnknownTags = nil
@@ -1045,6 +1212,10 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1064,8 +1235,16 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) readFrom(r *Reader, ve
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1098,19 +1277,19 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) appendTo(dst []byte, v
 
 func (s *DescribeLogDirsResponseDescribeLogDirsPartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionSize")
 		w.Int(int64(s.PartitionSize))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("OffsetLag")
 		w.Int(int64(s.OffsetLag))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("IsFutureKey")
 		w.Bool(s.IsFutureKey)
 	}
@@ -1119,38 +1298,64 @@ func (s *DescribeLogDirsResponseDescribeLogDirsPartition) writeJSON(w *JSONWrite
 }
 
 func (s *DescribeLogDirsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 3 && s.ErrorCode != 0 {
+	if version >= 3 && s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeLogDirsResponseDescribeLogDirsResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeLogDirsResponseDescribeLogDirsTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeLogDirsResponseDescribeLogDirsPartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeLogDirsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeLogDirsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeLogDirsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeLogDirsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -7,6 +7,10 @@ type DescribeProducersRequest struct {
 	Topics []DescribeProducersRequestTopicRequest // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeProducersRequestTopicRequest is the TopicRequest struct of DescribeProducersRequest.
@@ -15,15 +19,20 @@ type DescribeProducersRequestTopicRequest struct {
 	PartitionIndexes []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *DescribeProducersRequest) SetDefaults() {
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeProducersRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -34,7 +43,7 @@ func (s *DescribeProducersRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -42,6 +51,7 @@ func (s *DescribeProducersRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Topics")
 					return
 				}
@@ -52,14 +62,15 @@ func (s *DescribeProducersRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeProducersRequestTopicRequest{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -76,6 +87,10 @@ func (s *DescribeProducersRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -95,8 +110,16 @@ func (s *DescribeProducersRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -123,7 +146,7 @@ func (s *DescribeProducersRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeProducersRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -134,6 +157,7 @@ func (s *DescribeProducersRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -142,9 +166,11 @@ func (s *DescribeProducersRequestTopicRequest) SetDefaults() {
 	s.Name = ""
 	s.PartitionIndexes = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -152,12 +178,15 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -168,7 +197,7 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -176,10 +205,12 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("PartitionIndexes")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -187,17 +218,23 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("PartitionIndexes")
-						s.PartitionIndexes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("PartitionIndexes")
+							s.PartitionIndexes = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.PartitionIndexes = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -211,6 +248,10 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -230,8 +271,16 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -261,11 +310,11 @@ func (s *DescribeProducersRequestTopicRequest) appendTo(dst []byte, version int1
 
 func (s *DescribeProducersRequestTopicRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndexes")
 		{
 			w.BeginArray()
@@ -280,21 +329,41 @@ func (s *DescribeProducersRequestTopicRequest) writeJSON(w *JSONWriter, version 
 }
 
 func (s *DescribeProducersRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeProducersRequestTopicRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for _, p := range s.PartitionIndexes {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.PartitionIndexes {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeProducersRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeProducersRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeProducersRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeProducersRequest) AppendTo(dst []byte, version int16) []byte {
@@ -321,6 +390,10 @@ type DescribeProducersResponse struct {
 	Topics         []DescribeProducersResponseTopicResponse // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeProducersResponseTopicResponse is the TopicResponse struct of DescribeProducersResponse.
@@ -329,6 +402,8 @@ type DescribeProducersResponseTopicResponse struct {
 	Partitions []DescribeProducersResponsePartitionResponse // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeProducersResponsePartitionResponse is the PartitionResponse struct of DescribeProducersResponse.
@@ -339,6 +414,8 @@ type DescribeProducersResponsePartitionResponse struct {
 	ActiveProducers []DescribeProducersResponseProducerState // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeProducersResponseProducerState is the ProducerState struct of DescribeProducersResponse.
@@ -351,6 +428,8 @@ type DescribeProducersResponseProducerState struct {
 	CurrentTxnStartOffset int64 // versions 0+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -358,9 +437,12 @@ func (s *DescribeProducersResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -368,12 +450,15 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -384,7 +469,7 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -392,6 +477,7 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -402,14 +488,15 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeProducersResponseTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -426,6 +513,10 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -445,8 +536,16 @@ func (s *DescribeProducersResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -476,11 +575,11 @@ func (s *DescribeProducersResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeProducersResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -491,6 +590,7 @@ func (s *DescribeProducersResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -499,9 +599,11 @@ func (s *DescribeProducersResponseTopicResponse) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -509,12 +611,15 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -525,7 +630,7 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -533,6 +638,7 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -543,14 +649,15 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 					}
 					a = append(grow(a, n), DescribeProducersResponsePartitionResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -567,6 +674,10 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -586,8 +697,16 @@ func (s *DescribeProducersResponseTopicResponse) readFrom(r *Reader, version int
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -617,11 +736,11 @@ func (s *DescribeProducersResponseTopicResponse) appendTo(dst []byte, version in
 
 func (s *DescribeProducersResponseTopicResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -642,9 +761,11 @@ func (s *DescribeProducersResponsePartitionResponse) SetDefaults() {
 	s.ErrorMessage = nil
 	s.ActiveProducers = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -652,12 +773,15 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -665,12 +789,15 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -678,12 +805,15 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -694,7 +824,7 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -702,6 +832,7 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 				n = r.NotNull(n)
 				r.checkCount(n, 37)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("ActiveProducers")
 					return
 				}
@@ -712,14 +843,15 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 					}
 					a = append(grow(a, n), DescribeProducersResponseProducerState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ActiveProducers")
 						s.ActiveProducers = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ActiveProducers = a
@@ -736,6 +868,10 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -755,8 +891,16 @@ func (s *DescribeProducersResponsePartitionResponse) readFrom(r *Reader, version
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -792,19 +936,19 @@ func (s *DescribeProducersResponsePartitionResponse) appendTo(dst []byte, versio
 
 func (s *DescribeProducersResponsePartitionResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("ActiveProducers")
 		{
 			w.BeginArray()
@@ -827,9 +971,11 @@ func (s *DescribeProducersResponseProducerState) SetDefaults() {
 	s.CoordinatorEpoch = 0
 	s.CurrentTxnStartOffset = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -837,12 +983,15 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerId)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("ProducerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
 		}
 	}
 	{
@@ -850,12 +999,15 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("ProducerEpoch", r.off)
 		}
 		s.ProducerEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("ProducerEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerEpoch)
 		}
 	}
 	{
@@ -863,12 +1015,15 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("LastSequence", r.off)
 		}
 		s.LastSequence = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastSequence)
-		}
 		if r.err != nil {
-			r.PushPath("LastSequence")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("LastSequence")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastSequence)
 		}
 	}
 	{
@@ -876,12 +1031,15 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("LastTimestamp", r.off)
 		}
 		s.LastTimestamp = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastTimestamp)
-		}
 		if r.err != nil {
-			r.PushPath("LastTimestamp")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("LastTimestamp")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastTimestamp)
 		}
 	}
 	{
@@ -889,12 +1047,15 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("CoordinatorEpoch", r.off)
 		}
 		s.CoordinatorEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CoordinatorEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("CoordinatorEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("CoordinatorEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CoordinatorEpoch)
 		}
 	}
 	{
@@ -902,12 +1063,15 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			r.tr.Begin("CurrentTxnStartOffset", r.off)
 		}
 		s.CurrentTxnStartOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CurrentTxnStartOffset)
-		}
 		if r.err != nil {
-			r.PushPath("CurrentTxnStartOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("CurrentTxnStartOffset")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CurrentTxnStartOffset)
 		}
 	}
 	s.UnknownTags = nil
@@ -917,6 +1081,10 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -936,8 +1104,16 @@ func (s *DescribeProducersResponseProducerState) readFrom(r *Reader, version int
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -976,27 +1152,27 @@ func (s *DescribeProducersResponseProducerState) appendTo(dst []byte, version in
 
 func (s *DescribeProducersResponseProducerState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ProducerId")
 		w.Int(int64(s.ProducerId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ProducerEpoch")
 		w.Int(int64(s.ProducerEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("LastSequence")
 		w.Int(int64(s.LastSequence))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("LastTimestamp")
 		w.Int(int64(s.LastTimestamp))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("CoordinatorEpoch")
 		w.Int(int64(s.CoordinatorEpoch))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("CurrentTxnStartOffset")
 		w.Int(int64(s.CurrentTxnStartOffset))
 	}
@@ -1005,29 +1181,53 @@ func (s *DescribeProducersResponseProducerState) writeJSON(w *JSONWriter, versio
 }
 
 func (s *DescribeProducersResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeProducersResponseTopicResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeProducersResponsePartitionResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeProducersResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeProducersResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeProducersResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeProducersResponse) AppendTo(dst []byte, version int16) []byte {

@@ -7,6 +7,10 @@ type DescribeQuorumRequest struct {
 	Topics []DescribeQuorumRequestTopicData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeQuorumRequestTopicData is the TopicData struct of DescribeQuorumRequest.
@@ -15,6 +19,8 @@ type DescribeQuorumRequestTopicData struct {
 	Partitions []DescribeQuorumRequestPartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeQuorumRequestPartitionData is the PartitionData struct of DescribeQuorumRequest.
@@ -22,15 +28,20 @@ type DescribeQuorumRequestPartitionData struct {
 	PartitionIndex int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *DescribeQuorumRequest) SetDefaults() {
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeQuorumRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -41,7 +52,7 @@ func (s *DescribeQuorumRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -49,6 +60,7 @@ func (s *DescribeQuorumRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Topics")
 					return
 				}
@@ -59,14 +71,15 @@ func (s *DescribeQuorumRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumRequestTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -83,6 +96,10 @@ func (s *DescribeQuorumRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -102,8 +119,16 @@ func (s *DescribeQuorumRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -130,7 +155,7 @@ func (s *DescribeQuorumRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeQuorumRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -141,6 +166,7 @@ func (s *DescribeQuorumRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -149,9 +175,11 @@ func (s *DescribeQuorumRequestTopicData) SetDefaults() {
 	s.TopicName = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -159,12 +187,15 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	}
 	{
@@ -175,7 +206,7 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -183,6 +214,7 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -193,14 +225,15 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -217,6 +250,10 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -236,8 +273,16 @@ func (s *DescribeQuorumRequestTopicData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -267,11 +312,11 @@ func (s *DescribeQuorumRequestTopicData) appendTo(dst []byte, version int16) []b
 
 func (s *DescribeQuorumRequestTopicData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -289,9 +334,11 @@ func (s *DescribeQuorumRequestTopicData) writeJSON(w *JSONWriter, version int16)
 func (s *DescribeQuorumRequestPartitionData) SetDefaults() {
 	s.PartitionIndex = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeQuorumRequestPartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -299,12 +346,15 @@ func (s *DescribeQuorumRequestPartitionData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	s.UnknownTags = nil
@@ -314,6 +364,10 @@ func (s *DescribeQuorumRequestPartitionData) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -333,8 +387,16 @@ func (s *DescribeQuorumRequestPartitionData) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -358,7 +420,7 @@ func (s *DescribeQuorumRequestPartitionData) appendTo(dst []byte, version int16)
 
 func (s *DescribeQuorumRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
@@ -367,26 +429,50 @@ func (s *DescribeQuorumRequestPartitionData) writeJSON(w *JSONWriter, version in
 }
 
 func (s *DescribeQuorumRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeQuorumRequestTopicData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.TopicName)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.TopicName)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeQuorumRequestPartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeQuorumRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeQuorumRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeQuorumRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeQuorumRequest) AppendTo(dst []byte, version int16) []byte {
@@ -415,6 +501,10 @@ type DescribeQuorumResponse struct {
 	Nodes        []DescribeQuorumResponseNode      // versions 2+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeQuorumResponseReplicaState is the ReplicaState struct of DescribeQuorumResponse.
@@ -426,6 +516,8 @@ type DescribeQuorumResponseReplicaState struct {
 	LastCaughtUpTimestamp int64 // versions 1+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeQuorumResponseTopicData is the TopicData struct of DescribeQuorumResponse.
@@ -434,6 +526,8 @@ type DescribeQuorumResponseTopicData struct {
 	Partitions []DescribeQuorumResponsePartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeQuorumResponsePartitionData is the PartitionData struct of DescribeQuorumResponse.
@@ -448,6 +542,8 @@ type DescribeQuorumResponsePartitionData struct {
 	Observers      []DescribeQuorumResponseReplicaState // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeQuorumResponseNode is the Node struct of DescribeQuorumResponse.
@@ -456,6 +552,8 @@ type DescribeQuorumResponseNode struct {
 	Listeners []DescribeQuorumResponseListener // versions 2+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeQuorumResponseListener is the Listener struct of DescribeQuorumResponse.
@@ -465,6 +563,8 @@ type DescribeQuorumResponseListener struct {
 	Port uint16 // versions 2+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -474,9 +574,12 @@ func (s *DescribeQuorumResponse) SetDefaults() {
 	s.Topics = nil
 	s.Nodes = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -484,12 +587,15 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	if version >= 2 {
@@ -497,12 +603,15 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	} else {
 		s.ErrorMessage = ptrString("")
@@ -515,7 +624,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -523,6 +632,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0xc
 					r.PushPath("Topics")
 					return
 				}
@@ -533,14 +643,15 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumResponseTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x8
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -558,7 +669,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -566,6 +677,7 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("Nodes")
 					return
 				}
@@ -576,14 +688,15 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumResponseNode{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Nodes")
 						s.Nodes = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Nodes = a
@@ -602,6 +715,10 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -621,8 +738,16 @@ func (s *DescribeQuorumResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -661,15 +786,15 @@ func (s *DescribeQuorumResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *DescribeQuorumResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x2 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -679,7 +804,7 @@ func (s *DescribeQuorumResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x8 == 0 {
 		w.Key("Nodes")
 		{
 			w.BeginArray()
@@ -690,6 +815,7 @@ func (s *DescribeQuorumResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -701,9 +827,11 @@ func (s *DescribeQuorumResponseReplicaState) SetDefaults() {
 	s.LastFetchTimestamp = -1
 	s.LastCaughtUpTimestamp = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -711,12 +839,15 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicaId)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicaId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("ReplicaId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaId)
 		}
 	}
 	if version >= 2 {
@@ -724,12 +855,15 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ReplicaDirectoryId", r.off)
 		}
 		s.ReplicaDirectoryId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicaDirectoryId)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicaDirectoryId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("ReplicaDirectoryId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaDirectoryId)
 		}
 	} else {
 		s.ReplicaDirectoryId = UUID{}
@@ -739,12 +873,15 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LogEndOffset", r.off)
 		}
 		s.LogEndOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LogEndOffset)
-		}
 		if r.err != nil {
-			r.PushPath("LogEndOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("LogEndOffset")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LogEndOffset)
 		}
 	}
 	if version >= 1 {
@@ -752,12 +889,15 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LastFetchTimestamp", r.off)
 		}
 		s.LastFetchTimestamp = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastFetchTimestamp)
-		}
 		if r.err != nil {
-			r.PushPath("LastFetchTimestamp")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("LastFetchTimestamp")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastFetchTimestamp)
 		}
 	} else {
 		s.LastFetchTimestamp = -1
@@ -767,12 +907,15 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LastCaughtUpTimestamp", r.off)
 		}
 		s.LastCaughtUpTimestamp = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastCaughtUpTimestamp)
-		}
 		if r.err != nil {
-			r.PushPath("LastCaughtUpTimestamp")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("LastCaughtUpTimestamp")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastCaughtUpTimestamp)
 		}
 	} else {
 		s.LastCaughtUpTimestamp = -1
@@ -784,6 +927,10 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -803,8 +950,16 @@ func (s *DescribeQuorumResponseReplicaState) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -840,23 +995,23 @@ func (s *DescribeQuorumResponseReplicaState) appendTo(dst []byte, version int16)
 
 func (s *DescribeQuorumResponseReplicaState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ReplicaId")
 		w.Int(int64(s.ReplicaId))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x2 == 0 {
 		w.Key("ReplicaDirectoryId")
 		w.UUID(s.ReplicaDirectoryId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("LogEndOffset")
 		w.Int(int64(s.LogEndOffset))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("LastFetchTimestamp")
 		w.Int(int64(s.LastFetchTimestamp))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x10 == 0 {
 		w.Key("LastCaughtUpTimestamp")
 		w.Int(int64(s.LastCaughtUpTimestamp))
 	}
@@ -869,9 +1024,11 @@ func (s *DescribeQuorumResponseTopicData) SetDefaults() {
 	s.TopicName = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -879,12 +1036,15 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	}
 	{
@@ -895,7 +1055,7 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -903,6 +1063,7 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 25)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -913,14 +1074,15 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -937,6 +1099,10 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -956,8 +1122,16 @@ func (s *DescribeQuorumResponseTopicData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -987,11 +1161,11 @@ func (s *DescribeQuorumResponseTopicData) appendTo(dst []byte, version int16) []
 
 func (s *DescribeQuorumResponseTopicData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1016,9 +1190,11 @@ func (s *DescribeQuorumResponsePartitionData) SetDefaults() {
 	s.CurrentVoters = nil
 	s.Observers = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1026,12 +1202,15 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1039,12 +1218,15 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	if version >= 2 {
@@ -1052,12 +1234,15 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	} else {
 		s.ErrorMessage = ptrString("")
@@ -1067,12 +1252,15 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderId)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("LeaderId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
 		}
 	}
 	{
@@ -1080,12 +1268,15 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	{
@@ -1093,12 +1284,15 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			r.tr.Begin("HighWatermark", r.off)
 		}
 		s.HighWatermark = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.HighWatermark)
-		}
 		if r.err != nil {
-			r.PushPath("HighWatermark")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe0
+				r.PushPath("HighWatermark")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.HighWatermark)
 		}
 	}
 	{
@@ -1109,7 +1303,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1117,6 +1311,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 				n = r.NotNull(n)
 				r.checkCount(n, 13)
 				if r.err != nil {
+					s.nc |= 0xc0
 					r.PushPath("CurrentVoters")
 					return
 				}
@@ -1127,14 +1322,15 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), DescribeQuorumResponseReplicaState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("CurrentVoters")
 						s.CurrentVoters = a
+						s.nc |= 0x80
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.CurrentVoters = a
@@ -1152,7 +1348,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1160,6 +1356,7 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 				n = r.NotNull(n)
 				r.checkCount(n, 13)
 				if r.err != nil {
+					s.nc |= 0x80
 					r.PushPath("Observers")
 					return
 				}
@@ -1170,14 +1367,15 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), DescribeQuorumResponseReplicaState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Observers")
 						s.Observers = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Observers = a
@@ -1194,6 +1392,10 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1213,8 +1415,16 @@ func (s *DescribeQuorumResponsePartitionData) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1265,31 +1475,31 @@ func (s *DescribeQuorumResponsePartitionData) appendTo(dst []byte, version int16
 
 func (s *DescribeQuorumResponsePartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("LeaderId")
 		w.Int(int64(s.LeaderId))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("HighWatermark")
 		w.Int(int64(s.HighWatermark))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("CurrentVoters")
 		{
 			w.BeginArray()
@@ -1299,7 +1509,7 @@ func (s *DescribeQuorumResponsePartitionData) writeJSON(w *JSONWriter, version i
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("Observers")
 		{
 			w.BeginArray()
@@ -1318,9 +1528,11 @@ func (s *DescribeQuorumResponseNode) SetDefaults() {
 	s.NodeId = 0
 	s.Listeners = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	if version >= 2 {
@@ -1328,12 +1540,15 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeId)
-		}
 		if r.err != nil {
-			r.PushPath("NodeId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("NodeId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
 		}
 	} else {
 		s.NodeId = 0
@@ -1346,7 +1561,7 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1354,6 +1569,7 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Listeners")
 					return
 				}
@@ -1364,14 +1580,15 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeQuorumResponseListener{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Listeners")
 						s.Listeners = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Listeners = a
@@ -1390,6 +1607,10 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1409,8 +1630,16 @@ func (s *DescribeQuorumResponseNode) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1440,11 +1669,11 @@ func (s *DescribeQuorumResponseNode) appendTo(dst []byte, version int16) []byte 
 
 func (s *DescribeQuorumResponseNode) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 2 {
+	if version >= 2 && s.nc&0x1 == 0 {
 		w.Key("NodeId")
 		w.Int(int64(s.NodeId))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x2 == 0 {
 		w.Key("Listeners")
 		{
 			w.BeginArray()
@@ -1464,9 +1693,11 @@ func (s *DescribeQuorumResponseListener) SetDefaults() {
 	s.Host = ""
 	s.Port = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeQuorumResponseListener) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	if version >= 2 {
@@ -1474,12 +1705,15 @@ func (s *DescribeQuorumResponseListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -1489,12 +1723,15 @@ func (s *DescribeQuorumResponseListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	} else {
 		s.Host = ""
@@ -1504,12 +1741,15 @@ func (s *DescribeQuorumResponseListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	} else {
 		s.Port = 0
@@ -1521,6 +1761,10 @@ func (s *DescribeQuorumResponseListener) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1540,8 +1784,16 @@ func (s *DescribeQuorumResponseListener) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1571,15 +1823,15 @@ func (s *DescribeQuorumResponseListener) appendTo(dst []byte, version int16) []b
 
 func (s *DescribeQuorumResponseListener) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 2 {
+	if version >= 2 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Uint(uint64(s.Port))
 	}
@@ -1588,32 +1840,56 @@ func (s *DescribeQuorumResponseListener) writeJSON(w *JSONWriter, version int16)
 }
 
 func (s *DescribeQuorumResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeQuorumResponseTopicData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.TopicName)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.TopicName)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeQuorumResponsePartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeQuorumResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeQuorumResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeQuorumResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeQuorumResponse) AppendTo(dst []byte, version int16) []byte {

@@ -9,6 +9,10 @@ type DescribeTopicPartitionsRequest struct {
 	Cursor                 *DescribeTopicPartitionsRequestCursor        // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeTopicPartitionsRequestTopicRequest is the TopicRequest struct of DescribeTopicPartitionsRequest.
@@ -16,6 +20,8 @@ type DescribeTopicPartitionsRequestTopicRequest struct {
 	Name string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeTopicPartitionsRequestCursor is the Cursor struct of DescribeTopicPartitionsRequest.
@@ -24,6 +30,8 @@ type DescribeTopicPartitionsRequestCursor struct {
 	PartitionIndex int32  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -32,9 +40,12 @@ func (s *DescribeTopicPartitionsRequest) SetDefaults() {
 	s.ResponsePartitionLimit = 2000
 	s.Cursor = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -45,7 +56,7 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -53,6 +64,7 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 2)
 				if r.err != nil {
+					s.nc |= 0x7
 					r.PushPath("Topics")
 					return
 				}
@@ -63,14 +75,15 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeTopicPartitionsRequestTopicRequest{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x6
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -85,30 +98,37 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ResponsePartitionLimit", r.off)
 		}
 		s.ResponsePartitionLimit = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResponsePartitionLimit)
-		}
 		if r.err != nil {
-			r.PushPath("ResponsePartitionLimit")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ResponsePartitionLimit")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResponsePartitionLimit)
 		}
 	}
 	{
 		if r.tr != nil {
 			r.tr.Begin("Cursor", r.off)
 		}
-		if r.tracedNullMarker() {
+		if r.tracedNullMarker() || r.err != nil {
 			s.Cursor = nil
 		} else {
 			s.Cursor = new(DescribeTopicPartitionsRequestCursor)
 			s.Cursor.readFrom(r, version)
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			if s.Cursor == nil {
+				s.nc |= 0x4
+			} else {
+				s.nc |= 0x0
+			}
 			r.PushPath("Cursor")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	s.UnknownTags = nil
@@ -118,6 +138,10 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -137,8 +161,16 @@ func (s *DescribeTopicPartitionsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -176,7 +208,7 @@ func (s *DescribeTopicPartitionsRequest) appendTo(dst []byte, version int16) []b
 
 func (s *DescribeTopicPartitionsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -186,11 +218,11 @@ func (s *DescribeTopicPartitionsRequest) writeJSON(w *JSONWriter, version int16)
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ResponsePartitionLimit")
 		w.Int(int64(s.ResponsePartitionLimit))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Cursor")
 		if s.Cursor == nil {
 			w.Null()
@@ -199,6 +231,7 @@ func (s *DescribeTopicPartitionsRequest) writeJSON(w *JSONWriter, version int16)
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -206,9 +239,11 @@ func (s *DescribeTopicPartitionsRequest) writeJSON(w *JSONWriter, version int16)
 func (s *DescribeTopicPartitionsRequestTopicRequest) SetDefaults() {
 	s.Name = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeTopicPartitionsRequestTopicRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -216,12 +251,15 @@ func (s *DescribeTopicPartitionsRequestTopicRequest) readFrom(r *Reader, version
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	s.UnknownTags = nil
@@ -231,6 +269,10 @@ func (s *DescribeTopicPartitionsRequestTopicRequest) readFrom(r *Reader, version
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -250,8 +292,16 @@ func (s *DescribeTopicPartitionsRequestTopicRequest) readFrom(r *Reader, version
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -275,7 +325,7 @@ func (s *DescribeTopicPartitionsRequestTopicRequest) appendTo(dst []byte, versio
 
 func (s *DescribeTopicPartitionsRequestTopicRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
@@ -288,9 +338,11 @@ func (s *DescribeTopicPartitionsRequestCursor) SetDefaults() {
 	s.TopicName = ""
 	s.PartitionIndex = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeTopicPartitionsRequestCursor) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -298,12 +350,15 @@ func (s *DescribeTopicPartitionsRequestCursor) readFrom(r *Reader, version int16
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	}
 	{
@@ -311,12 +366,15 @@ func (s *DescribeTopicPartitionsRequestCursor) readFrom(r *Reader, version int16
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	s.UnknownTags = nil
@@ -326,6 +384,10 @@ func (s *DescribeTopicPartitionsRequestCursor) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -345,8 +407,16 @@ func (s *DescribeTopicPartitionsRequestCursor) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -373,11 +443,11 @@ func (s *DescribeTopicPartitionsRequestCursor) appendTo(dst []byte, version int1
 
 func (s *DescribeTopicPartitionsRequestCursor) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
@@ -386,27 +456,54 @@ func (s *DescribeTopicPartitionsRequestCursor) writeJSON(w *JSONWriter, version 
 }
 
 func (s *DescribeTopicPartitionsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
-	if s.Cursor != nil {
+	if s.nc&0x4 == 0 && s.Cursor != nil {
 		s.Cursor.summarize(sm, version, c)
 	}
 }
 
 func (s *DescribeTopicPartitionsRequestTopicRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
 }
 
 func (s *DescribeTopicPartitionsRequestCursor) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.TopicName)
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.TopicName)
+	}
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeTopicPartitionsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeTopicPartitionsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeTopicPartitionsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeTopicPartitionsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -436,6 +533,10 @@ type DescribeTopicPartitionsResponse struct {
 	NextCursor     *DescribeTopicPartitionsResponseCursor // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeTopicPartitionsResponseTopic is the DescribeTopicPartitionsResponseTopic struct of DescribeTopicPartitionsResponse.
@@ -448,6 +549,8 @@ type DescribeTopicPartitionsResponseTopic struct {
 	TopicAuthorizedOperations int32                                      // versions 0+, default "-2147483648"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeTopicPartitionsResponsePartition is the DescribeTopicPartitionsResponsePartition struct of DescribeTopicPartitionsResponse.
@@ -463,6 +566,8 @@ type DescribeTopicPartitionsResponsePartition struct {
 	OfflineReplicas        []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeTopicPartitionsResponseCursor is the Cursor struct of DescribeTopicPartitionsResponse.
@@ -471,6 +576,8 @@ type DescribeTopicPartitionsResponseCursor struct {
 	PartitionIndex int32  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -479,9 +586,12 @@ func (s *DescribeTopicPartitionsResponse) SetDefaults() {
 	s.Topics = nil
 	s.NextCursor = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -489,12 +599,15 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -505,7 +618,7 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -513,6 +626,7 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 26)
 				if r.err != nil {
+					s.nc |= 0x6
 					r.PushPath("Topics")
 					return
 				}
@@ -523,14 +637,15 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeTopicPartitionsResponseTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x4
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -544,18 +659,22 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 		if r.tr != nil {
 			r.tr.Begin("NextCursor", r.off)
 		}
-		if r.tracedNullMarker() {
+		if r.tracedNullMarker() || r.err != nil {
 			s.NextCursor = nil
 		} else {
 			s.NextCursor = new(DescribeTopicPartitionsResponseCursor)
 			s.NextCursor.readFrom(r, version)
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			if s.NextCursor == nil {
+				s.nc |= 0x4
+			} else {
+				s.nc |= 0x0
+			}
 			r.PushPath("NextCursor")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	s.UnknownTags = nil
@@ -565,6 +684,10 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -584,8 +707,16 @@ func (s *DescribeTopicPartitionsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -623,11 +754,11 @@ func (s *DescribeTopicPartitionsResponse) appendTo(dst []byte, version int16) []
 
 func (s *DescribeTopicPartitionsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -637,7 +768,7 @@ func (s *DescribeTopicPartitionsResponse) writeJSON(w *JSONWriter, version int16
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("NextCursor")
 		if s.NextCursor == nil {
 			w.Null()
@@ -646,6 +777,7 @@ func (s *DescribeTopicPartitionsResponse) writeJSON(w *JSONWriter, version int16
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -658,9 +790,11 @@ func (s *DescribeTopicPartitionsResponseTopic) SetDefaults() {
 	s.Partitions = nil
 	s.TopicAuthorizedOperations = -2147483648
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -668,12 +802,15 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -681,12 +818,15 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -694,12 +834,15 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -707,12 +850,15 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			r.tr.Begin("IsInternal", r.off)
 		}
 		s.IsInternal = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsInternal)
-		}
 		if r.err != nil {
-			r.PushPath("IsInternal")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("IsInternal")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsInternal)
 		}
 	}
 	{
@@ -723,7 +869,7 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -731,6 +877,7 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
 				if r.err != nil {
+					s.nc |= 0x30
 					r.PushPath("Partitions")
 					return
 				}
@@ -741,14 +888,15 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), DescribeTopicPartitionsResponsePartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x20
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -763,12 +911,15 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			r.tr.Begin("TopicAuthorizedOperations", r.off)
 		}
 		s.TopicAuthorizedOperations = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicAuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("TopicAuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("TopicAuthorizedOperations")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicAuthorizedOperations)
 		}
 	}
 	s.UnknownTags = nil
@@ -778,6 +929,10 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -797,8 +952,16 @@ func (s *DescribeTopicPartitionsResponseTopic) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -840,23 +1003,23 @@ func (s *DescribeTopicPartitionsResponseTopic) appendTo(dst []byte, version int1
 
 func (s *DescribeTopicPartitionsResponseTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Name")
 		w.NullableString(s.Name)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("IsInternal")
 		w.Bool(s.IsInternal)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -866,7 +1029,7 @@ func (s *DescribeTopicPartitionsResponseTopic) writeJSON(w *JSONWriter, version 
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("TopicAuthorizedOperations")
 		w.Int(int64(s.TopicAuthorizedOperations))
 	}
@@ -886,9 +1049,11 @@ func (s *DescribeTopicPartitionsResponsePartition) SetDefaults() {
 	s.LastKnownElr = nil
 	s.OfflineReplicas = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -896,12 +1061,15 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ff
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -909,12 +1077,15 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fe
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -922,12 +1093,15 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderId)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fc
+				r.PushPath("LeaderId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
 		}
 	}
 	{
@@ -935,12 +1109,15 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f8
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	{
@@ -951,7 +1128,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -959,10 +1136,12 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x1f0
 					r.PushPath("ReplicaNodes")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -970,17 +1149,23 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("ReplicaNodes")
-						s.ReplicaNodes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("ReplicaNodes")
+							s.ReplicaNodes = a
+							s.nc |= 0x1f0
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.ReplicaNodes = a
+				if lost {
+					s.nc |= 0x10
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -995,7 +1180,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1003,10 +1188,12 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x1e0
 					r.PushPath("IsrNodes")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1014,17 +1201,23 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("IsrNodes")
-						s.IsrNodes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("IsrNodes")
+							s.IsrNodes = a
+							s.nc |= 0x1e0
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.IsrNodes = a
+				if lost {
+					s.nc |= 0x20
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1039,7 +1232,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1049,10 +1242,12 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x1c0
 					r.PushPath("EligibleLeaderReplicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1060,17 +1255,23 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("EligibleLeaderReplicas")
-						s.EligibleLeaderReplicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("EligibleLeaderReplicas")
+							s.EligibleLeaderReplicas = a
+							s.nc |= 0x1c0
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.EligibleLeaderReplicas = a
+				if lost {
+					s.nc |= 0x40
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1085,7 +1286,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1095,10 +1296,12 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x180
 					r.PushPath("LastKnownElr")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1106,17 +1309,23 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("LastKnownElr")
-						s.LastKnownElr = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("LastKnownElr")
+							s.LastKnownElr = a
+							s.nc |= 0x180
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.LastKnownElr = a
+				if lost {
+					s.nc |= 0x80
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1131,7 +1340,7 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1139,10 +1348,12 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x100
 					r.PushPath("OfflineReplicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1150,17 +1361,23 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("OfflineReplicas")
-						s.OfflineReplicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("OfflineReplicas")
+							s.OfflineReplicas = a
+							s.nc |= 0x100
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.OfflineReplicas = a
+				if lost {
+					s.nc |= 0x100
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1174,6 +1391,10 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1193,8 +1414,16 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1257,23 +1486,23 @@ func (s *DescribeTopicPartitionsResponsePartition) appendTo(dst []byte, version 
 
 func (s *DescribeTopicPartitionsResponsePartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("LeaderId")
 		w.Int(int64(s.LeaderId))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("ReplicaNodes")
 		{
 			w.BeginArray()
@@ -1283,7 +1512,7 @@ func (s *DescribeTopicPartitionsResponsePartition) writeJSON(w *JSONWriter, vers
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("IsrNodes")
 		{
 			w.BeginArray()
@@ -1293,7 +1522,7 @@ func (s *DescribeTopicPartitionsResponsePartition) writeJSON(w *JSONWriter, vers
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("EligibleLeaderReplicas")
 		if s.EligibleLeaderReplicas == nil {
 			w.Null()
@@ -1305,7 +1534,7 @@ func (s *DescribeTopicPartitionsResponsePartition) writeJSON(w *JSONWriter, vers
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("LastKnownElr")
 		if s.LastKnownElr == nil {
 			w.Null()
@@ -1317,7 +1546,7 @@ func (s *DescribeTopicPartitionsResponsePartition) writeJSON(w *JSONWriter, vers
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("OfflineReplicas")
 		{
 			w.BeginArray()
@@ -1336,9 +1565,11 @@ func (s *DescribeTopicPartitionsResponseCursor) SetDefaults() {
 	s.TopicName = ""
 	s.PartitionIndex = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeTopicPartitionsResponseCursor) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1346,12 +1577,15 @@ func (s *DescribeTopicPartitionsResponseCursor) readFrom(r *Reader, version int1
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	}
 	{
@@ -1359,12 +1593,15 @@ func (s *DescribeTopicPartitionsResponseCursor) readFrom(r *Reader, version int1
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	s.UnknownTags = nil
@@ -1374,6 +1611,10 @@ func (s *DescribeTopicPartitionsResponseCursor) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1393,8 +1634,16 @@ func (s *DescribeTopicPartitionsResponseCursor) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1421,11 +1670,11 @@ func (s *DescribeTopicPartitionsResponseCursor) appendTo(dst []byte, version int
 
 func (s *DescribeTopicPartitionsResponseCursor) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
@@ -1434,44 +1683,80 @@ func (s *DescribeTopicPartitionsResponseCursor) writeJSON(w *JSONWriter, version
 }
 
 func (s *DescribeTopicPartitionsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
-	if s.NextCursor != nil {
+	if s.nc&0x4 == 0 && s.NextCursor != nil {
 		s.NextCursor.summarize(sm, version, c)
 	}
 }
 
 func (s *DescribeTopicPartitionsResponseTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.Name != nil {
+	if s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x4 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x2 == 0 && s.Name != nil {
 		c = c.withTopic(*s.Name)
 	}
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x4 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x10 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeTopicPartitionsResponsePartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 func (s *DescribeTopicPartitionsResponseCursor) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.TopicName)
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.TopicName)
+	}
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeTopicPartitionsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeTopicPartitionsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeTopicPartitionsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeTopicPartitionsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -7,15 +7,22 @@ type DescribeTransactionsRequest struct {
 	TransactionalIds []string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
 func (s *DescribeTransactionsRequest) SetDefaults() {
 	s.TransactionalIds = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeTransactionsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -26,7 +33,7 @@ func (s *DescribeTransactionsRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -34,10 +41,12 @@ func (s *DescribeTransactionsRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("TransactionalIds")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -45,17 +54,23 @@ func (s *DescribeTransactionsRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("TransactionalIds")
-						s.TransactionalIds = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("TransactionalIds")
+							s.TransactionalIds = a
+							s.nc |= 0x1
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.TransactionalIds = a
+				if lost {
+					s.nc |= 0x1
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -69,6 +84,10 @@ func (s *DescribeTransactionsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -88,8 +107,16 @@ func (s *DescribeTransactionsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -116,7 +143,7 @@ func (s *DescribeTransactionsRequest) appendTo(dst []byte, version int16) []byte
 
 func (s *DescribeTransactionsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TransactionalIds")
 		{
 			w.BeginArray()
@@ -127,6 +154,7 @@ func (s *DescribeTransactionsRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -134,7 +162,18 @@ func (s *DescribeTransactionsRequest) summarize(sm *Summary, version int16, c su
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeTransactionsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeTransactionsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeTransactionsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeTransactionsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -161,6 +200,10 @@ type DescribeTransactionsResponse struct {
 	TransactionStates []DescribeTransactionsResponseTransactionState // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeTransactionsResponseTransactionState is the TransactionState struct of DescribeTransactionsResponse.
@@ -175,6 +218,8 @@ type DescribeTransactionsResponseTransactionState struct {
 	Topics                 []DescribeTransactionsResponseTopicData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeTransactionsResponseTopicData is the TopicData struct of DescribeTransactionsResponse.
@@ -183,6 +228,8 @@ type DescribeTransactionsResponseTopicData struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -190,9 +237,12 @@ func (s *DescribeTransactionsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.TransactionStates = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -200,12 +250,15 @@ func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -216,7 +269,7 @@ func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -224,6 +277,7 @@ func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 28)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("TransactionStates")
 					return
 				}
@@ -234,14 +288,15 @@ func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), DescribeTransactionsResponseTransactionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TransactionStates")
 						s.TransactionStates = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TransactionStates = a
@@ -258,6 +313,10 @@ func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -277,8 +336,16 @@ func (s *DescribeTransactionsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -308,11 +375,11 @@ func (s *DescribeTransactionsResponse) appendTo(dst []byte, version int16) []byt
 
 func (s *DescribeTransactionsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("TransactionStates")
 		{
 			w.BeginArray()
@@ -323,6 +390,7 @@ func (s *DescribeTransactionsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -337,9 +405,11 @@ func (s *DescribeTransactionsResponseTransactionState) SetDefaults() {
 	s.ProducerEpoch = 0
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -347,12 +417,15 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -360,12 +433,15 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("TransactionalId", r.off)
 		}
 		s.TransactionalId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionalId)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionalId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("TransactionalId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalId)
 		}
 	}
 	{
@@ -373,12 +449,15 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("TransactionState", r.off)
 		}
 		s.TransactionState = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionState)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionState")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("TransactionState")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionState)
 		}
 	}
 	{
@@ -386,12 +465,15 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("TransactionTimeoutMs", r.off)
 		}
 		s.TransactionTimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionTimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionTimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("TransactionTimeoutMs")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionTimeoutMs)
 		}
 	}
 	{
@@ -399,12 +481,15 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("TransactionStartTimeMs", r.off)
 		}
 		s.TransactionStartTimeMs = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionStartTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionStartTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("TransactionStartTimeMs")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionStartTimeMs)
 		}
 	}
 	{
@@ -412,12 +497,15 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerId)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe0
+				r.PushPath("ProducerId")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
 		}
 	}
 	{
@@ -425,12 +513,15 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			r.tr.Begin("ProducerEpoch", r.off)
 		}
 		s.ProducerEpoch = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc0
+				r.PushPath("ProducerEpoch")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerEpoch)
 		}
 	}
 	{
@@ -441,7 +532,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -449,6 +540,7 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x80
 					r.PushPath("Topics")
 					return
 				}
@@ -459,14 +551,15 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 					}
 					a = append(grow(a, n), DescribeTransactionsResponseTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -483,6 +576,10 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -502,8 +599,16 @@ func (s *DescribeTransactionsResponseTransactionState) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -551,35 +656,35 @@ func (s *DescribeTransactionsResponseTransactionState) appendTo(dst []byte, vers
 
 func (s *DescribeTransactionsResponseTransactionState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("TransactionalId")
 		w.String(s.TransactionalId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("TransactionState")
 		w.String(s.TransactionState)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("TransactionTimeoutMs")
 		w.Int(int64(s.TransactionTimeoutMs))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("TransactionStartTimeMs")
 		w.Int(int64(s.TransactionStartTimeMs))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("ProducerId")
 		w.Int(int64(s.ProducerId))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("ProducerEpoch")
 		w.Int(int64(s.ProducerEpoch))
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -598,9 +703,11 @@ func (s *DescribeTransactionsResponseTopicData) SetDefaults() {
 	s.Topic = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -608,12 +715,15 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 			r.tr.Begin("Topic", r.off)
 		}
 		s.Topic = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Topic)
-		}
 		if r.err != nil {
-			r.PushPath("Topic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Topic")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 	}
 	{
@@ -624,7 +734,7 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -632,10 +742,12 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -643,17 +755,23 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -667,6 +785,10 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -686,8 +808,16 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -717,11 +847,11 @@ func (s *DescribeTransactionsResponseTopicData) appendTo(dst []byte, version int
 
 func (s *DescribeTransactionsResponseTopicData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topic")
 		w.String(s.Topic)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -736,30 +866,52 @@ func (s *DescribeTransactionsResponseTopicData) writeJSON(w *JSONWriter, version
 }
 
 func (s *DescribeTransactionsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.TransactionStates {
-		s.TransactionStates[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.TransactionStates {
+			s.TransactionStates[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeTransactionsResponseTransactionState) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x80 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeTransactionsResponseTopicData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Topic)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Topic)
+	}
 	sm.addTopic(c)
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *DescribeTransactionsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *DescribeTransactionsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeTransactionsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeTransactionsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -7,6 +7,10 @@ type DescribeUserScramCredentialsRequest struct {
 	Users []DescribeUserScramCredentialsRequestUserName // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeUserScramCredentialsRequestUserName is the UserName struct of DescribeUserScramCredentialsRequest.
@@ -14,15 +18,20 @@ type DescribeUserScramCredentialsRequestUserName struct {
 	Name string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *DescribeUserScramCredentialsRequest) SetDefaults() {
 	s.Users = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -33,7 +42,7 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -43,6 +52,7 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 				n = r.NotNull(n)
 				r.checkCount(n, 2)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Users")
 					return
 				}
@@ -53,14 +63,15 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), DescribeUserScramCredentialsRequestUserName{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Users")
 						s.Users = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Users = a
@@ -77,6 +88,10 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -96,8 +111,16 @@ func (s *DescribeUserScramCredentialsRequest) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -124,7 +147,7 @@ func (s *DescribeUserScramCredentialsRequest) appendTo(dst []byte, version int16
 
 func (s *DescribeUserScramCredentialsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Users")
 		if s.Users == nil {
 			w.Null()
@@ -137,6 +160,7 @@ func (s *DescribeUserScramCredentialsRequest) writeJSON(w *JSONWriter, version i
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -144,9 +168,11 @@ func (s *DescribeUserScramCredentialsRequest) writeJSON(w *JSONWriter, version i
 func (s *DescribeUserScramCredentialsRequestUserName) SetDefaults() {
 	s.Name = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeUserScramCredentialsRequestUserName) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -154,12 +180,15 @@ func (s *DescribeUserScramCredentialsRequestUserName) readFrom(r *Reader, versio
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	s.UnknownTags = nil
@@ -169,6 +198,10 @@ func (s *DescribeUserScramCredentialsRequestUserName) readFrom(r *Reader, versio
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -188,8 +221,16 @@ func (s *DescribeUserScramCredentialsRequestUserName) readFrom(r *Reader, versio
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -213,7 +254,7 @@ func (s *DescribeUserScramCredentialsRequestUserName) appendTo(dst []byte, versi
 
 func (s *DescribeUserScramCredentialsRequestUserName) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
@@ -225,9 +266,18 @@ func (s *DescribeUserScramCredentialsRequest) summarize(sm *Summary, version int
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *DescribeUserScramCredentialsRequest) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeUserScramCredentialsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeUserScramCredentialsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -256,6 +306,10 @@ type DescribeUserScramCredentialsResponse struct {
 	Results        []DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult is the DescribeUserScramCredentialsResult struct of DescribeUserScramCredentialsResponse.
@@ -266,6 +320,8 @@ type DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult stru
 	CredentialInfos []DescribeUserScramCredentialsResponseCredentialInfo // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // DescribeUserScramCredentialsResponseCredentialInfo is the CredentialInfo struct of DescribeUserScramCredentialsResponse.
@@ -274,6 +330,8 @@ type DescribeUserScramCredentialsResponseCredentialInfo struct {
 	Iterations int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -283,9 +341,12 @@ func (s *DescribeUserScramCredentialsResponse) SetDefaults() {
 	s.ErrorMessage = ptrString("")
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -293,12 +354,15 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -306,12 +370,15 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -319,12 +386,15 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -335,7 +405,7 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -343,6 +413,7 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("Results")
 					return
 				}
@@ -353,14 +424,15 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -377,6 +449,10 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -396,8 +472,16 @@ func (s *DescribeUserScramCredentialsResponse) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -433,19 +517,19 @@ func (s *DescribeUserScramCredentialsResponse) appendTo(dst []byte, version int1
 
 func (s *DescribeUserScramCredentialsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -456,6 +540,7 @@ func (s *DescribeUserScramCredentialsResponse) writeJSON(w *JSONWriter, version 
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -466,9 +551,11 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 	s.ErrorMessage = ptrString("")
 	s.CredentialInfos = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -476,12 +563,15 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 			r.tr.Begin("User", r.off)
 		}
 		s.User = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.User)
-		}
 		if r.err != nil {
-			r.PushPath("User")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("User")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.User)
 		}
 	}
 	{
@@ -489,12 +579,15 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -502,12 +595,15 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -518,7 +614,7 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -526,6 +622,7 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("CredentialInfos")
 					return
 				}
@@ -536,14 +633,15 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 					}
 					a = append(grow(a, n), DescribeUserScramCredentialsResponseCredentialInfo{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("CredentialInfos")
 						s.CredentialInfos = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.CredentialInfos = a
@@ -560,6 +658,10 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -579,8 +681,16 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -616,19 +726,19 @@ func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 
 func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("User")
 		w.String(s.User)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("CredentialInfos")
 		{
 			w.BeginArray()
@@ -647,9 +757,11 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) SetDefaults() {
 	s.Mechanism = 0
 	s.Iterations = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *DescribeUserScramCredentialsResponseCredentialInfo) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -657,12 +769,15 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) readFrom(r *Reader,
 			r.tr.Begin("Mechanism", r.off)
 		}
 		s.Mechanism = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Mechanism)
-		}
 		if r.err != nil {
-			r.PushPath("Mechanism")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Mechanism")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Mechanism)
 		}
 	}
 	{
@@ -670,12 +785,15 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) readFrom(r *Reader,
 			r.tr.Begin("Iterations", r.off)
 		}
 		s.Iterations = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Iterations)
-		}
 		if r.err != nil {
-			r.PushPath("Iterations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Iterations")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Iterations)
 		}
 	}
 	s.UnknownTags = nil
@@ -685,6 +803,10 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) readFrom(r *Reader,
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -704,8 +826,16 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) readFrom(r *Reader,
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -732,11 +862,11 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) appendTo(dst []byte
 
 func (s *DescribeUserScramCredentialsResponseCredentialInfo) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Mechanism")
 		w.Int(int64(s.Mechanism))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Iterations")
 		w.Int(int64(s.Iterations))
 	}
@@ -745,24 +875,35 @@ func (s *DescribeUserScramCredentialsResponseCredentialInfo) writeJSON(w *JSONWr
 }
 
 func (s *DescribeUserScramCredentialsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x8 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *DescribeUserScramCredentialsResponse) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *DescribeUserScramCredentialsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *DescribeUserScramCredentialsResponse) AppendTo(dst []byte, version int16) []byte {

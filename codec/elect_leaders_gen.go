@@ -9,6 +9,10 @@ type ElectLeadersRequest struct {
 	TimeoutMs       int32                                // versions 0+, default "60000"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ElectLeadersRequestTopicPartitions is the TopicPartitions struct of ElectLeadersRequest.
@@ -17,6 +21,8 @@ type ElectLeadersRequestTopicPartitions struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -25,9 +31,12 @@ func (s *ElectLeadersRequest) SetDefaults() {
 	s.TopicPartitions = nil
 	s.TimeoutMs = 60000
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	if version >= 1 {
@@ -35,12 +44,15 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ElectionType", r.off)
 		}
 		s.ElectionType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ElectionType)
-		}
 		if r.err != nil {
-			r.PushPath("ElectionType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ElectionType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ElectionType)
 		}
 	} else {
 		s.ElectionType = 0
@@ -57,7 +69,7 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -71,6 +83,7 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x6
 					r.PushPath("TopicPartitions")
 					return
 				}
@@ -81,14 +94,15 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ElectLeadersRequestTopicPartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicPartitions")
 						s.TopicPartitions = a
+						s.nc |= 0x4
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicPartitions = a
@@ -103,12 +117,15 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("TimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("TimeoutMs")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TimeoutMs)
 		}
 	}
 	s.UnknownTags = nil
@@ -118,6 +135,10 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -137,8 +158,16 @@ func (s *ElectLeadersRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -175,11 +204,11 @@ func (s *ElectLeadersRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *ElectLeadersRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("ElectionType")
 		w.Int(int64(s.ElectionType))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("TopicPartitions")
 		if s.TopicPartitions == nil {
 			w.Null()
@@ -191,11 +220,12 @@ func (s *ElectLeadersRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("TimeoutMs")
 		w.Int(int64(s.TimeoutMs))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -204,9 +234,11 @@ func (s *ElectLeadersRequestTopicPartitions) SetDefaults() {
 	s.Topic = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -218,12 +250,15 @@ func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) 
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Topic)
-		}
 		if r.err != nil {
-			r.PushPath("Topic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Topic")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 	}
 	{
@@ -238,7 +273,7 @@ func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) 
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -246,10 +281,12 @@ func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) 
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -257,17 +294,23 @@ func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -281,6 +324,10 @@ func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -300,8 +347,16 @@ func (s *ElectLeadersRequestTopicPartitions) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -339,11 +394,11 @@ func (s *ElectLeadersRequestTopicPartitions) appendTo(dst []byte, version int16)
 
 func (s *ElectLeadersRequestTopicPartitions) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topic")
 		w.String(s.Topic)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -358,21 +413,41 @@ func (s *ElectLeadersRequestTopicPartitions) writeJSON(w *JSONWriter, version in
 }
 
 func (s *ElectLeadersRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.TopicPartitions {
-		s.TopicPartitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.TopicPartitions {
+			s.TopicPartitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ElectLeadersRequestTopicPartitions) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Topic)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Topic)
+	}
 	sm.addTopic(c)
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ElectLeadersRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ElectLeadersRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ElectLeadersRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ElectLeadersRequest) AppendTo(dst []byte, version int16) []byte {
@@ -400,6 +475,10 @@ type ElectLeadersResponse struct {
 	ReplicaElectionResults []ElectLeadersResponseReplicaElectionResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ElectLeadersResponseReplicaElectionResult is the ReplicaElectionResult struct of ElectLeadersResponse.
@@ -408,6 +487,8 @@ type ElectLeadersResponseReplicaElectionResult struct {
 	PartitionResult []ElectLeadersResponsePartitionResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ElectLeadersResponsePartitionResult is the PartitionResult struct of ElectLeadersResponse.
@@ -417,6 +498,8 @@ type ElectLeadersResponsePartitionResult struct {
 	ErrorMessage *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -425,9 +508,12 @@ func (s *ElectLeadersResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.ReplicaElectionResults = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -435,12 +521,15 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	if version >= 1 {
@@ -448,12 +537,15 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -470,7 +562,7 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -482,6 +574,7 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("ReplicaElectionResults")
 					return
 				}
@@ -492,14 +585,15 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ElectLeadersResponseReplicaElectionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ReplicaElectionResults")
 						s.ReplicaElectionResults = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ReplicaElectionResults = a
@@ -516,6 +610,10 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -535,8 +633,16 @@ func (s *ElectLeadersResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -573,15 +679,15 @@ func (s *ElectLeadersResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *ElectLeadersResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ReplicaElectionResults")
 		{
 			w.BeginArray()
@@ -592,6 +698,7 @@ func (s *ElectLeadersResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -600,9 +707,11 @@ func (s *ElectLeadersResponseReplicaElectionResult) SetDefaults() {
 	s.Topic = ""
 	s.PartitionResult = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -614,12 +723,15 @@ func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version 
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Topic)
-		}
 		if r.err != nil {
-			r.PushPath("Topic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Topic")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 	}
 	{
@@ -634,7 +746,7 @@ func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version 
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -642,6 +754,7 @@ func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version 
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("PartitionResult")
 					return
 				}
@@ -652,14 +765,15 @@ func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version 
 					}
 					a = append(grow(a, n), ElectLeadersResponsePartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionResult")
 						s.PartitionResult = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.PartitionResult = a
@@ -676,6 +790,10 @@ func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -695,8 +813,16 @@ func (s *ElectLeadersResponseReplicaElectionResult) readFrom(r *Reader, version 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -734,11 +860,11 @@ func (s *ElectLeadersResponseReplicaElectionResult) appendTo(dst []byte, version
 
 func (s *ElectLeadersResponseReplicaElectionResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topic")
 		w.String(s.Topic)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionResult")
 		{
 			w.BeginArray()
@@ -758,9 +884,11 @@ func (s *ElectLeadersResponsePartitionResult) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ElectLeadersResponsePartitionResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -768,12 +896,15 @@ func (s *ElectLeadersResponsePartitionResult) readFrom(r *Reader, version int16)
 			r.tr.Begin("PartitionId", r.off)
 		}
 		s.PartitionId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionId)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("PartitionId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionId)
 		}
 	}
 	{
@@ -781,12 +912,15 @@ func (s *ElectLeadersResponsePartitionResult) readFrom(r *Reader, version int16)
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -798,12 +932,15 @@ func (s *ElectLeadersResponsePartitionResult) readFrom(r *Reader, version int16)
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -813,6 +950,10 @@ func (s *ElectLeadersResponsePartitionResult) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -832,8 +973,16 @@ func (s *ElectLeadersResponsePartitionResult) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -867,15 +1016,15 @@ func (s *ElectLeadersResponsePartitionResult) appendTo(dst []byte, version int16
 
 func (s *ElectLeadersResponsePartitionResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionId")
 		w.Int(int64(s.PartitionId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
@@ -884,32 +1033,56 @@ func (s *ElectLeadersResponsePartitionResult) writeJSON(w *JSONWriter, version i
 }
 
 func (s *ElectLeadersResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 1 && s.ErrorCode != 0 {
+	if version >= 1 && s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.ReplicaElectionResults {
-		s.ReplicaElectionResults[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.ReplicaElectionResults {
+			s.ReplicaElectionResults[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ElectLeadersResponseReplicaElectionResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Topic)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Topic)
+	}
 	sm.addTopic(c)
-	for i := range s.PartitionResult {
-		s.PartitionResult[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.PartitionResult {
+			s.PartitionResult[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ElectLeadersResponsePartitionResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionId)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionId)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ElectLeadersResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ElectLeadersResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ElectLeadersResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ElectLeadersResponse) AppendTo(dst []byte, version int16) []byte {

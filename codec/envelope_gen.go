@@ -9,6 +9,10 @@ type EnvelopeRequest struct {
 	ClientHostAddress []byte // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -17,9 +21,12 @@ func (s *EnvelopeRequest) SetDefaults() {
 	s.RequestPrincipal = nil
 	s.ClientHostAddress = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -27,12 +34,15 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RequestData", r.off)
 		}
 		s.RequestData = r.CompactBytes()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RequestData)
-		}
 		if r.err != nil {
-			r.PushPath("RequestData")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("RequestData")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RequestData)
 		}
 	}
 	{
@@ -40,12 +50,15 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RequestPrincipal", r.off)
 		}
 		s.RequestPrincipal = r.CompactNullableBytes()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RequestPrincipal)
-		}
 		if r.err != nil {
-			r.PushPath("RequestPrincipal")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("RequestPrincipal")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RequestPrincipal)
 		}
 	}
 	{
@@ -53,12 +66,15 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientHostAddress", r.off)
 		}
 		s.ClientHostAddress = r.CompactBytes()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientHostAddress)
-		}
 		if r.err != nil {
-			r.PushPath("ClientHostAddress")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ClientHostAddress")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientHostAddress)
 		}
 	}
 	s.UnknownTags = nil
@@ -68,6 +84,10 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -87,8 +107,16 @@ func (s *EnvelopeRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -118,19 +146,20 @@ func (s *EnvelopeRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *EnvelopeRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("RequestData")
 		w.ByteString(s.RequestData)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("RequestPrincipal")
 		w.ByteString(s.RequestPrincipal)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ClientHostAddress")
 		w.ByteString(s.ClientHostAddress)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -138,7 +167,18 @@ func (s *EnvelopeRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *EnvelopeRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *EnvelopeRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *EnvelopeRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *EnvelopeRequest) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }
@@ -161,6 +201,10 @@ type EnvelopeResponse struct {
 	ErrorCode    int16  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -168,9 +212,12 @@ func (s *EnvelopeResponse) SetDefaults() {
 	s.ResponseData = nil
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *EnvelopeResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -178,12 +225,15 @@ func (s *EnvelopeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ResponseData", r.off)
 		}
 		s.ResponseData = r.CompactNullableBytes()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResponseData)
-		}
 		if r.err != nil {
-			r.PushPath("ResponseData")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ResponseData")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResponseData)
 		}
 	}
 	{
@@ -191,12 +241,15 @@ func (s *EnvelopeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	s.UnknownTags = nil
@@ -206,6 +259,10 @@ func (s *EnvelopeResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -225,8 +282,16 @@ func (s *EnvelopeResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -253,26 +318,38 @@ func (s *EnvelopeResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *EnvelopeResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ResponseData")
 		w.ByteString(s.ResponseData)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *EnvelopeResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *EnvelopeResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *EnvelopeResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *EnvelopeResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *EnvelopeResponse) AppendTo(dst []byte, version int16) []byte {

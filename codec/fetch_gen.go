@@ -18,6 +18,10 @@ type FetchRequest struct {
 	RackId              string                       // versions 11+, default ""
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // FetchRequestReplicaState is the ReplicaState struct of FetchRequest.
@@ -26,6 +30,8 @@ type FetchRequestReplicaState struct {
 	ReplicaEpoch int64 // versions 15+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchRequestFetchTopic is the FetchTopic struct of FetchRequest.
@@ -35,6 +41,8 @@ type FetchRequestFetchTopic struct {
 	Partitions []FetchRequestFetchPartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchRequestFetchPartition is the FetchPartition struct of FetchRequest.
@@ -49,6 +57,8 @@ type FetchRequestFetchPartition struct {
 	HighWatermark      int64 // versions 18+, tag 1 in 18+, default "9223372036854775807"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchRequestForgottenTopic is the ForgottenTopic struct of FetchRequest.
@@ -58,6 +68,8 @@ type FetchRequestForgottenTopic struct {
 	Partitions []int32 // versions 7+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -76,9 +88,12 @@ func (s *FetchRequest) SetDefaults() {
 	s.ForgottenTopicsData = nil
 	s.RackId = ""
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *FetchRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	s.ClusterId = nil
@@ -87,12 +102,15 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicaId)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicaId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfff
+				r.PushPath("ReplicaId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaId)
 		}
 	} else {
 		s.ReplicaId = -1
@@ -104,12 +122,15 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxWaitMs", r.off)
 		}
 		s.MaxWaitMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxWaitMs)
-		}
 		if r.err != nil {
-			r.PushPath("MaxWaitMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xffd
+				r.PushPath("MaxWaitMs")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxWaitMs)
 		}
 	}
 	{
@@ -117,12 +138,15 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MinBytes", r.off)
 		}
 		s.MinBytes = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MinBytes)
-		}
 		if r.err != nil {
-			r.PushPath("MinBytes")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff5
+				r.PushPath("MinBytes")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MinBytes)
 		}
 	}
 	if version >= 3 {
@@ -130,12 +154,15 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxBytes", r.off)
 		}
 		s.MaxBytes = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxBytes)
-		}
 		if r.err != nil {
-			r.PushPath("MaxBytes")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe5
+				r.PushPath("MaxBytes")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxBytes)
 		}
 	} else {
 		s.MaxBytes = 2147483647
@@ -145,12 +172,15 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsolationLevel", r.off)
 		}
 		s.IsolationLevel = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsolationLevel)
-		}
 		if r.err != nil {
-			r.PushPath("IsolationLevel")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc5
+				r.PushPath("IsolationLevel")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsolationLevel)
 		}
 	} else {
 		s.IsolationLevel = 0
@@ -160,12 +190,15 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SessionId", r.off)
 		}
 		s.SessionId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SessionId)
-		}
 		if r.err != nil {
-			r.PushPath("SessionId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf85
+				r.PushPath("SessionId")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SessionId)
 		}
 	} else {
 		s.SessionId = 0
@@ -175,12 +208,15 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SessionEpoch", r.off)
 		}
 		s.SessionEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SessionEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("SessionEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf05
+				r.PushPath("SessionEpoch")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SessionEpoch)
 		}
 	} else {
 		s.SessionEpoch = -1
@@ -197,7 +233,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -209,6 +245,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0xe05
 					r.PushPath("Topics")
 					return
 				}
@@ -219,14 +256,15 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchRequestFetchTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0xc05
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -248,7 +286,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -260,6 +298,7 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0xc05
 					r.PushPath("ForgottenTopicsData")
 					return
 				}
@@ -270,14 +309,15 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchRequestForgottenTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ForgottenTopicsData")
 						s.ForgottenTopicsData = a
+						s.nc |= 0x805
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ForgottenTopicsData = a
@@ -298,12 +338,15 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.RackId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RackId)
-		}
 		if r.err != nil {
-			r.PushPath("RackId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x805
+				r.PushPath("RackId")
+				return
+			}
+			s.nc |= 0x800
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
 		}
 	} else {
 		s.RackId = ""
@@ -315,16 +358,23 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x5
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x5 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -336,13 +386,17 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 				}
 				s.ClusterId = r.CompactNullableString()
 				r.unlimit(full, end, 0)
-				if r.tr != nil && r.err == nil {
+				if r.err != nil {
+					if !r.skipped() {
+						s.nc |= (0x5 &^ got)
+						r.PushPath("ClusterId")
+						return
+					}
+					s.nc |= 0x1
+				} else if r.tr != nil {
 					r.tr.End(r.off, s.ClusterId)
 				}
-				if r.err != nil {
-					r.PushPath("ClusterId")
-					return
-				}
+				got |= 0x1
 				continue
 			case tag == 1 && version >= 15:
 				full := r.limit(end)
@@ -355,13 +409,14 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 				}
 				s.ReplicaState.readFrom(r, version)
 				r.unlimit(full, end, 1)
-				if r.tr != nil && r.err == nil {
-					r.tr.End(r.off, nil)
-				}
 				if r.err != nil {
+					s.nc |= (0x1 &^ got)
 					r.PushPath("ReplicaState")
 					return
+				} else if r.tr != nil {
+					r.tr.End(r.off, nil)
 				}
+				got |= 0x4
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -370,8 +425,17 @@ func (s *FetchRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x5 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -451,43 +515,43 @@ func (s *FetchRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *FetchRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 12 {
+	if version >= 12 && s.nc&0x1 == 0 {
 		w.Key("ClusterId")
 		w.NullableString(s.ClusterId)
 	}
-	if version <= 14 {
+	if version <= 14 && s.nc&0x2 == 0 {
 		w.Key("ReplicaId")
 		w.Int(int64(s.ReplicaId))
 	}
-	if version >= 15 {
+	if version >= 15 && s.nc&0x4 == 0 {
 		w.Key("ReplicaState")
 		s.ReplicaState.writeJSON(w, version)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("MaxWaitMs")
 		w.Int(int64(s.MaxWaitMs))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("MinBytes")
 		w.Int(int64(s.MinBytes))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x20 == 0 {
 		w.Key("MaxBytes")
 		w.Int(int64(s.MaxBytes))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x40 == 0 {
 		w.Key("IsolationLevel")
 		w.Int(int64(s.IsolationLevel))
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x80 == 0 {
 		w.Key("SessionId")
 		w.Int(int64(s.SessionId))
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x100 == 0 {
 		w.Key("SessionEpoch")
 		w.Int(int64(s.SessionEpoch))
 	}
-	{
+	if s.nc&0x200 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -497,7 +561,7 @@ func (s *FetchRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x400 == 0 {
 		w.Key("ForgottenTopicsData")
 		{
 			w.BeginArray()
@@ -507,11 +571,12 @@ func (s *FetchRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 11 {
+	if version >= 11 && s.nc&0x800 == 0 {
 		w.Key("RackId")
 		w.String(s.RackId)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -520,9 +585,11 @@ func (s *FetchRequestReplicaState) SetDefaults() {
 	s.ReplicaId = -1
 	s.ReplicaEpoch = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	if version >= 15 {
@@ -530,12 +597,15 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicaId)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicaId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ReplicaId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaId)
 		}
 	} else {
 		s.ReplicaId = -1
@@ -545,12 +615,15 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaEpoch", r.off)
 		}
 		s.ReplicaEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicaEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicaEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ReplicaEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaEpoch)
 		}
 	} else {
 		s.ReplicaEpoch = -1
@@ -562,6 +635,10 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -581,8 +658,16 @@ func (s *FetchRequestReplicaState) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -609,11 +694,11 @@ func (s *FetchRequestReplicaState) appendTo(dst []byte, version int16) []byte {
 
 func (s *FetchRequestReplicaState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 15 {
+	if version >= 15 && s.nc&0x1 == 0 {
 		w.Key("ReplicaId")
 		w.Int(int64(s.ReplicaId))
 	}
-	if version >= 15 {
+	if version >= 15 && s.nc&0x2 == 0 {
 		w.Key("ReplicaEpoch")
 		w.Int(int64(s.ReplicaEpoch))
 	}
@@ -633,9 +718,11 @@ func (s *FetchRequestFetchTopic) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	if version <= 12 {
@@ -647,12 +734,15 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Topic)
-		}
 		if r.err != nil {
-			r.PushPath("Topic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Topic")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 	} else {
 		s.Topic = ""
@@ -662,12 +752,15 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -684,7 +777,7 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -696,6 +789,7 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 16)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Partitions")
 					return
 				}
@@ -706,14 +800,15 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchRequestFetchPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -730,6 +825,10 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -749,8 +848,16 @@ func (s *FetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -791,15 +898,15 @@ func (s *FetchRequestFetchTopic) appendTo(dst []byte, version int16) []byte {
 
 func (s *FetchRequestFetchTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 12 {
+	if version <= 12 && s.nc&0x1 == 0 {
 		w.Key("Topic")
 		w.String(s.Topic)
 	}
-	if version >= 13 {
+	if version >= 13 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -824,9 +931,11 @@ func (s *FetchRequestFetchPartition) SetDefaults() {
 	s.ReplicaDirectoryId = UUID{}
 	s.HighWatermark = 9223372036854775807
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	{
@@ -834,12 +943,15 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	if version >= 9 {
@@ -847,12 +959,15 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CurrentLeaderEpoch", r.off)
 		}
 		s.CurrentLeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CurrentLeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("CurrentLeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("CurrentLeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CurrentLeaderEpoch)
 		}
 	} else {
 		s.CurrentLeaderEpoch = -1
@@ -862,12 +977,15 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("FetchOffset", r.off)
 		}
 		s.FetchOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.FetchOffset)
-		}
 		if r.err != nil {
-			r.PushPath("FetchOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("FetchOffset")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.FetchOffset)
 		}
 	}
 	if version >= 12 {
@@ -875,12 +993,15 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LastFetchedEpoch", r.off)
 		}
 		s.LastFetchedEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastFetchedEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LastFetchedEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("LastFetchedEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastFetchedEpoch)
 		}
 	} else {
 		s.LastFetchedEpoch = -1
@@ -890,12 +1011,15 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LogStartOffset", r.off)
 		}
 		s.LogStartOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LogStartOffset)
-		}
 		if r.err != nil {
-			r.PushPath("LogStartOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("LogStartOffset")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LogStartOffset)
 		}
 	} else {
 		s.LogStartOffset = -1
@@ -905,12 +1029,15 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionMaxBytes", r.off)
 		}
 		s.PartitionMaxBytes = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionMaxBytes)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionMaxBytes")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe0
+				r.PushPath("PartitionMaxBytes")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionMaxBytes)
 		}
 	}
 	s.ReplicaDirectoryId = UUID{}
@@ -922,16 +1049,23 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0xc0
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0xc0 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -943,13 +1077,17 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 				}
 				s.ReplicaDirectoryId = r.UUID()
 				r.unlimit(full, end, 0)
-				if r.tr != nil && r.err == nil {
+				if r.err != nil {
+					if !r.skipped() {
+						s.nc |= (0xc0 &^ got)
+						r.PushPath("ReplicaDirectoryId")
+						return
+					}
+					s.nc |= 0x40
+				} else if r.tr != nil {
 					r.tr.End(r.off, s.ReplicaDirectoryId)
 				}
-				if r.err != nil {
-					r.PushPath("ReplicaDirectoryId")
-					return
-				}
+				got |= 0x40
 				continue
 			case tag == 1 && version >= 18:
 				full := r.limit(end)
@@ -958,13 +1096,17 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 				}
 				s.HighWatermark = r.Int64()
 				r.unlimit(full, end, 1)
-				if r.tr != nil && r.err == nil {
+				if r.err != nil {
+					if !r.skipped() {
+						s.nc |= (0xc0 &^ got)
+						r.PushPath("HighWatermark")
+						return
+					}
+					s.nc |= 0x80
+				} else if r.tr != nil {
 					r.tr.End(r.off, s.HighWatermark)
 				}
-				if r.err != nil {
-					r.PushPath("HighWatermark")
-					return
-				}
+				got |= 0x80
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -973,8 +1115,17 @@ func (s *FetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0xc0 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1024,35 +1175,35 @@ func (s *FetchRequestFetchPartition) appendTo(dst []byte, version int16) []byte 
 
 func (s *FetchRequestFetchPartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	if version >= 9 {
+	if version >= 9 && s.nc&0x2 == 0 {
 		w.Key("CurrentLeaderEpoch")
 		w.Int(int64(s.CurrentLeaderEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("FetchOffset")
 		w.Int(int64(s.FetchOffset))
 	}
-	if version >= 12 {
+	if version >= 12 && s.nc&0x8 == 0 {
 		w.Key("LastFetchedEpoch")
 		w.Int(int64(s.LastFetchedEpoch))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x10 == 0 {
 		w.Key("LogStartOffset")
 		w.Int(int64(s.LogStartOffset))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("PartitionMaxBytes")
 		w.Int(int64(s.PartitionMaxBytes))
 	}
-	if version >= 17 {
+	if version >= 17 && s.nc&0x40 == 0 {
 		w.Key("ReplicaDirectoryId")
 		w.UUID(s.ReplicaDirectoryId)
 	}
-	if version >= 18 {
+	if version >= 18 && s.nc&0x80 == 0 {
 		w.Key("HighWatermark")
 		w.Int(int64(s.HighWatermark))
 	}
@@ -1066,9 +1217,11 @@ func (s *FetchRequestForgottenTopic) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	if version >= 7 && version <= 12 {
@@ -1080,12 +1233,15 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Topic)
-		}
 		if r.err != nil {
-			r.PushPath("Topic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Topic")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 	} else {
 		s.Topic = ""
@@ -1095,12 +1251,15 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -1117,7 +1276,7 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1125,10 +1284,12 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1136,17 +1297,23 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x4
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1162,6 +1329,10 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1181,8 +1352,16 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1223,15 +1402,15 @@ func (s *FetchRequestForgottenTopic) appendTo(dst []byte, version int16) []byte 
 
 func (s *FetchRequestForgottenTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 7 && version <= 12 {
+	if version >= 7 && version <= 12 && s.nc&0x1 == 0 {
 		w.Key("Topic")
 		w.String(s.Topic)
 	}
-	if version >= 13 {
+	if version >= 13 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x4 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1246,10 +1425,12 @@ func (s *FetchRequestForgottenTopic) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *FetchRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x200 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x400 == 0 {
 		for i := range s.ForgottenTopicsData {
 			s.ForgottenTopicsData[i].summarize(sm, version, c)
 		}
@@ -1257,32 +1438,50 @@ func (s *FetchRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *FetchRequestFetchTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 12 {
+	if version <= 12 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 13 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 12 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Topic)
 	}
-	if version >= 13 {
+	if version >= 13 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *FetchRequestFetchPartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 func (s *FetchRequestForgottenTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 7 && version <= 12 {
+	if version >= 7 && version <= 12 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 13 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 7 && version <= 12 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Topic)
 	}
-	if version >= 13 {
+	if version >= 13 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	if version >= 7 {
+	if version >= 7 && s.nc&0x4 == 0 {
 		for _, p := range s.Partitions {
 			sm.addPartition(c.withPartition(p))
 		}
@@ -1290,7 +1489,18 @@ func (s *FetchRequestForgottenTopic) summarize(sm *Summary, version int16, c sum
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *FetchRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *FetchRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *FetchRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *FetchRequest) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }
@@ -1316,6 +1526,10 @@ type FetchResponse struct {
 	NodeEndpoints  []FetchResponseNodeEndpoint           // versions 16+, tag 0 in 16+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // FetchResponseFetchableTopicResponse is the FetchableTopicResponse struct of FetchResponse.
@@ -1325,6 +1539,8 @@ type FetchResponseFetchableTopicResponse struct {
 	Partitions []FetchResponsePartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchResponsePartitionData is the PartitionData struct of FetchResponse.
@@ -1342,6 +1558,8 @@ type FetchResponsePartitionData struct {
 	Records              Records                           // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchResponseEpochEndOffset is the EpochEndOffset struct of FetchResponse.
@@ -1350,6 +1568,8 @@ type FetchResponseEpochEndOffset struct {
 	EndOffset int64 // versions 12+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchResponseLeaderIdAndEpoch is the LeaderIdAndEpoch struct of FetchResponse.
@@ -1358,6 +1578,8 @@ type FetchResponseLeaderIdAndEpoch struct {
 	LeaderEpoch int32 // versions 12+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchResponseSnapshotId is the SnapshotId struct of FetchResponse.
@@ -1366,6 +1588,8 @@ type FetchResponseSnapshotId struct {
 	Epoch     int32 // versions 0+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchResponseAbortedTransaction is the AbortedTransaction struct of FetchResponse.
@@ -1374,6 +1598,8 @@ type FetchResponseAbortedTransaction struct {
 	FirstOffset int64 // versions 4+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchResponseNodeEndpoint is the NodeEndpoint struct of FetchResponse.
@@ -1384,6 +1610,8 @@ type FetchResponseNodeEndpoint struct {
 	Rack   *string // versions 16+, nullable 16+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -1394,9 +1622,12 @@ func (s *FetchResponse) SetDefaults() {
 	s.Responses = nil
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *FetchResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	if version >= 1 {
@@ -1404,12 +1635,15 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -1419,12 +1653,15 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -1434,12 +1671,15 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SessionId", r.off)
 		}
 		s.SessionId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SessionId)
-		}
 		if r.err != nil {
-			r.PushPath("SessionId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("SessionId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SessionId)
 		}
 	} else {
 		s.SessionId = 0
@@ -1456,7 +1696,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1468,6 +1708,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x18
 					r.PushPath("Responses")
 					return
 				}
@@ -1478,14 +1719,15 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchResponseFetchableTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
 						s.Responses = a
+						s.nc |= 0x10
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Responses = a
@@ -1503,16 +1745,23 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x10
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x10 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -1530,7 +1779,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.Begin("(length)", lenOff)
 						r.tr.End(r.off, n)
 					}
@@ -1538,6 +1787,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 						n = r.NotNull(n)
 						r.checkCount(n, 11)
 						if r.err != nil {
+							s.nc |= (0x10 &^ got)
 							r.PushPath("NodeEndpoints")
 							return
 						}
@@ -1548,14 +1798,15 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 							}
 							a = append(grow(a, n), FetchResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
-							if r.tr != nil && r.err == nil {
-								r.tr.End(r.off, nil)
-							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("NodeEndpoints")
 								s.NodeEndpoints = a
+								s.nc |= (0x0 &^ got)
 								return
+							}
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
 							}
 						}
 						s.NodeEndpoints = a
@@ -1565,10 +1816,7 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
-				if r.err != nil {
-					r.PushPath("NodeEndpoints")
-					return
-				}
+				got |= 0x10
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -1577,8 +1825,17 @@ func (s *FetchResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x10 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1627,19 +1884,19 @@ func (s *FetchResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *FetchResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x4 == 0 {
 		w.Key("SessionId")
 		w.Int(int64(s.SessionId))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Responses")
 		{
 			w.BeginArray()
@@ -1649,7 +1906,7 @@ func (s *FetchResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 16 {
+	if version >= 16 && s.nc&0x10 == 0 {
 		w.Key("NodeEndpoints")
 		{
 			w.BeginArray()
@@ -1660,6 +1917,7 @@ func (s *FetchResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -1669,9 +1927,11 @@ func (s *FetchResponseFetchableTopicResponse) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	if version <= 12 {
@@ -1683,12 +1943,15 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Topic)
-		}
 		if r.err != nil {
-			r.PushPath("Topic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Topic")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 	} else {
 		s.Topic = ""
@@ -1698,12 +1961,15 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -1720,7 +1986,7 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1732,6 +1998,7 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 					r.checkCount(n, 18)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Partitions")
 					return
 				}
@@ -1742,14 +2009,15 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), FetchResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -1766,6 +2034,10 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1785,8 +2057,16 @@ func (s *FetchResponseFetchableTopicResponse) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1827,15 +2107,15 @@ func (s *FetchResponseFetchableTopicResponse) appendTo(dst []byte, version int16
 
 func (s *FetchResponseFetchableTopicResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 12 {
+	if version <= 12 && s.nc&0x1 == 0 {
 		w.Key("Topic")
 		w.String(s.Topic)
 	}
-	if version >= 13 {
+	if version >= 13 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1866,9 +2146,11 @@ func (s *FetchResponsePartitionData) SetDefaults() {
 	s.PreferredReadReplica = -1
 	s.Records = Records{}
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	{
@@ -1876,12 +2158,15 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7ff
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1889,12 +2174,15 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7fe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1902,12 +2190,15 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("HighWatermark", r.off)
 		}
 		s.HighWatermark = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.HighWatermark)
-		}
 		if r.err != nil {
-			r.PushPath("HighWatermark")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7fc
+				r.PushPath("HighWatermark")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.HighWatermark)
 		}
 	}
 	if version >= 4 {
@@ -1915,12 +2206,15 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LastStableOffset", r.off)
 		}
 		s.LastStableOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastStableOffset)
-		}
 		if r.err != nil {
-			r.PushPath("LastStableOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f8
+				r.PushPath("LastStableOffset")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastStableOffset)
 		}
 	} else {
 		s.LastStableOffset = -1
@@ -1930,12 +2224,15 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LogStartOffset", r.off)
 		}
 		s.LogStartOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LogStartOffset)
-		}
 		if r.err != nil {
-			r.PushPath("LogStartOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f0
+				r.PushPath("LogStartOffset")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LogStartOffset)
 		}
 	} else {
 		s.LogStartOffset = -1
@@ -1958,7 +2255,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1972,6 +2269,7 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 16)
 				}
 				if r.err != nil {
+					s.nc |= 0x7e0
 					r.PushPath("AbortedTransactions")
 					return
 				}
@@ -1982,14 +2280,15 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchResponseAbortedTransaction{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("AbortedTransactions")
 						s.AbortedTransactions = a
+						s.nc |= 0x6e0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.AbortedTransactions = a
@@ -2006,12 +2305,15 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PreferredReadReplica", r.off)
 		}
 		s.PreferredReadReplica = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PreferredReadReplica)
-		}
 		if r.err != nil {
-			r.PushPath("PreferredReadReplica")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6e0
+				r.PushPath("PreferredReadReplica")
+				return
+			}
+			s.nc |= 0x200
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PreferredReadReplica)
 		}
 	} else {
 		s.PreferredReadReplica = -1
@@ -2020,17 +2322,13 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 		if r.tr != nil {
 			r.tr.Begin("Records", r.off)
 		}
-		if flexible {
-			s.Records.Raw = r.CompactNullableBytes()
-		} else {
-			s.Records.Raw = r.NullableBytes()
-		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, &s.Records)
-		}
+		r.records(&s.Records, flexible, true)
 		if r.err != nil {
+			s.nc |= 0x4e0
 			r.PushPath("Records")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, &s.Records)
 		}
 	}
 	s.UnknownTags = nil
@@ -2040,16 +2338,23 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0xe0
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0xe0 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -2065,13 +2370,14 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				}
 				s.DivergingEpoch.readFrom(r, version)
 				r.unlimit(full, end, 0)
-				if r.tr != nil && r.err == nil {
-					r.tr.End(r.off, nil)
-				}
 				if r.err != nil {
+					s.nc |= (0xc0 &^ got)
 					r.PushPath("DivergingEpoch")
 					return
+				} else if r.tr != nil {
+					r.tr.End(r.off, nil)
 				}
+				got |= 0x20
 				continue
 			case tag == 1 && version >= 12:
 				full := r.limit(end)
@@ -2084,13 +2390,14 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				}
 				s.CurrentLeader.readFrom(r, version)
 				r.unlimit(full, end, 1)
-				if r.tr != nil && r.err == nil {
-					r.tr.End(r.off, nil)
-				}
 				if r.err != nil {
+					s.nc |= (0xa0 &^ got)
 					r.PushPath("CurrentLeader")
 					return
+				} else if r.tr != nil {
+					r.tr.End(r.off, nil)
 				}
+				got |= 0x40
 				continue
 			case tag == 2 && version >= 12:
 				full := r.limit(end)
@@ -2103,13 +2410,14 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				}
 				s.SnapshotId.readFrom(r, version)
 				r.unlimit(full, end, 2)
-				if r.tr != nil && r.err == nil {
-					r.tr.End(r.off, nil)
-				}
 				if r.err != nil {
+					s.nc |= (0x60 &^ got)
 					r.PushPath("SnapshotId")
 					return
+				} else if r.tr != nil {
+					r.tr.End(r.off, nil)
 				}
+				got |= 0x80
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -2118,8 +2426,17 @@ func (s *FetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0xe0 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2191,39 +2508,39 @@ func (s *FetchResponsePartitionData) appendTo(dst []byte, version int16) []byte 
 
 func (s *FetchResponsePartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("HighWatermark")
 		w.Int(int64(s.HighWatermark))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x8 == 0 {
 		w.Key("LastStableOffset")
 		w.Int(int64(s.LastStableOffset))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x10 == 0 {
 		w.Key("LogStartOffset")
 		w.Int(int64(s.LogStartOffset))
 	}
-	if version >= 12 {
+	if version >= 12 && s.nc&0x20 == 0 {
 		w.Key("DivergingEpoch")
 		s.DivergingEpoch.writeJSON(w, version)
 	}
-	if version >= 12 {
+	if version >= 12 && s.nc&0x40 == 0 {
 		w.Key("CurrentLeader")
 		s.CurrentLeader.writeJSON(w, version)
 	}
-	if version >= 12 {
+	if version >= 12 && s.nc&0x80 == 0 {
 		w.Key("SnapshotId")
 		s.SnapshotId.writeJSON(w, version)
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x100 == 0 {
 		w.Key("AbortedTransactions")
 		if s.AbortedTransactions == nil {
 			w.Null()
@@ -2235,11 +2552,11 @@ func (s *FetchResponsePartitionData) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 11 {
+	if version >= 11 && s.nc&0x200 == 0 {
 		w.Key("PreferredReadReplica")
 		w.Int(int64(s.PreferredReadReplica))
 	}
-	{
+	if s.nc&0x400 == 0 {
 		w.Key("Records")
 		s.Records.writeJSON(w)
 	}
@@ -2252,9 +2569,11 @@ func (s *FetchResponseEpochEndOffset) SetDefaults() {
 	s.Epoch = -1
 	s.EndOffset = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	if version >= 12 {
@@ -2262,12 +2581,15 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Epoch)
-		}
 		if r.err != nil {
-			r.PushPath("Epoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Epoch")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
 		}
 	} else {
 		s.Epoch = -1
@@ -2277,12 +2599,15 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndOffset", r.off)
 		}
 		s.EndOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EndOffset)
-		}
 		if r.err != nil {
-			r.PushPath("EndOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("EndOffset")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EndOffset)
 		}
 	} else {
 		s.EndOffset = -1
@@ -2294,6 +2619,10 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2313,8 +2642,16 @@ func (s *FetchResponseEpochEndOffset) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2341,11 +2678,11 @@ func (s *FetchResponseEpochEndOffset) appendTo(dst []byte, version int16) []byte
 
 func (s *FetchResponseEpochEndOffset) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 12 {
+	if version >= 12 && s.nc&0x1 == 0 {
 		w.Key("Epoch")
 		w.Int(int64(s.Epoch))
 	}
-	if version >= 12 {
+	if version >= 12 && s.nc&0x2 == 0 {
 		w.Key("EndOffset")
 		w.Int(int64(s.EndOffset))
 	}
@@ -2364,9 +2701,11 @@ func (s *FetchResponseLeaderIdAndEpoch) SetDefaults() {
 	s.LeaderId = -1
 	s.LeaderEpoch = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	if version >= 12 {
@@ -2374,12 +2713,15 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderId)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("LeaderId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
 		}
 	} else {
 		s.LeaderId = -1
@@ -2389,12 +2731,15 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	} else {
 		s.LeaderEpoch = -1
@@ -2406,6 +2751,10 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2425,8 +2774,16 @@ func (s *FetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2453,11 +2810,11 @@ func (s *FetchResponseLeaderIdAndEpoch) appendTo(dst []byte, version int16) []by
 
 func (s *FetchResponseLeaderIdAndEpoch) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 12 {
+	if version >= 12 && s.nc&0x1 == 0 {
 		w.Key("LeaderId")
 		w.Int(int64(s.LeaderId))
 	}
-	if version >= 12 {
+	if version >= 12 && s.nc&0x2 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
@@ -2476,9 +2833,11 @@ func (s *FetchResponseSnapshotId) SetDefaults() {
 	s.EndOffset = -1
 	s.Epoch = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	{
@@ -2486,12 +2845,15 @@ func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndOffset", r.off)
 		}
 		s.EndOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EndOffset)
-		}
 		if r.err != nil {
-			r.PushPath("EndOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("EndOffset")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EndOffset)
 		}
 	}
 	{
@@ -2499,12 +2861,15 @@ func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Epoch)
-		}
 		if r.err != nil {
-			r.PushPath("Epoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Epoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -2514,6 +2879,10 @@ func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2533,8 +2902,16 @@ func (s *FetchResponseSnapshotId) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2561,11 +2938,11 @@ func (s *FetchResponseSnapshotId) appendTo(dst []byte, version int16) []byte {
 
 func (s *FetchResponseSnapshotId) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("EndOffset")
 		w.Int(int64(s.EndOffset))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Epoch")
 		w.Int(int64(s.Epoch))
 	}
@@ -2584,9 +2961,11 @@ func (s *FetchResponseAbortedTransaction) SetDefaults() {
 	s.ProducerId = 0
 	s.FirstOffset = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	if version >= 4 {
@@ -2594,12 +2973,15 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerId)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ProducerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
 		}
 	} else {
 		s.ProducerId = 0
@@ -2609,12 +2991,15 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 			r.tr.Begin("FirstOffset", r.off)
 		}
 		s.FirstOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.FirstOffset)
-		}
 		if r.err != nil {
-			r.PushPath("FirstOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("FirstOffset")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.FirstOffset)
 		}
 	} else {
 		s.FirstOffset = 0
@@ -2626,6 +3011,10 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2645,8 +3034,16 @@ func (s *FetchResponseAbortedTransaction) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2673,11 +3070,11 @@ func (s *FetchResponseAbortedTransaction) appendTo(dst []byte, version int16) []
 
 func (s *FetchResponseAbortedTransaction) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 4 {
+	if version >= 4 && s.nc&0x1 == 0 {
 		w.Key("ProducerId")
 		w.Int(int64(s.ProducerId))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x2 == 0 {
 		w.Key("FirstOffset")
 		w.Int(int64(s.FirstOffset))
 	}
@@ -2692,9 +3089,11 @@ func (s *FetchResponseNodeEndpoint) SetDefaults() {
 	s.Port = 0
 	s.Rack = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 12
 	_ = flexible
 	if version >= 16 {
@@ -2702,12 +3101,15 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeId)
-		}
 		if r.err != nil {
-			r.PushPath("NodeId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("NodeId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
 		}
 	} else {
 		s.NodeId = 0
@@ -2717,12 +3119,15 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	} else {
 		s.Host = ""
@@ -2732,12 +3137,15 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	} else {
 		s.Port = 0
@@ -2747,12 +3155,15 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Rack)
-		}
 		if r.err != nil {
-			r.PushPath("Rack")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("Rack")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
 		}
 	} else {
 		s.Rack = nil
@@ -2764,6 +3175,10 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2783,8 +3198,16 @@ func (s *FetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2817,19 +3240,19 @@ func (s *FetchResponseNodeEndpoint) appendTo(dst []byte, version int16) []byte {
 
 func (s *FetchResponseNodeEndpoint) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 16 {
+	if version >= 16 && s.nc&0x1 == 0 {
 		w.Key("NodeId")
 		w.Int(int64(s.NodeId))
 	}
-	if version >= 16 {
+	if version >= 16 && s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	if version >= 16 {
+	if version >= 16 && s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Int(int64(s.Port))
 	}
-	if version >= 16 {
+	if version >= 16 && s.nc&0x8 == 0 {
 		w.Key("Rack")
 		w.NullableString(s.Rack)
 	}
@@ -2838,38 +3261,65 @@ func (s *FetchResponseNodeEndpoint) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *FetchResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 7 && s.ErrorCode != 0 {
+	if version >= 7 && s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Responses {
-		s.Responses[i].summarize(sm, version, c)
+	if s.nc&0x8 == 0 {
+		for i := range s.Responses {
+			s.Responses[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *FetchResponseFetchableTopicResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 12 {
+	if version <= 12 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 13 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 12 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Topic)
 	}
-	if version >= 13 {
+	if version >= 13 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *FetchResponsePartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	sm.addRecords(&s.Records, c)
+	if s.nc&0x400 == 0 {
+		sm.addRecords(&s.Records, c)
+	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *FetchResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *FetchResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *FetchResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *FetchResponse) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }

@@ -10,6 +10,10 @@ type FetchSnapshotRequest struct {
 	Topics    []FetchSnapshotRequestTopicSnapshot // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // FetchSnapshotRequestTopicSnapshot is the TopicSnapshot struct of FetchSnapshotRequest.
@@ -18,6 +22,8 @@ type FetchSnapshotRequestTopicSnapshot struct {
 	Partitions []FetchSnapshotRequestPartitionSnapshot // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchSnapshotRequestPartitionSnapshot is the PartitionSnapshot struct of FetchSnapshotRequest.
@@ -29,6 +35,8 @@ type FetchSnapshotRequestPartitionSnapshot struct {
 	ReplicaDirectoryId UUID                           // versions 1+, tag 0 in 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchSnapshotRequestSnapshotId is the SnapshotId struct of FetchSnapshotRequest.
@@ -37,6 +45,8 @@ type FetchSnapshotRequestSnapshotId struct {
 	Epoch     int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -46,9 +56,12 @@ func (s *FetchSnapshotRequest) SetDefaults() {
 	s.MaxBytes = 2147483647
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	s.ClusterId = nil
@@ -57,12 +70,15 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicaId)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicaId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ReplicaId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaId)
 		}
 	}
 	{
@@ -70,12 +86,15 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxBytes", r.off)
 		}
 		s.MaxBytes = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxBytes)
-		}
 		if r.err != nil {
-			r.PushPath("MaxBytes")
-			return
+			if !r.skipped() {
+				s.nc |= 0xd
+				r.PushPath("MaxBytes")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxBytes)
 		}
 	}
 	{
@@ -86,7 +105,7 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -94,6 +113,7 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x9
 					r.PushPath("Topics")
 					return
 				}
@@ -104,14 +124,15 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchSnapshotRequestTopicSnapshot{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x1
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -128,16 +149,23 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x1
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x1 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -149,13 +177,17 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 				}
 				s.ClusterId = r.CompactNullableString()
 				r.unlimit(full, end, 0)
-				if r.tr != nil && r.err == nil {
+				if r.err != nil {
+					if !r.skipped() {
+						s.nc |= (0x1 &^ got)
+						r.PushPath("ClusterId")
+						return
+					}
+					s.nc |= 0x1
+				} else if r.tr != nil {
 					r.tr.End(r.off, s.ClusterId)
 				}
-				if r.err != nil {
-					r.PushPath("ClusterId")
-					return
-				}
+				got |= 0x1
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -164,8 +196,17 @@ func (s *FetchSnapshotRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x1 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -204,19 +245,19 @@ func (s *FetchSnapshotRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *FetchSnapshotRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ClusterId")
 		w.NullableString(s.ClusterId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ReplicaId")
 		w.Int(int64(s.ReplicaId))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("MaxBytes")
 		w.Int(int64(s.MaxBytes))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -227,6 +268,7 @@ func (s *FetchSnapshotRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -235,9 +277,11 @@ func (s *FetchSnapshotRequestTopicSnapshot) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -245,12 +289,15 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -261,7 +308,7 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -269,6 +316,7 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 30)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -279,14 +327,15 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchSnapshotRequestPartitionSnapshot{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -303,6 +352,10 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -322,8 +375,16 @@ func (s *FetchSnapshotRequestTopicSnapshot) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -353,11 +414,11 @@ func (s *FetchSnapshotRequestTopicSnapshot) appendTo(dst []byte, version int16) 
 
 func (s *FetchSnapshotRequestTopicSnapshot) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -380,9 +441,11 @@ func (s *FetchSnapshotRequestPartitionSnapshot) SetDefaults() {
 	s.Position = 0
 	s.ReplicaDirectoryId = UUID{}
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -390,12 +453,15 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -403,12 +469,15 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 			r.tr.Begin("CurrentLeaderEpoch", r.off)
 		}
 		s.CurrentLeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CurrentLeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("CurrentLeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("CurrentLeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CurrentLeaderEpoch)
 		}
 	}
 	{
@@ -416,12 +485,12 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 			r.tr.Begin("SnapshotId", r.off)
 		}
 		s.SnapshotId.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x18
 			r.PushPath("SnapshotId")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
@@ -429,12 +498,15 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 			r.tr.Begin("Position", r.off)
 		}
 		s.Position = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Position)
-		}
 		if r.err != nil {
-			r.PushPath("Position")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("Position")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Position)
 		}
 	}
 	s.ReplicaDirectoryId = UUID{}
@@ -445,16 +517,23 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x10
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x10 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -466,13 +545,17 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 				}
 				s.ReplicaDirectoryId = r.UUID()
 				r.unlimit(full, end, 0)
-				if r.tr != nil && r.err == nil {
+				if r.err != nil {
+					if !r.skipped() {
+						s.nc |= (0x10 &^ got)
+						r.PushPath("ReplicaDirectoryId")
+						return
+					}
+					s.nc |= 0x10
+				} else if r.tr != nil {
 					r.tr.End(r.off, s.ReplicaDirectoryId)
 				}
-				if r.err != nil {
-					r.PushPath("ReplicaDirectoryId")
-					return
-				}
+				got |= 0x10
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -481,8 +564,17 @@ func (s *FetchSnapshotRequestPartitionSnapshot) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x10 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -521,23 +613,23 @@ func (s *FetchSnapshotRequestPartitionSnapshot) appendTo(dst []byte, version int
 
 func (s *FetchSnapshotRequestPartitionSnapshot) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("CurrentLeaderEpoch")
 		w.Int(int64(s.CurrentLeaderEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("SnapshotId")
 		s.SnapshotId.writeJSON(w, version)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Position")
 		w.Int(int64(s.Position))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x10 == 0 {
 		w.Key("ReplicaDirectoryId")
 		w.UUID(s.ReplicaDirectoryId)
 	}
@@ -550,9 +642,11 @@ func (s *FetchSnapshotRequestSnapshotId) SetDefaults() {
 	s.EndOffset = 0
 	s.Epoch = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -560,12 +654,15 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndOffset", r.off)
 		}
 		s.EndOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EndOffset)
-		}
 		if r.err != nil {
-			r.PushPath("EndOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("EndOffset")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EndOffset)
 		}
 	}
 	{
@@ -573,12 +670,15 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Epoch)
-		}
 		if r.err != nil {
-			r.PushPath("Epoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Epoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -588,6 +688,10 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -607,8 +711,16 @@ func (s *FetchSnapshotRequestSnapshotId) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -635,11 +747,11 @@ func (s *FetchSnapshotRequestSnapshotId) appendTo(dst []byte, version int16) []b
 
 func (s *FetchSnapshotRequestSnapshotId) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("EndOffset")
 		w.Int(int64(s.EndOffset))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Epoch")
 		w.Int(int64(s.Epoch))
 	}
@@ -648,26 +760,50 @@ func (s *FetchSnapshotRequestSnapshotId) writeJSON(w *JSONWriter, version int16)
 }
 
 func (s *FetchSnapshotRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x8 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *FetchSnapshotRequestTopicSnapshot) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *FetchSnapshotRequestPartitionSnapshot) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *FetchSnapshotRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *FetchSnapshotRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *FetchSnapshotRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *FetchSnapshotRequest) AppendTo(dst []byte, version int16) []byte {
@@ -696,6 +832,10 @@ type FetchSnapshotResponse struct {
 	NodeEndpoints  []FetchSnapshotResponseNodeEndpoint  // versions 1+, tag 0 in 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // FetchSnapshotResponseTopicSnapshot is the TopicSnapshot struct of FetchSnapshotResponse.
@@ -704,6 +844,8 @@ type FetchSnapshotResponseTopicSnapshot struct {
 	Partitions []FetchSnapshotResponsePartitionSnapshot // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchSnapshotResponsePartitionSnapshot is the PartitionSnapshot struct of FetchSnapshotResponse.
@@ -717,6 +859,8 @@ type FetchSnapshotResponsePartitionSnapshot struct {
 	UnalignedRecords Records                               // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchSnapshotResponseSnapshotId is the SnapshotId struct of FetchSnapshotResponse.
@@ -725,6 +869,8 @@ type FetchSnapshotResponseSnapshotId struct {
 	Epoch     int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchSnapshotResponseLeaderIdAndEpoch is the LeaderIdAndEpoch struct of FetchSnapshotResponse.
@@ -733,6 +879,8 @@ type FetchSnapshotResponseLeaderIdAndEpoch struct {
 	LeaderEpoch int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // FetchSnapshotResponseNodeEndpoint is the NodeEndpoint struct of FetchSnapshotResponse.
@@ -742,6 +890,8 @@ type FetchSnapshotResponseNodeEndpoint struct {
 	Port   uint16 // versions 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -751,9 +901,12 @@ func (s *FetchSnapshotResponse) SetDefaults() {
 	s.Topics = nil
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -761,12 +914,15 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -774,12 +930,15 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -790,7 +949,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -798,6 +957,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0xc
 					r.PushPath("Topics")
 					return
 				}
@@ -808,14 +968,15 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FetchSnapshotResponseTopicSnapshot{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x8
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -833,16 +994,23 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x8
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x8 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -860,7 +1028,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.Begin("(length)", lenOff)
 						r.tr.End(r.off, n)
 					}
@@ -868,6 +1036,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 						n = r.NotNull(n)
 						r.checkCount(n, 8)
 						if r.err != nil {
+							s.nc |= (0x8 &^ got)
 							r.PushPath("NodeEndpoints")
 							return
 						}
@@ -878,14 +1047,15 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 							}
 							a = append(grow(a, n), FetchSnapshotResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
-							if r.tr != nil && r.err == nil {
-								r.tr.End(r.off, nil)
-							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("NodeEndpoints")
 								s.NodeEndpoints = a
+								s.nc |= (0x0 &^ got)
 								return
+							}
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
 							}
 						}
 						s.NodeEndpoints = a
@@ -895,10 +1065,7 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
-				if r.err != nil {
-					r.PushPath("NodeEndpoints")
-					return
-				}
+				got |= 0x8
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -907,8 +1074,17 @@ func (s *FetchSnapshotResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x8 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -950,15 +1126,15 @@ func (s *FetchSnapshotResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *FetchSnapshotResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -968,7 +1144,7 @@ func (s *FetchSnapshotResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("NodeEndpoints")
 		{
 			w.BeginArray()
@@ -979,6 +1155,7 @@ func (s *FetchSnapshotResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -987,9 +1164,11 @@ func (s *FetchSnapshotResponseTopicSnapshot) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -997,12 +1176,15 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -1013,7 +1195,7 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1021,6 +1203,7 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 				n = r.NotNull(n)
 				r.checkCount(n, 37)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -1031,14 +1214,15 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), FetchSnapshotResponsePartitionSnapshot{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -1055,6 +1239,10 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1074,8 +1262,16 @@ func (s *FetchSnapshotResponseTopicSnapshot) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1105,11 +1301,11 @@ func (s *FetchSnapshotResponseTopicSnapshot) appendTo(dst []byte, version int16)
 
 func (s *FetchSnapshotResponseTopicSnapshot) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1135,9 +1331,11 @@ func (s *FetchSnapshotResponsePartitionSnapshot) SetDefaults() {
 	s.Position = 0
 	s.UnalignedRecords = Records{}
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1145,12 +1343,15 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			r.tr.Begin("Index", r.off)
 		}
 		s.Index = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Index)
-		}
 		if r.err != nil {
-			r.PushPath("Index")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("Index")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Index)
 		}
 	}
 	{
@@ -1158,12 +1359,15 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1171,12 +1375,12 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			r.tr.Begin("SnapshotId", r.off)
 		}
 		s.SnapshotId.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x78
 			r.PushPath("SnapshotId")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	s.CurrentLeader = FetchSnapshotResponseLeaderIdAndEpoch{}
@@ -1186,12 +1390,15 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			r.tr.Begin("Size", r.off)
 		}
 		s.Size = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Size)
-		}
 		if r.err != nil {
-			r.PushPath("Size")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("Size")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Size)
 		}
 	}
 	{
@@ -1199,25 +1406,28 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			r.tr.Begin("Position", r.off)
 		}
 		s.Position = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Position)
-		}
 		if r.err != nil {
-			r.PushPath("Position")
-			return
+			if !r.skipped() {
+				s.nc |= 0x68
+				r.PushPath("Position")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Position)
 		}
 	}
 	{
 		if r.tr != nil {
 			r.tr.Begin("UnalignedRecords", r.off)
 		}
-		s.UnalignedRecords.Raw = r.CompactBytes()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, &s.UnalignedRecords)
-		}
+		r.records(&s.UnalignedRecords, true, false)
 		if r.err != nil {
+			s.nc |= 0x48
 			r.PushPath("UnalignedRecords")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, &s.UnalignedRecords)
 		}
 	}
 	s.UnknownTags = nil
@@ -1227,16 +1437,23 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x8
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x8 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -1252,13 +1469,14 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 				}
 				s.CurrentLeader.readFrom(r, version)
 				r.unlimit(full, end, 0)
-				if r.tr != nil && r.err == nil {
-					r.tr.End(r.off, nil)
-				}
 				if r.err != nil {
+					s.nc |= (0x0 &^ got)
 					r.PushPath("CurrentLeader")
 					return
+				} else if r.tr != nil {
+					r.tr.End(r.off, nil)
 				}
+				got |= 0x8
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -1267,8 +1485,17 @@ func (s *FetchSnapshotResponsePartitionSnapshot) readFrom(r *Reader, version int
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x8 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1313,31 +1540,31 @@ func (s *FetchSnapshotResponsePartitionSnapshot) appendTo(dst []byte, version in
 
 func (s *FetchSnapshotResponsePartitionSnapshot) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Index")
 		w.Int(int64(s.Index))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("SnapshotId")
 		s.SnapshotId.writeJSON(w, version)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("CurrentLeader")
 		s.CurrentLeader.writeJSON(w, version)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Size")
 		w.Int(int64(s.Size))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("Position")
 		w.Int(int64(s.Position))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("UnalignedRecords")
 		s.UnalignedRecords.writeJSON(w)
 	}
@@ -1350,9 +1577,11 @@ func (s *FetchSnapshotResponseSnapshotId) SetDefaults() {
 	s.EndOffset = 0
 	s.Epoch = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1360,12 +1589,15 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndOffset", r.off)
 		}
 		s.EndOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EndOffset)
-		}
 		if r.err != nil {
-			r.PushPath("EndOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("EndOffset")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EndOffset)
 		}
 	}
 	{
@@ -1373,12 +1605,15 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Epoch)
-		}
 		if r.err != nil {
-			r.PushPath("Epoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Epoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -1388,6 +1623,10 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1407,8 +1646,16 @@ func (s *FetchSnapshotResponseSnapshotId) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1435,11 +1682,11 @@ func (s *FetchSnapshotResponseSnapshotId) appendTo(dst []byte, version int16) []
 
 func (s *FetchSnapshotResponseSnapshotId) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("EndOffset")
 		w.Int(int64(s.EndOffset))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Epoch")
 		w.Int(int64(s.Epoch))
 	}
@@ -1452,9 +1699,11 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) SetDefaults() {
 	s.LeaderId = 0
 	s.LeaderEpoch = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1462,12 +1711,15 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderId)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("LeaderId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
 		}
 	}
 	{
@@ -1475,12 +1727,15 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -1490,6 +1745,10 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1509,8 +1768,16 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1537,11 +1804,11 @@ func (s *FetchSnapshotResponseLeaderIdAndEpoch) appendTo(dst []byte, version int
 
 func (s *FetchSnapshotResponseLeaderIdAndEpoch) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("LeaderId")
 		w.Int(int64(s.LeaderId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
@@ -1561,9 +1828,11 @@ func (s *FetchSnapshotResponseNodeEndpoint) SetDefaults() {
 	s.Host = ""
 	s.Port = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	if version >= 1 {
@@ -1571,12 +1840,15 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeId)
-		}
 		if r.err != nil {
-			r.PushPath("NodeId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("NodeId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
 		}
 	} else {
 		s.NodeId = 0
@@ -1586,12 +1858,15 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	} else {
 		s.Host = ""
@@ -1601,12 +1876,15 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	} else {
 		s.Port = 0
@@ -1618,6 +1896,10 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1637,8 +1919,16 @@ func (s *FetchSnapshotResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1668,15 +1958,15 @@ func (s *FetchSnapshotResponseNodeEndpoint) appendTo(dst []byte, version int16) 
 
 func (s *FetchSnapshotResponseNodeEndpoint) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("NodeId")
 		w.Int(int64(s.NodeId))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Uint(uint64(s.Port))
 	}
@@ -1685,32 +1975,56 @@ func (s *FetchSnapshotResponseNodeEndpoint) writeJSON(w *JSONWriter, version int
 }
 
 func (s *FetchSnapshotResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *FetchSnapshotResponseTopicSnapshot) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *FetchSnapshotResponsePartitionSnapshot) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Index)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Index)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *FetchSnapshotResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *FetchSnapshotResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *FetchSnapshotResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *FetchSnapshotResponse) AppendTo(dst []byte, version int16) []byte {

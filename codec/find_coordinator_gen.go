@@ -9,6 +9,10 @@ type FindCoordinatorRequest struct {
 	CoordinatorKeys []string // versions 4+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -17,9 +21,12 @@ func (s *FindCoordinatorRequest) SetDefaults() {
 	s.KeyType = 0
 	s.CoordinatorKeys = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	if version <= 3 {
@@ -31,12 +38,15 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.Key = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Key)
-		}
 		if r.err != nil {
-			r.PushPath("Key")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Key")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Key)
 		}
 	} else {
 		s.Key = ""
@@ -46,12 +56,15 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("KeyType", r.off)
 		}
 		s.KeyType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.KeyType)
-		}
 		if r.err != nil {
-			r.PushPath("KeyType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("KeyType")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.KeyType)
 		}
 	} else {
 		s.KeyType = 0
@@ -64,7 +77,7 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -72,10 +85,12 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("CoordinatorKeys")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -83,17 +98,23 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("CoordinatorKeys")
-						s.CoordinatorKeys = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("CoordinatorKeys")
+							s.CoordinatorKeys = a
+							s.nc |= 0x4
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.CoordinatorKeys = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -109,6 +130,10 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -128,8 +153,16 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -166,15 +199,15 @@ func (s *FindCoordinatorRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *FindCoordinatorRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 3 {
+	if version <= 3 && s.nc&0x1 == 0 {
 		w.Key("Key")
 		w.String(s.Key)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("KeyType")
 		w.Int(int64(s.KeyType))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x4 == 0 {
 		w.Key("CoordinatorKeys")
 		{
 			w.BeginArray()
@@ -185,6 +218,7 @@ func (s *FindCoordinatorRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -192,7 +226,18 @@ func (s *FindCoordinatorRequest) summarize(sm *Summary, version int16, c sumCtx)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *FindCoordinatorRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *FindCoordinatorRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *FindCoordinatorRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *FindCoordinatorRequest) AppendTo(dst []byte, version int16) []byte {
@@ -222,6 +267,10 @@ type FindCoordinatorResponse struct {
 	Coordinators   []FindCoordinatorResponseCoordinator // versions 4+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // FindCoordinatorResponseCoordinator is the Coordinator struct of FindCoordinatorResponse.
@@ -234,6 +283,8 @@ type FindCoordinatorResponseCoordinator struct {
 	ErrorMessage *string // versions 4+, nullable 4+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -246,9 +297,12 @@ func (s *FindCoordinatorResponse) SetDefaults() {
 	s.Port = 0
 	s.Coordinators = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	if version >= 1 {
@@ -256,12 +310,15 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -271,12 +328,15 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -290,12 +350,15 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	} else {
 		s.ErrorMessage = ptrString("")
@@ -305,12 +368,15 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeId)
-		}
 		if r.err != nil {
-			r.PushPath("NodeId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("NodeId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
 		}
 	} else {
 		s.NodeId = 0
@@ -324,12 +390,15 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.Host = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x70
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	} else {
 		s.Host = ""
@@ -339,12 +408,15 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x60
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	} else {
 		s.Port = 0
@@ -357,7 +429,7 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -365,6 +437,7 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 14)
 				if r.err != nil {
+					s.nc |= 0x40
 					r.PushPath("Coordinators")
 					return
 				}
@@ -375,14 +448,15 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), FindCoordinatorResponseCoordinator{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Coordinators")
 						s.Coordinators = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Coordinators = a
@@ -401,6 +475,10 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -420,8 +498,16 @@ func (s *FindCoordinatorResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -474,31 +560,31 @@ func (s *FindCoordinatorResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *FindCoordinatorResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	if version <= 3 {
+	if version <= 3 && s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 1 && version <= 3 {
+	if version >= 1 && version <= 3 && s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	if version <= 3 {
+	if version <= 3 && s.nc&0x8 == 0 {
 		w.Key("NodeId")
 		w.Int(int64(s.NodeId))
 	}
-	if version <= 3 {
+	if version <= 3 && s.nc&0x10 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	if version <= 3 {
+	if version <= 3 && s.nc&0x20 == 0 {
 		w.Key("Port")
 		w.Int(int64(s.Port))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x40 == 0 {
 		w.Key("Coordinators")
 		{
 			w.BeginArray()
@@ -509,6 +595,7 @@ func (s *FindCoordinatorResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -521,9 +608,11 @@ func (s *FindCoordinatorResponseCoordinator) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	if version >= 4 {
@@ -531,12 +620,15 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 			r.tr.Begin("Key", r.off)
 		}
 		s.Key = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Key)
-		}
 		if r.err != nil {
-			r.PushPath("Key")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("Key")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Key)
 		}
 	} else {
 		s.Key = ""
@@ -546,12 +638,15 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeId)
-		}
 		if r.err != nil {
-			r.PushPath("NodeId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("NodeId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
 		}
 	} else {
 		s.NodeId = 0
@@ -561,12 +656,15 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	} else {
 		s.Host = ""
@@ -576,12 +674,15 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	} else {
 		s.Port = 0
@@ -591,12 +692,15 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -606,12 +710,15 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	} else {
 		s.ErrorMessage = ptrString("")
@@ -623,6 +730,10 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -642,8 +753,16 @@ func (s *FindCoordinatorResponseCoordinator) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -682,27 +801,27 @@ func (s *FindCoordinatorResponseCoordinator) appendTo(dst []byte, version int16)
 
 func (s *FindCoordinatorResponseCoordinator) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 4 {
+	if version >= 4 && s.nc&0x1 == 0 {
 		w.Key("Key")
 		w.String(s.Key)
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x2 == 0 {
 		w.Key("NodeId")
 		w.Int(int64(s.NodeId))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x4 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x8 == 0 {
 		w.Key("Port")
 		w.Int(int64(s.Port))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x10 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x20 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
@@ -711,10 +830,10 @@ func (s *FindCoordinatorResponseCoordinator) writeJSON(w *JSONWriter, version in
 }
 
 func (s *FindCoordinatorResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 3 && s.ErrorCode != 0 {
+	if version <= 3 && s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x40 == 0 {
 		for i := range s.Coordinators {
 			s.Coordinators[i].summarize(sm, version, c)
 		}
@@ -722,13 +841,24 @@ func (s *FindCoordinatorResponse) summarize(sm *Summary, version int16, c sumCtx
 }
 
 func (s *FindCoordinatorResponseCoordinator) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 4 && s.ErrorCode != 0 {
+	if version >= 4 && s.nc&0x10 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *FindCoordinatorResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *FindCoordinatorResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *FindCoordinatorResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *FindCoordinatorResponse) AppendTo(dst []byte, version int16) []byte {

@@ -7,15 +7,22 @@ type GetTelemetrySubscriptionsRequest struct {
 	ClientInstanceId UUID // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
 func (s *GetTelemetrySubscriptionsRequest) SetDefaults() {
 	s.ClientInstanceId = UUID{}
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *GetTelemetrySubscriptionsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -23,12 +30,15 @@ func (s *GetTelemetrySubscriptionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientInstanceId", r.off)
 		}
 		s.ClientInstanceId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientInstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("ClientInstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1
+				r.PushPath("ClientInstanceId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientInstanceId)
 		}
 	}
 	s.UnknownTags = nil
@@ -38,6 +48,10 @@ func (s *GetTelemetrySubscriptionsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -57,8 +71,16 @@ func (s *GetTelemetrySubscriptionsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -82,11 +104,12 @@ func (s *GetTelemetrySubscriptionsRequest) appendTo(dst []byte, version int16) [
 
 func (s *GetTelemetrySubscriptionsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ClientInstanceId")
 		w.UUID(s.ClientInstanceId)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -94,7 +117,18 @@ func (s *GetTelemetrySubscriptionsRequest) summarize(sm *Summary, version int16,
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *GetTelemetrySubscriptionsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *GetTelemetrySubscriptionsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *GetTelemetrySubscriptionsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *GetTelemetrySubscriptionsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -128,6 +162,10 @@ type GetTelemetrySubscriptionsResponse struct {
 	RequestedMetrics         []string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -142,9 +180,12 @@ func (s *GetTelemetrySubscriptionsResponse) SetDefaults() {
 	s.DeltaTemporality = false
 	s.RequestedMetrics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -152,12 +193,15 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ff
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -165,12 +209,15 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -178,12 +225,15 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientInstanceId", r.off)
 		}
 		s.ClientInstanceId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientInstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("ClientInstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fc
+				r.PushPath("ClientInstanceId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientInstanceId)
 		}
 	}
 	{
@@ -191,12 +241,15 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SubscriptionId", r.off)
 		}
 		s.SubscriptionId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubscriptionId)
-		}
 		if r.err != nil {
-			r.PushPath("SubscriptionId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f8
+				r.PushPath("SubscriptionId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubscriptionId)
 		}
 	}
 	{
@@ -207,7 +260,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -215,10 +268,12 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x1f0
 					r.PushPath("AcceptedCompressionTypes")
 					return
 				}
 				a := prealloc[int8](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -226,17 +281,23 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 					var e int8
 					e = r.Int8()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("AcceptedCompressionTypes")
-						s.AcceptedCompressionTypes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("AcceptedCompressionTypes")
+							s.AcceptedCompressionTypes = a
+							s.nc |= 0x1f0
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.AcceptedCompressionTypes = a
+				if lost {
+					s.nc |= 0x10
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -248,12 +309,15 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PushIntervalMs", r.off)
 		}
 		s.PushIntervalMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PushIntervalMs)
-		}
 		if r.err != nil {
-			r.PushPath("PushIntervalMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e0
+				r.PushPath("PushIntervalMs")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PushIntervalMs)
 		}
 	}
 	{
@@ -261,12 +325,15 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TelemetryMaxBytes", r.off)
 		}
 		s.TelemetryMaxBytes = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TelemetryMaxBytes)
-		}
 		if r.err != nil {
-			r.PushPath("TelemetryMaxBytes")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c0
+				r.PushPath("TelemetryMaxBytes")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TelemetryMaxBytes)
 		}
 	}
 	{
@@ -274,12 +341,15 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("DeltaTemporality", r.off)
 		}
 		s.DeltaTemporality = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.DeltaTemporality)
-		}
 		if r.err != nil {
-			r.PushPath("DeltaTemporality")
-			return
+			if !r.skipped() {
+				s.nc |= 0x180
+				r.PushPath("DeltaTemporality")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.DeltaTemporality)
 		}
 	}
 	{
@@ -290,7 +360,7 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -298,10 +368,12 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x100
 					r.PushPath("RequestedMetrics")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -309,17 +381,23 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("RequestedMetrics")
-						s.RequestedMetrics = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("RequestedMetrics")
+							s.RequestedMetrics = a
+							s.nc |= 0x100
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.RequestedMetrics = a
+				if lost {
+					s.nc |= 0x100
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -333,6 +411,10 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -352,8 +434,16 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -407,23 +497,23 @@ func (s *GetTelemetrySubscriptionsResponse) appendTo(dst []byte, version int16) 
 
 func (s *GetTelemetrySubscriptionsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ClientInstanceId")
 		w.UUID(s.ClientInstanceId)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("SubscriptionId")
 		w.Int(int64(s.SubscriptionId))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("AcceptedCompressionTypes")
 		{
 			w.BeginArray()
@@ -433,19 +523,19 @@ func (s *GetTelemetrySubscriptionsResponse) writeJSON(w *JSONWriter, version int
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("PushIntervalMs")
 		w.Int(int64(s.PushIntervalMs))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("TelemetryMaxBytes")
 		w.Int(int64(s.TelemetryMaxBytes))
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("DeltaTemporality")
 		w.Bool(s.DeltaTemporality)
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("RequestedMetrics")
 		{
 			w.BeginArray()
@@ -456,19 +546,29 @@ func (s *GetTelemetrySubscriptionsResponse) writeJSON(w *JSONWriter, version int
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *GetTelemetrySubscriptionsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *GetTelemetrySubscriptionsResponse) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *GetTelemetrySubscriptionsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *GetTelemetrySubscriptionsResponse) AppendTo(dst []byte, version int16) []byte {

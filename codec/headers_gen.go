@@ -10,6 +10,10 @@ type RequestHeader struct {
 	ClientId          *string // versions 1+, nullable 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the header (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -19,9 +23,12 @@ func (s *RequestHeader) SetDefaults() {
 	s.CorrelationId = 0
 	s.ClientId = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *RequestHeader) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -29,12 +36,15 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RequestApiKey", r.off)
 		}
 		s.RequestApiKey = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RequestApiKey)
-		}
 		if r.err != nil {
-			r.PushPath("RequestApiKey")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("RequestApiKey")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RequestApiKey)
 		}
 	}
 	{
@@ -42,12 +52,15 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RequestApiVersion", r.off)
 		}
 		s.RequestApiVersion = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RequestApiVersion)
-		}
 		if r.err != nil {
-			r.PushPath("RequestApiVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("RequestApiVersion")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RequestApiVersion)
 		}
 	}
 	{
@@ -55,12 +68,15 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CorrelationId", r.off)
 		}
 		s.CorrelationId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CorrelationId)
-		}
 		if r.err != nil {
-			r.PushPath("CorrelationId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("CorrelationId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CorrelationId)
 		}
 	}
 	if version >= 1 {
@@ -68,12 +84,15 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientId", r.off)
 		}
 		s.ClientId = r.NullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientId)
-		}
 		if r.err != nil {
-			r.PushPath("ClientId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("ClientId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientId)
 		}
 	} else {
 		s.ClientId = ptrString("")
@@ -85,6 +104,10 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -104,8 +127,16 @@ func (s *RequestHeader) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -138,28 +169,40 @@ func (s *RequestHeader) appendTo(dst []byte, version int16) []byte {
 
 func (s *RequestHeader) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("RequestApiKey")
 		w.Int(int64(s.RequestApiKey))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("RequestApiVersion")
 		w.Int(int64(s.RequestApiVersion))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("CorrelationId")
 		w.Int(int64(s.CorrelationId))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("ClientId")
 		w.NullableString(s.ClientId)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 // ReadFrom decodes the header at version from r; r.Err reports failure. The version is not checked.
-func (s *RequestHeader) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *RequestHeader) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the header whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *RequestHeader) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the header encoded at version to dst.
 func (s *RequestHeader) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }
@@ -172,15 +215,22 @@ type ResponseHeader struct {
 	CorrelationId int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the header (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
 func (s *ResponseHeader) SetDefaults() {
 	s.CorrelationId = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ResponseHeader) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -188,12 +238,15 @@ func (s *ResponseHeader) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CorrelationId", r.off)
 		}
 		s.CorrelationId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CorrelationId)
-		}
 		if r.err != nil {
-			r.PushPath("CorrelationId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1
+				r.PushPath("CorrelationId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CorrelationId)
 		}
 	}
 	s.UnknownTags = nil
@@ -203,6 +256,10 @@ func (s *ResponseHeader) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -222,8 +279,16 @@ func (s *ResponseHeader) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -247,16 +312,28 @@ func (s *ResponseHeader) appendTo(dst []byte, version int16) []byte {
 
 func (s *ResponseHeader) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("CorrelationId")
 		w.Int(int64(s.CorrelationId))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 // ReadFrom decodes the header at version from r; r.Err reports failure. The version is not checked.
-func (s *ResponseHeader) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ResponseHeader) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the header whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ResponseHeader) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the header encoded at version to dst.
 func (s *ResponseHeader) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }

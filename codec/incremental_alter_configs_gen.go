@@ -8,6 +8,10 @@ type IncrementalAlterConfigsRequest struct {
 	ValidateOnly bool                                                 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // IncrementalAlterConfigsRequestAlterConfigsResource is the AlterConfigsResource struct of IncrementalAlterConfigsRequest.
@@ -17,6 +21,8 @@ type IncrementalAlterConfigsRequestAlterConfigsResource struct {
 	Configs      []IncrementalAlterConfigsRequestAlterableConfig // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // IncrementalAlterConfigsRequestAlterableConfig is the AlterableConfig struct of IncrementalAlterConfigsRequest.
@@ -26,6 +32,8 @@ type IncrementalAlterConfigsRequestAlterableConfig struct {
 	Value           *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -33,9 +41,12 @@ func (s *IncrementalAlterConfigsRequest) SetDefaults() {
 	s.Resources = nil
 	s.ValidateOnly = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -50,7 +61,7 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -62,6 +73,7 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 7)
 				}
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("Resources")
 					return
 				}
@@ -72,14 +84,15 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), IncrementalAlterConfigsRequestAlterConfigsResource{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Resources")
 						s.Resources = a
+						s.nc |= 0x2
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Resources = a
@@ -94,12 +107,15 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ValidateOnly", r.off)
 		}
 		s.ValidateOnly = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ValidateOnly)
-		}
 		if r.err != nil {
-			r.PushPath("ValidateOnly")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ValidateOnly")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ValidateOnly)
 		}
 	}
 	s.UnknownTags = nil
@@ -109,6 +125,10 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -128,8 +148,16 @@ func (s *IncrementalAlterConfigsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -163,7 +191,7 @@ func (s *IncrementalAlterConfigsRequest) appendTo(dst []byte, version int16) []b
 
 func (s *IncrementalAlterConfigsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Resources")
 		{
 			w.BeginArray()
@@ -173,11 +201,12 @@ func (s *IncrementalAlterConfigsRequest) writeJSON(w *JSONWriter, version int16)
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ValidateOnly")
 		w.Bool(s.ValidateOnly)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -187,9 +216,11 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) SetDefaults() {
 	s.ResourceName = ""
 	s.Configs = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -197,12 +228,15 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceType)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ResourceType")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
 		}
 	}
 	{
@@ -214,12 +248,15 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceName)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ResourceName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 	}
 	{
@@ -234,7 +271,7 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -246,6 +283,7 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 					r.checkCount(n, 5)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Configs")
 					return
 				}
@@ -256,14 +294,15 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 					}
 					a = append(grow(a, n), IncrementalAlterConfigsRequestAlterableConfig{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Configs")
 						s.Configs = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Configs = a
@@ -280,6 +319,10 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -299,8 +342,16 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) readFrom(r *Reader,
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -341,15 +392,15 @@ func (s *IncrementalAlterConfigsRequestAlterConfigsResource) appendTo(dst []byte
 
 func (s *IncrementalAlterConfigsRequestAlterConfigsResource) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ResourceType")
 		w.Int(int64(s.ResourceType))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ResourceName")
 		w.String(s.ResourceName)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Configs")
 		{
 			w.BeginArray()
@@ -369,9 +420,11 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) SetDefaults() {
 	s.ConfigOperation = 0
 	s.Value = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -383,12 +436,15 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -396,12 +452,15 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 			r.tr.Begin("ConfigOperation", r.off)
 		}
 		s.ConfigOperation = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ConfigOperation)
-		}
 		if r.err != nil {
-			r.PushPath("ConfigOperation")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ConfigOperation")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ConfigOperation)
 		}
 	}
 	{
@@ -413,12 +472,15 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 		} else {
 			s.Value = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Value)
-		}
 		if r.err != nil {
-			r.PushPath("Value")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Value")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 	}
 	s.UnknownTags = nil
@@ -428,6 +490,10 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -447,8 +513,16 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) readFrom(r *Reader, vers
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -486,15 +560,15 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) appendTo(dst []byte, ver
 
 func (s *IncrementalAlterConfigsRequestAlterableConfig) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ConfigOperation")
 		w.Int(int64(s.ConfigOperation))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Value")
 		w.ConfigValue(s.Name, s.Value)
 	}
@@ -503,14 +577,18 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) writeJSON(w *JSONWriter,
 }
 
 func (s *IncrementalAlterConfigsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Resources {
-		s.Resources[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Resources {
+			s.Resources[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *IncrementalAlterConfigsRequestAlterConfigsResource) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Configs {
-		s.Configs[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Configs {
+			s.Configs[i].summarize(sm, version, c)
+		}
 	}
 }
 
@@ -518,7 +596,18 @@ func (s *IncrementalAlterConfigsRequestAlterableConfig) summarize(sm *Summary, v
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *IncrementalAlterConfigsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *IncrementalAlterConfigsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *IncrementalAlterConfigsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *IncrementalAlterConfigsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -547,6 +636,10 @@ type IncrementalAlterConfigsResponse struct {
 	Responses      []IncrementalAlterConfigsResponseAlterConfigsResourceResponse // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // IncrementalAlterConfigsResponseAlterConfigsResourceResponse is the AlterConfigsResourceResponse struct of IncrementalAlterConfigsResponse.
@@ -557,6 +650,8 @@ type IncrementalAlterConfigsResponseAlterConfigsResourceResponse struct {
 	ResourceName string  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -564,9 +659,12 @@ func (s *IncrementalAlterConfigsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Responses = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -574,12 +672,15 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -594,7 +695,7 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -606,6 +707,7 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 7)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Responses")
 					return
 				}
@@ -616,14 +718,15 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), IncrementalAlterConfigsResponseAlterConfigsResourceResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
 						s.Responses = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Responses = a
@@ -640,6 +743,10 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -659,8 +766,16 @@ func (s *IncrementalAlterConfigsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -694,11 +809,11 @@ func (s *IncrementalAlterConfigsResponse) appendTo(dst []byte, version int16) []
 
 func (s *IncrementalAlterConfigsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Responses")
 		{
 			w.BeginArray()
@@ -709,6 +824,7 @@ func (s *IncrementalAlterConfigsResponse) writeJSON(w *JSONWriter, version int16
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -719,9 +835,11 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) SetDefault
 	s.ResourceType = 0
 	s.ResourceName = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -729,12 +847,15 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -746,12 +867,15 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -759,12 +883,15 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 			r.tr.Begin("ResourceType", r.off)
 		}
 		s.ResourceType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceType)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceType")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ResourceType")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceType)
 		}
 	}
 	{
@@ -776,12 +903,15 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 		} else {
 			s.ResourceName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ResourceName)
-		}
 		if r.err != nil {
-			r.PushPath("ResourceName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("ResourceName")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ResourceName)
 		}
 	}
 	s.UnknownTags = nil
@@ -791,6 +921,10 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -810,8 +944,16 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) readFrom(r
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -852,19 +994,19 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) appendTo(d
 
 func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ResourceType")
 		w.Int(int64(s.ResourceType))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("ResourceName")
 		w.String(s.ResourceName)
 	}
@@ -873,19 +1015,32 @@ func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) writeJSON(
 }
 
 func (s *IncrementalAlterConfigsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Responses {
-		s.Responses[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Responses {
+			s.Responses[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *IncrementalAlterConfigsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *IncrementalAlterConfigsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *IncrementalAlterConfigsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *IncrementalAlterConfigsResponse) AppendTo(dst []byte, version int16) []byte {

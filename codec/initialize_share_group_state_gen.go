@@ -8,6 +8,10 @@ type InitializeShareGroupStateRequest struct {
 	Topics  []InitializeShareGroupStateRequestInitializeStateData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // InitializeShareGroupStateRequestInitializeStateData is the InitializeStateData struct of InitializeShareGroupStateRequest.
@@ -16,6 +20,8 @@ type InitializeShareGroupStateRequestInitializeStateData struct {
 	Partitions []InitializeShareGroupStateRequestPartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // InitializeShareGroupStateRequestPartitionData is the PartitionData struct of InitializeShareGroupStateRequest.
@@ -25,6 +31,8 @@ type InitializeShareGroupStateRequestPartitionData struct {
 	StartOffset int64 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -32,9 +40,12 @@ func (s *InitializeShareGroupStateRequest) SetDefaults() {
 	s.GroupId = ""
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *InitializeShareGroupStateRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -42,12 +53,15 @@ func (s *InitializeShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -58,7 +72,7 @@ func (s *InitializeShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -66,6 +80,7 @@ func (s *InitializeShareGroupStateRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -76,14 +91,15 @@ func (s *InitializeShareGroupStateRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), InitializeShareGroupStateRequestInitializeStateData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -100,6 +116,10 @@ func (s *InitializeShareGroupStateRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -119,8 +139,16 @@ func (s *InitializeShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -150,11 +178,11 @@ func (s *InitializeShareGroupStateRequest) appendTo(dst []byte, version int16) [
 
 func (s *InitializeShareGroupStateRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -165,6 +193,7 @@ func (s *InitializeShareGroupStateRequest) writeJSON(w *JSONWriter, version int1
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -173,9 +202,11 @@ func (s *InitializeShareGroupStateRequestInitializeStateData) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *InitializeShareGroupStateRequestInitializeStateData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -183,12 +214,15 @@ func (s *InitializeShareGroupStateRequestInitializeStateData) readFrom(r *Reader
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -199,7 +233,7 @@ func (s *InitializeShareGroupStateRequestInitializeStateData) readFrom(r *Reader
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -207,6 +241,7 @@ func (s *InitializeShareGroupStateRequestInitializeStateData) readFrom(r *Reader
 				n = r.NotNull(n)
 				r.checkCount(n, 17)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -217,14 +252,15 @@ func (s *InitializeShareGroupStateRequestInitializeStateData) readFrom(r *Reader
 					}
 					a = append(grow(a, n), InitializeShareGroupStateRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -241,6 +277,10 @@ func (s *InitializeShareGroupStateRequestInitializeStateData) readFrom(r *Reader
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -260,8 +300,16 @@ func (s *InitializeShareGroupStateRequestInitializeStateData) readFrom(r *Reader
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -291,11 +339,11 @@ func (s *InitializeShareGroupStateRequestInitializeStateData) appendTo(dst []byt
 
 func (s *InitializeShareGroupStateRequestInitializeStateData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -315,9 +363,11 @@ func (s *InitializeShareGroupStateRequestPartitionData) SetDefaults() {
 	s.StateEpoch = 0
 	s.StartOffset = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *InitializeShareGroupStateRequestPartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -325,12 +375,15 @@ func (s *InitializeShareGroupStateRequestPartitionData) readFrom(r *Reader, vers
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -338,12 +391,15 @@ func (s *InitializeShareGroupStateRequestPartitionData) readFrom(r *Reader, vers
 			r.tr.Begin("StateEpoch", r.off)
 		}
 		s.StateEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.StateEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("StateEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("StateEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.StateEpoch)
 		}
 	}
 	{
@@ -351,12 +407,15 @@ func (s *InitializeShareGroupStateRequestPartitionData) readFrom(r *Reader, vers
 			r.tr.Begin("StartOffset", r.off)
 		}
 		s.StartOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.StartOffset)
-		}
 		if r.err != nil {
-			r.PushPath("StartOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("StartOffset")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.StartOffset)
 		}
 	}
 	s.UnknownTags = nil
@@ -366,6 +425,10 @@ func (s *InitializeShareGroupStateRequestPartitionData) readFrom(r *Reader, vers
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -385,8 +448,16 @@ func (s *InitializeShareGroupStateRequestPartitionData) readFrom(r *Reader, vers
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -416,15 +487,15 @@ func (s *InitializeShareGroupStateRequestPartitionData) appendTo(dst []byte, ver
 
 func (s *InitializeShareGroupStateRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("StateEpoch")
 		w.Int(int64(s.StateEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("StartOffset")
 		w.Int(int64(s.StartOffset))
 	}
@@ -433,26 +504,50 @@ func (s *InitializeShareGroupStateRequestPartitionData) writeJSON(w *JSONWriter,
 }
 
 func (s *InitializeShareGroupStateRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *InitializeShareGroupStateRequestInitializeStateData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *InitializeShareGroupStateRequestPartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *InitializeShareGroupStateRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *InitializeShareGroupStateRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *InitializeShareGroupStateRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *InitializeShareGroupStateRequest) AppendTo(dst []byte, version int16) []byte {
@@ -480,6 +575,10 @@ type InitializeShareGroupStateResponse struct {
 	Results []InitializeShareGroupStateResponseInitializeStateResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // InitializeShareGroupStateResponseInitializeStateResult is the InitializeStateResult struct of InitializeShareGroupStateResponse.
@@ -488,6 +587,8 @@ type InitializeShareGroupStateResponseInitializeStateResult struct {
 	Partitions []InitializeShareGroupStateResponsePartitionResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // InitializeShareGroupStateResponsePartitionResult is the PartitionResult struct of InitializeShareGroupStateResponse.
@@ -497,15 +598,20 @@ type InitializeShareGroupStateResponsePartitionResult struct {
 	ErrorMessage *string // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *InitializeShareGroupStateResponse) SetDefaults() {
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *InitializeShareGroupStateResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -516,7 +622,7 @@ func (s *InitializeShareGroupStateResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -524,6 +630,7 @@ func (s *InitializeShareGroupStateResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Results")
 					return
 				}
@@ -534,14 +641,15 @@ func (s *InitializeShareGroupStateResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), InitializeShareGroupStateResponseInitializeStateResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -558,6 +666,10 @@ func (s *InitializeShareGroupStateResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -577,8 +689,16 @@ func (s *InitializeShareGroupStateResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -605,7 +725,7 @@ func (s *InitializeShareGroupStateResponse) appendTo(dst []byte, version int16) 
 
 func (s *InitializeShareGroupStateResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -616,6 +736,7 @@ func (s *InitializeShareGroupStateResponse) writeJSON(w *JSONWriter, version int
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -624,9 +745,11 @@ func (s *InitializeShareGroupStateResponseInitializeStateResult) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *InitializeShareGroupStateResponseInitializeStateResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -634,12 +757,15 @@ func (s *InitializeShareGroupStateResponseInitializeStateResult) readFrom(r *Rea
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -650,7 +776,7 @@ func (s *InitializeShareGroupStateResponseInitializeStateResult) readFrom(r *Rea
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -658,6 +784,7 @@ func (s *InitializeShareGroupStateResponseInitializeStateResult) readFrom(r *Rea
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -668,14 +795,15 @@ func (s *InitializeShareGroupStateResponseInitializeStateResult) readFrom(r *Rea
 					}
 					a = append(grow(a, n), InitializeShareGroupStateResponsePartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -692,6 +820,10 @@ func (s *InitializeShareGroupStateResponseInitializeStateResult) readFrom(r *Rea
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -711,8 +843,16 @@ func (s *InitializeShareGroupStateResponseInitializeStateResult) readFrom(r *Rea
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -742,11 +882,11 @@ func (s *InitializeShareGroupStateResponseInitializeStateResult) appendTo(dst []
 
 func (s *InitializeShareGroupStateResponseInitializeStateResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -766,9 +906,11 @@ func (s *InitializeShareGroupStateResponsePartitionResult) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *InitializeShareGroupStateResponsePartitionResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -776,12 +918,15 @@ func (s *InitializeShareGroupStateResponsePartitionResult) readFrom(r *Reader, v
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -789,12 +934,15 @@ func (s *InitializeShareGroupStateResponsePartitionResult) readFrom(r *Reader, v
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -802,12 +950,15 @@ func (s *InitializeShareGroupStateResponsePartitionResult) readFrom(r *Reader, v
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -817,6 +968,10 @@ func (s *InitializeShareGroupStateResponsePartitionResult) readFrom(r *Reader, v
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -836,8 +991,16 @@ func (s *InitializeShareGroupStateResponsePartitionResult) readFrom(r *Reader, v
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -867,15 +1030,15 @@ func (s *InitializeShareGroupStateResponsePartitionResult) appendTo(dst []byte, 
 
 func (s *InitializeShareGroupStateResponsePartitionResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
@@ -884,31 +1047,53 @@ func (s *InitializeShareGroupStateResponsePartitionResult) writeJSON(w *JSONWrit
 }
 
 func (s *InitializeShareGroupStateResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *InitializeShareGroupStateResponseInitializeStateResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *InitializeShareGroupStateResponsePartitionResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *InitializeShareGroupStateResponse) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *InitializeShareGroupStateResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *InitializeShareGroupStateResponse) AppendTo(dst []byte, version int16) []byte {

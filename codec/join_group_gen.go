@@ -14,6 +14,10 @@ type JoinGroupRequest struct {
 	Reason             *string                    // versions 8+, nullable 8+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // JoinGroupRequestProtocol is the JoinGroupRequestProtocol struct of JoinGroupRequest.
@@ -22,6 +26,8 @@ type JoinGroupRequestProtocol struct {
 	Metadata []byte // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -35,9 +41,12 @@ func (s *JoinGroupRequest) SetDefaults() {
 	s.Protocols = nil
 	s.Reason = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	{
@@ -49,12 +58,15 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -62,12 +74,15 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SessionTimeoutMs", r.off)
 		}
 		s.SessionTimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SessionTimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("SessionTimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("SessionTimeoutMs")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SessionTimeoutMs)
 		}
 	}
 	if version >= 1 {
@@ -75,12 +90,15 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RebalanceTimeoutMs", r.off)
 		}
 		s.RebalanceTimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RebalanceTimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("RebalanceTimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("RebalanceTimeoutMs")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RebalanceTimeoutMs)
 		}
 	} else {
 		s.RebalanceTimeoutMs = -1
@@ -94,12 +112,15 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	if version >= 5 {
@@ -111,12 +132,15 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupInstanceId = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupInstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupInstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("GroupInstanceId")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 	} else {
 		s.GroupInstanceId = nil
@@ -130,12 +154,15 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.ProtocolType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProtocolType)
-		}
 		if r.err != nil {
-			r.PushPath("ProtocolType")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe0
+				r.PushPath("ProtocolType")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolType)
 		}
 	}
 	{
@@ -150,7 +177,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -162,6 +189,7 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0xc0
 					r.PushPath("Protocols")
 					return
 				}
@@ -172,14 +200,15 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), JoinGroupRequestProtocol{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Protocols")
 						s.Protocols = a
+						s.nc |= 0x80
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Protocols = a
@@ -194,12 +223,15 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Reason", r.off)
 		}
 		s.Reason = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Reason)
-		}
 		if r.err != nil {
-			r.PushPath("Reason")
-			return
+			if !r.skipped() {
+				s.nc |= 0x80
+				r.PushPath("Reason")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Reason)
 		}
 	} else {
 		s.Reason = nil
@@ -211,6 +243,10 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -230,8 +266,16 @@ func (s *JoinGroupRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -299,31 +343,31 @@ func (s *JoinGroupRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *JoinGroupRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("SessionTimeoutMs")
 		w.Int(int64(s.SessionTimeoutMs))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("RebalanceTimeoutMs")
 		w.Int(int64(s.RebalanceTimeoutMs))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x10 == 0 {
 		w.Key("GroupInstanceId")
 		w.NullableString(s.GroupInstanceId)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("ProtocolType")
 		w.String(s.ProtocolType)
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("Protocols")
 		{
 			w.BeginArray()
@@ -333,11 +377,12 @@ func (s *JoinGroupRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x80 == 0 {
 		w.Key("Reason")
 		w.NullableString(s.Reason)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -346,9 +391,11 @@ func (s *JoinGroupRequestProtocol) SetDefaults() {
 	s.Name = ""
 	s.Metadata = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	{
@@ -360,12 +407,15 @@ func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -377,12 +427,15 @@ func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
 		} else {
 			s.Metadata = r.Bytes()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Metadata)
-		}
 		if r.err != nil {
-			r.PushPath("Metadata")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Metadata")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Metadata)
 		}
 	}
 	s.UnknownTags = nil
@@ -392,6 +445,10 @@ func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -411,8 +468,16 @@ func (s *JoinGroupRequestProtocol) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -447,11 +512,11 @@ func (s *JoinGroupRequestProtocol) appendTo(dst []byte, version int16) []byte {
 
 func (s *JoinGroupRequestProtocol) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Metadata")
 		w.ByteString(s.Metadata)
 	}
@@ -463,7 +528,18 @@ func (s *JoinGroupRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *JoinGroupRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *JoinGroupRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *JoinGroupRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *JoinGroupRequest) AppendTo(dst []byte, version int16) []byte {
@@ -495,6 +571,10 @@ type JoinGroupResponse struct {
 	Members        []JoinGroupResponseMember // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // JoinGroupResponseMember is the JoinGroupResponseMember struct of JoinGroupResponse.
@@ -504,6 +584,8 @@ type JoinGroupResponseMember struct {
 	Metadata        []byte  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -518,9 +600,12 @@ func (s *JoinGroupResponse) SetDefaults() {
 	s.MemberId = ""
 	s.Members = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version >= 2 {
@@ -528,12 +613,15 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ff
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -543,12 +631,15 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -556,12 +647,15 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GenerationId", r.off)
 		}
 		s.GenerationId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GenerationId)
-		}
 		if r.err != nil {
-			r.PushPath("GenerationId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fc
+				r.PushPath("GenerationId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GenerationId)
 		}
 	}
 	if version >= 7 {
@@ -569,12 +663,15 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProtocolType", r.off)
 		}
 		s.ProtocolType = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProtocolType)
-		}
 		if r.err != nil {
-			r.PushPath("ProtocolType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f8
+				r.PushPath("ProtocolType")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolType)
 		}
 	} else {
 		s.ProtocolType = nil
@@ -598,12 +695,15 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			}
 			s.ProtocolName = &v
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProtocolName)
-		}
 		if r.err != nil {
-			r.PushPath("ProtocolName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f0
+				r.PushPath("ProtocolName")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolName)
 		}
 	}
 	{
@@ -615,12 +715,15 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.Leader = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Leader)
-		}
 		if r.err != nil {
-			r.PushPath("Leader")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e0
+				r.PushPath("Leader")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Leader)
 		}
 	}
 	if version >= 9 {
@@ -628,12 +731,15 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SkipAssignment", r.off)
 		}
 		s.SkipAssignment = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SkipAssignment)
-		}
 		if r.err != nil {
-			r.PushPath("SkipAssignment")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c0
+				r.PushPath("SkipAssignment")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SkipAssignment)
 		}
 	} else {
 		s.SkipAssignment = false
@@ -647,12 +753,15 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x180
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -667,7 +776,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -679,6 +788,7 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x100
 					r.PushPath("Members")
 					return
 				}
@@ -689,14 +799,15 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), JoinGroupResponseMember{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Members")
 						s.Members = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Members = a
@@ -713,6 +824,10 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -732,8 +847,16 @@ func (s *JoinGroupResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -812,39 +935,39 @@ func (s *JoinGroupResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *JoinGroupResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 2 {
+	if version >= 2 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("GenerationId")
 		w.Int(int64(s.GenerationId))
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x8 == 0 {
 		w.Key("ProtocolType")
 		w.NullableString(s.ProtocolType)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("ProtocolName")
 		w.NullableString(s.ProtocolName)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("Leader")
 		w.String(s.Leader)
 	}
-	if version >= 9 {
+	if version >= 9 && s.nc&0x40 == 0 {
 		w.Key("SkipAssignment")
 		w.Bool(s.SkipAssignment)
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("Members")
 		{
 			w.BeginArray()
@@ -855,6 +978,7 @@ func (s *JoinGroupResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -864,9 +988,11 @@ func (s *JoinGroupResponseMember) SetDefaults() {
 	s.GroupInstanceId = nil
 	s.Metadata = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	{
@@ -878,12 +1004,15 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	if version >= 5 {
@@ -895,12 +1024,15 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupInstanceId = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupInstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupInstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("GroupInstanceId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 	} else {
 		s.GroupInstanceId = nil
@@ -914,12 +1046,15 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 		} else {
 			s.Metadata = r.Bytes()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Metadata)
-		}
 		if r.err != nil {
-			r.PushPath("Metadata")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Metadata")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Metadata)
 		}
 	}
 	s.UnknownTags = nil
@@ -929,6 +1064,10 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -948,8 +1087,16 @@ func (s *JoinGroupResponseMember) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -991,15 +1138,15 @@ func (s *JoinGroupResponseMember) appendTo(dst []byte, version int16) []byte {
 
 func (s *JoinGroupResponseMember) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x2 == 0 {
 		w.Key("GroupInstanceId")
 		w.NullableString(s.GroupInstanceId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Metadata")
 		w.ByteString(s.Metadata)
 	}
@@ -1008,13 +1155,24 @@ func (s *JoinGroupResponseMember) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *JoinGroupResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *JoinGroupResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *JoinGroupResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *JoinGroupResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *JoinGroupResponse) AppendTo(dst []byte, version int16) []byte {

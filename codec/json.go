@@ -20,6 +20,11 @@ type JSONWriter struct {
 	// ShowSecrets writes credentials (SASL tokens, delegation token HMACs,
 	// salted passwords) as they are instead of redacting them.
 	ShowSecrets bool
+	// OffsetBase is added to the byte offsets written in "not_captured"
+	// (which count from the start of the frame without its size prefix):
+	// 4 makes them count from the size prefix, as a hexdump of the frame
+	// with its prefix does.
+	OffsetBase int
 
 	buf      []byte
 	comma    []bool // per open container: whether a value was written

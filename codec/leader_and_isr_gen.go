@@ -14,6 +14,10 @@ type LeaderAndIsrRequest struct {
 	LiveLeaders              []LeaderAndIsrRequestLeaderAndIsrLiveLeader     // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // LeaderAndIsrRequestLeaderAndIsrPartitionState is the LeaderAndIsrPartitionState struct of LeaderAndIsrRequest.
@@ -32,6 +36,8 @@ type LeaderAndIsrRequestLeaderAndIsrPartitionState struct {
 	LeaderRecoveryState int8    // versions 6+, default "0"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // LeaderAndIsrRequestLeaderAndIsrTopicState is the LeaderAndIsrTopicState struct of LeaderAndIsrRequest.
@@ -41,6 +47,8 @@ type LeaderAndIsrRequestLeaderAndIsrTopicState struct {
 	PartitionStates []LeaderAndIsrRequestLeaderAndIsrPartitionState // versions 2+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // LeaderAndIsrRequestLeaderAndIsrLiveLeader is the LeaderAndIsrLiveLeader struct of LeaderAndIsrRequest.
@@ -50,6 +58,8 @@ type LeaderAndIsrRequestLeaderAndIsrLiveLeader struct {
 	Port     int32  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -63,9 +73,12 @@ func (s *LeaderAndIsrRequest) SetDefaults() {
 	s.TopicStates = nil
 	s.LiveLeaders = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -73,12 +86,15 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ControllerId)
-		}
 		if r.err != nil {
-			r.PushPath("ControllerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("ControllerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ControllerId)
 		}
 	}
 	if version >= 7 {
@@ -86,12 +102,15 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("isKRaftController", r.off)
 		}
 		s.isKRaftController = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.isKRaftController)
-		}
 		if r.err != nil {
-			r.PushPath("isKRaftController")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("isKRaftController")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.isKRaftController)
 		}
 	} else {
 		s.isKRaftController = false
@@ -101,12 +120,15 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerEpoch", r.off)
 		}
 		s.ControllerEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ControllerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ControllerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("ControllerEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ControllerEpoch)
 		}
 	}
 	if version >= 2 {
@@ -114,12 +136,15 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("BrokerEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
 		}
 	} else {
 		s.BrokerEpoch = -1
@@ -129,12 +154,15 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Type", r.off)
 		}
 		s.Type = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Type)
-		}
 		if r.err != nil {
-			r.PushPath("Type")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("Type")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Type)
 		}
 	} else {
 		s.Type = 0
@@ -147,7 +175,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -155,6 +183,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 30)
 				if r.err != nil {
+					s.nc |= 0xe0
 					r.PushPath("UngroupedPartitionStates")
 					return
 				}
@@ -165,14 +194,15 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrPartitionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("UngroupedPartitionStates")
 						s.UngroupedPartitionStates = a
+						s.nc |= 0xc0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.UngroupedPartitionStates = a
@@ -196,7 +226,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -208,6 +238,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0xc0
 					r.PushPath("TopicStates")
 					return
 				}
@@ -218,14 +249,15 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrTopicState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicStates")
 						s.TopicStates = a
+						s.nc |= 0x80
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicStates = a
@@ -249,7 +281,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -257,6 +289,7 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 10)
 				if r.err != nil {
+					s.nc |= 0x80
 					r.PushPath("LiveLeaders")
 					return
 				}
@@ -267,14 +300,15 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrLiveLeader{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("LiveLeaders")
 						s.LiveLeaders = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.LiveLeaders = a
@@ -291,6 +325,10 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -310,8 +348,16 @@ func (s *LeaderAndIsrRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -373,27 +419,27 @@ func (s *LeaderAndIsrRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *LeaderAndIsrRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ControllerId")
 		w.Int(int64(s.ControllerId))
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x2 == 0 {
 		w.Key("isKRaftController")
 		w.Bool(s.isKRaftController)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ControllerEpoch")
 		w.Int(int64(s.ControllerEpoch))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x8 == 0 {
 		w.Key("BrokerEpoch")
 		w.Int(int64(s.BrokerEpoch))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x10 == 0 {
 		w.Key("Type")
 		w.Int(int64(s.Type))
 	}
-	if version <= 1 {
+	if version <= 1 && s.nc&0x20 == 0 {
 		w.Key("UngroupedPartitionStates")
 		{
 			w.BeginArray()
@@ -403,7 +449,7 @@ func (s *LeaderAndIsrRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x40 == 0 {
 		w.Key("TopicStates")
 		{
 			w.BeginArray()
@@ -413,7 +459,7 @@ func (s *LeaderAndIsrRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("LiveLeaders")
 		{
 			w.BeginArray()
@@ -424,6 +470,7 @@ func (s *LeaderAndIsrRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -442,9 +489,11 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) SetDefaults() {
 	s.IsNew = false
 	s.LeaderRecoveryState = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version <= 1 {
@@ -452,12 +501,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.String()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfff
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	} else {
 		s.TopicName = ""
@@ -467,12 +519,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0xffe
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -480,12 +535,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("ControllerEpoch", r.off)
 		}
 		s.ControllerEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ControllerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ControllerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xffc
+				r.PushPath("ControllerEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ControllerEpoch)
 		}
 	}
 	{
@@ -493,12 +551,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("Leader", r.off)
 		}
 		s.Leader = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Leader)
-		}
 		if r.err != nil {
-			r.PushPath("Leader")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff8
+				r.PushPath("Leader")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Leader)
 		}
 	}
 	{
@@ -506,12 +567,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff0
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	{
@@ -526,7 +590,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -534,10 +598,12 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0xfe0
 					r.PushPath("Isr")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -545,17 +611,23 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Isr")
-						s.Isr = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Isr")
+							s.Isr = a
+							s.nc |= 0xfe0
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Isr = a
+				if lost {
+					s.nc |= 0x20
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -567,12 +639,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("PartitionEpoch", r.off)
 		}
 		s.PartitionEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc0
+				r.PushPath("PartitionEpoch")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionEpoch)
 		}
 	}
 	{
@@ -587,7 +662,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -595,10 +670,12 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0xf80
 					r.PushPath("Replicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -606,17 +683,23 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Replicas")
-						s.Replicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Replicas")
+							s.Replicas = a
+							s.nc |= 0xf80
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Replicas = a
+				if lost {
+					s.nc |= 0x80
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -635,7 +718,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -643,10 +726,12 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0xf00
 					r.PushPath("AddingReplicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -654,17 +739,23 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("AddingReplicas")
-						s.AddingReplicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("AddingReplicas")
+							s.AddingReplicas = a
+							s.nc |= 0xf00
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.AddingReplicas = a
+				if lost {
+					s.nc |= 0x100
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -685,7 +776,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -693,10 +784,12 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0xe00
 					r.PushPath("RemovingReplicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -704,17 +797,23 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("RemovingReplicas")
-						s.RemovingReplicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("RemovingReplicas")
+							s.RemovingReplicas = a
+							s.nc |= 0xe00
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.RemovingReplicas = a
+				if lost {
+					s.nc |= 0x200
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -728,12 +827,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("IsNew", r.off)
 		}
 		s.IsNew = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsNew)
-		}
 		if r.err != nil {
-			r.PushPath("IsNew")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc00
+				r.PushPath("IsNew")
+				return
+			}
+			s.nc |= 0x400
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsNew)
 		}
 	} else {
 		s.IsNew = false
@@ -743,12 +845,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			r.tr.Begin("LeaderRecoveryState", r.off)
 		}
 		s.LeaderRecoveryState = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderRecoveryState)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderRecoveryState")
-			return
+			if !r.skipped() {
+				s.nc |= 0x800
+				r.PushPath("LeaderRecoveryState")
+				return
+			}
+			s.nc |= 0x800
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderRecoveryState)
 		}
 	} else {
 		s.LeaderRecoveryState = 0
@@ -760,6 +865,10 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -779,8 +888,16 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -865,27 +982,27 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) appendTo(dst []byte, ver
 
 func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 1 {
+	if version <= 1 && s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ControllerEpoch")
 		w.Int(int64(s.ControllerEpoch))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Leader")
 		w.Int(int64(s.Leader))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("Isr")
 		{
 			w.BeginArray()
@@ -895,11 +1012,11 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) writeJSON(w *JSONWriter,
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("PartitionEpoch")
 		w.Int(int64(s.PartitionEpoch))
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("Replicas")
 		{
 			w.BeginArray()
@@ -909,7 +1026,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) writeJSON(w *JSONWriter,
 			w.EndArray()
 		}
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x100 == 0 {
 		w.Key("AddingReplicas")
 		{
 			w.BeginArray()
@@ -919,7 +1036,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) writeJSON(w *JSONWriter,
 			w.EndArray()
 		}
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x200 == 0 {
 		w.Key("RemovingReplicas")
 		{
 			w.BeginArray()
@@ -929,11 +1046,11 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) writeJSON(w *JSONWriter,
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x400 == 0 {
 		w.Key("IsNew")
 		w.Bool(s.IsNew)
 	}
-	if version >= 6 {
+	if version >= 6 && s.nc&0x800 == 0 {
 		w.Key("LeaderRecoveryState")
 		w.Int(int64(s.LeaderRecoveryState))
 	}
@@ -947,9 +1064,11 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) SetDefaults() {
 	s.TopicId = UUID{}
 	s.PartitionStates = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 2 {
@@ -961,12 +1080,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 		} else {
 			s.TopicName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	} else {
 		s.TopicName = ""
@@ -976,12 +1098,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -998,7 +1123,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1010,6 +1135,7 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 					r.checkCount(n, 29)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("PartitionStates")
 					return
 				}
@@ -1020,14 +1146,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 					}
 					a = append(grow(a, n), LeaderAndIsrRequestLeaderAndIsrPartitionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionStates")
 						s.PartitionStates = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.PartitionStates = a
@@ -1046,6 +1173,10 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1065,8 +1196,16 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) readFrom(r *Reader, version 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1107,15 +1246,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) appendTo(dst []byte, version
 
 func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 2 {
+	if version >= 2 && s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x4 == 0 {
 		w.Key("PartitionStates")
 		{
 			w.BeginArray()
@@ -1135,9 +1274,11 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) SetDefaults() {
 	s.HostName = ""
 	s.Port = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -1145,12 +1286,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version 
 			r.tr.Begin("BrokerId", r.off)
 		}
 		s.BrokerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerId)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("BrokerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerId)
 		}
 	}
 	{
@@ -1162,12 +1306,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version 
 		} else {
 			s.HostName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.HostName)
-		}
 		if r.err != nil {
-			r.PushPath("HostName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("HostName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.HostName)
 		}
 	}
 	{
@@ -1175,12 +1322,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version 
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	s.UnknownTags = nil
@@ -1190,6 +1340,10 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1209,8 +1363,16 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) readFrom(r *Reader, version 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1244,15 +1406,15 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) appendTo(dst []byte, version
 
 func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("BrokerId")
 		w.Int(int64(s.BrokerId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("HostName")
 		w.String(s.HostName)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Int(int64(s.Port))
 	}
@@ -1261,12 +1423,12 @@ func (s *LeaderAndIsrRequestLeaderAndIsrLiveLeader) writeJSON(w *JSONWriter, ver
 }
 
 func (s *LeaderAndIsrRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 1 {
+	if version <= 1 && s.nc&0x20 == 0 {
 		for i := range s.UngroupedPartitionStates {
 			s.UngroupedPartitionStates[i].summarize(sm, version, c)
 		}
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x40 == 0 {
 		for i := range s.TopicStates {
 			s.TopicStates[i].summarize(sm, version, c)
 		}
@@ -1274,22 +1436,35 @@ func (s *LeaderAndIsrRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 1 {
+	if version <= 1 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 1 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.TopicName)
 	}
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 2 {
+	if version >= 2 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 5 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 2 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.TopicName)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	if version >= 2 {
+	if version >= 2 && s.nc&0x4 == 0 {
 		for i := range s.PartitionStates {
 			s.PartitionStates[i].summarize(sm, version, c)
 		}
@@ -1297,7 +1472,18 @@ func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) summarize(sm *Summary, versi
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *LeaderAndIsrRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *LeaderAndIsrRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *LeaderAndIsrRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *LeaderAndIsrRequest) AppendTo(dst []byte, version int16) []byte {
@@ -1325,6 +1511,10 @@ type LeaderAndIsrResponse struct {
 	Topics          []LeaderAndIsrResponseLeaderAndIsrTopicError     // versions 5+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // LeaderAndIsrResponseLeaderAndIsrPartitionError is the LeaderAndIsrPartitionError struct of LeaderAndIsrResponse.
@@ -1334,6 +1524,8 @@ type LeaderAndIsrResponseLeaderAndIsrPartitionError struct {
 	ErrorCode      int16  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // LeaderAndIsrResponseLeaderAndIsrTopicError is the LeaderAndIsrTopicError struct of LeaderAndIsrResponse.
@@ -1342,6 +1534,8 @@ type LeaderAndIsrResponseLeaderAndIsrTopicError struct {
 	PartitionErrors []LeaderAndIsrResponseLeaderAndIsrPartitionError // versions 5+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -1350,9 +1544,12 @@ func (s *LeaderAndIsrResponse) SetDefaults() {
 	s.PartitionErrors = nil
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -1360,12 +1557,15 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	if version <= 4 {
@@ -1380,7 +1580,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1388,6 +1588,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
 				if r.err != nil {
+					s.nc |= 0x6
 					r.PushPath("PartitionErrors")
 					return
 				}
@@ -1398,14 +1599,15 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaderAndIsrResponseLeaderAndIsrPartitionError{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionErrors")
 						s.PartitionErrors = a
+						s.nc |= 0x4
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.PartitionErrors = a
@@ -1425,7 +1627,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1433,6 +1635,7 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Topics")
 					return
 				}
@@ -1443,14 +1646,15 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaderAndIsrResponseLeaderAndIsrTopicError{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -1469,6 +1673,10 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1488,8 +1696,16 @@ func (s *LeaderAndIsrResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1529,11 +1745,11 @@ func (s *LeaderAndIsrResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *LeaderAndIsrResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version <= 4 {
+	if version <= 4 && s.nc&0x2 == 0 {
 		w.Key("PartitionErrors")
 		{
 			w.BeginArray()
@@ -1543,7 +1759,7 @@ func (s *LeaderAndIsrResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x4 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -1554,6 +1770,7 @@ func (s *LeaderAndIsrResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -1563,9 +1780,11 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) SetDefaults() {
 	s.PartitionIndex = 0
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version <= 4 {
@@ -1577,12 +1796,15 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, ver
 		} else {
 			s.TopicName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	} else {
 		s.TopicName = ""
@@ -1592,12 +1814,15 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, ver
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1605,12 +1830,15 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, ver
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	s.UnknownTags = nil
@@ -1620,6 +1848,10 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, ver
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1639,8 +1871,16 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) readFrom(r *Reader, ver
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1674,15 +1914,15 @@ func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) appendTo(dst []byte, ve
 
 func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 4 {
+	if version <= 4 && s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
@@ -1695,9 +1935,11 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) SetDefaults() {
 	s.TopicId = UUID{}
 	s.PartitionErrors = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 5 {
@@ -1705,12 +1947,15 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -1723,7 +1968,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1731,6 +1976,7 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 				n = r.NotNull(n)
 				r.checkCount(n, 7)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("PartitionErrors")
 					return
 				}
@@ -1741,14 +1987,15 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 					}
 					a = append(grow(a, n), LeaderAndIsrResponseLeaderAndIsrPartitionError{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionErrors")
 						s.PartitionErrors = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.PartitionErrors = a
@@ -1767,6 +2014,10 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1786,8 +2037,16 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) readFrom(r *Reader, version
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1817,11 +2076,11 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) appendTo(dst []byte, versio
 
 func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 5 {
+	if version >= 5 && s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x2 == 0 {
 		w.Key("PartitionErrors")
 		{
 			w.BeginArray()
@@ -1836,15 +2095,15 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) writeJSON(w *JSONWriter, ve
 }
 
 func (s *LeaderAndIsrResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if version <= 4 {
+	if version <= 4 && s.nc&0x2 == 0 {
 		for i := range s.PartitionErrors {
 			s.PartitionErrors[i].summarize(sm, version, c)
 		}
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x4 == 0 {
 		for i := range s.Topics {
 			s.Topics[i].summarize(sm, version, c)
 		}
@@ -1852,22 +2111,32 @@ func (s *LeaderAndIsrResponse) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 4 {
+	if version <= 4 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 4 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.TopicName)
 	}
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x4 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 5 {
+	if version >= 5 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 5 && s.nc&0x1 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	if version >= 5 {
+	if version >= 5 && s.nc&0x2 == 0 {
 		for i := range s.PartitionErrors {
 			s.PartitionErrors[i].summarize(sm, version, c)
 		}
@@ -1875,7 +2144,18 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) summarize(sm *Summary, vers
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *LeaderAndIsrResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *LeaderAndIsrResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *LeaderAndIsrResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *LeaderAndIsrResponse) AppendTo(dst []byte, version int16) []byte {

@@ -9,6 +9,10 @@ type LeaveGroupRequest struct {
 	Members  []LeaveGroupRequestMemberIdentity // versions 3+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // LeaveGroupRequestMemberIdentity is the MemberIdentity struct of LeaveGroupRequest.
@@ -18,6 +22,8 @@ type LeaveGroupRequestMemberIdentity struct {
 	Reason          *string // versions 5+, nullable 5+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -26,9 +32,12 @@ func (s *LeaveGroupRequest) SetDefaults() {
 	s.MemberId = ""
 	s.Members = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *LeaveGroupRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -40,12 +49,15 @@ func (s *LeaveGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	if version <= 2 {
@@ -53,12 +65,15 @@ func (s *LeaveGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.String()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	} else {
 		s.MemberId = ""
@@ -75,7 +90,7 @@ func (s *LeaveGroupRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -87,6 +102,7 @@ func (s *LeaveGroupRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Members")
 					return
 				}
@@ -97,14 +113,15 @@ func (s *LeaveGroupRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaveGroupRequestMemberIdentity{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Members")
 						s.Members = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Members = a
@@ -123,6 +140,10 @@ func (s *LeaveGroupRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -142,8 +163,16 @@ func (s *LeaveGroupRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -184,15 +213,15 @@ func (s *LeaveGroupRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *LeaveGroupRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	if version <= 2 {
+	if version <= 2 && s.nc&0x2 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x4 == 0 {
 		w.Key("Members")
 		{
 			w.BeginArray()
@@ -203,6 +232,7 @@ func (s *LeaveGroupRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -212,9 +242,11 @@ func (s *LeaveGroupRequestMemberIdentity) SetDefaults() {
 	s.GroupInstanceId = nil
 	s.Reason = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *LeaveGroupRequestMemberIdentity) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 3 {
@@ -226,12 +258,15 @@ func (s *LeaveGroupRequestMemberIdentity) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	} else {
 		s.MemberId = ""
@@ -245,12 +280,15 @@ func (s *LeaveGroupRequestMemberIdentity) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupInstanceId = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupInstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupInstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("GroupInstanceId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 	} else {
 		s.GroupInstanceId = nil
@@ -260,12 +298,15 @@ func (s *LeaveGroupRequestMemberIdentity) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Reason", r.off)
 		}
 		s.Reason = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Reason)
-		}
 		if r.err != nil {
-			r.PushPath("Reason")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Reason")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Reason)
 		}
 	} else {
 		s.Reason = nil
@@ -277,6 +318,10 @@ func (s *LeaveGroupRequestMemberIdentity) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -296,8 +341,16 @@ func (s *LeaveGroupRequestMemberIdentity) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -335,15 +388,15 @@ func (s *LeaveGroupRequestMemberIdentity) appendTo(dst []byte, version int16) []
 
 func (s *LeaveGroupRequestMemberIdentity) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		w.Key("GroupInstanceId")
 		w.NullableString(s.GroupInstanceId)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x4 == 0 {
 		w.Key("Reason")
 		w.NullableString(s.Reason)
 	}
@@ -355,7 +408,18 @@ func (s *LeaveGroupRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *LeaveGroupRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *LeaveGroupRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *LeaveGroupRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *LeaveGroupRequest) AppendTo(dst []byte, version int16) []byte {
@@ -381,6 +445,10 @@ type LeaveGroupResponse struct {
 	Members        []LeaveGroupResponseMemberResponse // versions 3+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // LeaveGroupResponseMemberResponse is the MemberResponse struct of LeaveGroupResponse.
@@ -390,6 +458,8 @@ type LeaveGroupResponseMemberResponse struct {
 	ErrorCode       int16   // versions 3+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -398,9 +468,12 @@ func (s *LeaveGroupResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.Members = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *LeaveGroupResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 1 {
@@ -408,12 +481,15 @@ func (s *LeaveGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -423,12 +499,15 @@ func (s *LeaveGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	if version >= 3 {
@@ -443,7 +522,7 @@ func (s *LeaveGroupResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -455,6 +534,7 @@ func (s *LeaveGroupResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Members")
 					return
 				}
@@ -465,14 +545,15 @@ func (s *LeaveGroupResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), LeaveGroupResponseMemberResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Members")
 						s.Members = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Members = a
@@ -491,6 +572,10 @@ func (s *LeaveGroupResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -510,8 +595,16 @@ func (s *LeaveGroupResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -548,15 +641,15 @@ func (s *LeaveGroupResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *LeaveGroupResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x4 == 0 {
 		w.Key("Members")
 		{
 			w.BeginArray()
@@ -567,6 +660,7 @@ func (s *LeaveGroupResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -576,9 +670,11 @@ func (s *LeaveGroupResponseMemberResponse) SetDefaults() {
 	s.GroupInstanceId = ptrString("")
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *LeaveGroupResponseMemberResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 3 {
@@ -590,12 +686,15 @@ func (s *LeaveGroupResponseMemberResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	} else {
 		s.MemberId = ""
@@ -609,12 +708,15 @@ func (s *LeaveGroupResponseMemberResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupInstanceId = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupInstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupInstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("GroupInstanceId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 	} else {
 		s.GroupInstanceId = ptrString("")
@@ -624,12 +726,15 @@ func (s *LeaveGroupResponseMemberResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -641,6 +746,10 @@ func (s *LeaveGroupResponseMemberResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -660,8 +769,16 @@ func (s *LeaveGroupResponseMemberResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -699,15 +816,15 @@ func (s *LeaveGroupResponseMemberResponse) appendTo(dst []byte, version int16) [
 
 func (s *LeaveGroupResponseMemberResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		w.Key("GroupInstanceId")
 		w.NullableString(s.GroupInstanceId)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x4 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
@@ -716,10 +833,10 @@ func (s *LeaveGroupResponseMemberResponse) writeJSON(w *JSONWriter, version int1
 }
 
 func (s *LeaveGroupResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x4 == 0 {
 		for i := range s.Members {
 			s.Members[i].summarize(sm, version, c)
 		}
@@ -727,13 +844,24 @@ func (s *LeaveGroupResponse) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *LeaveGroupResponseMemberResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 3 && s.ErrorCode != 0 {
+	if version >= 3 && s.nc&0x4 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *LeaveGroupResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *LeaveGroupResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *LeaveGroupResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *LeaveGroupResponse) AppendTo(dst []byte, version int16) []byte {

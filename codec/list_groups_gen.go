@@ -8,6 +8,10 @@ type ListGroupsRequest struct {
 	TypesFilter  []string // versions 5+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -15,9 +19,12 @@ func (s *ListGroupsRequest) SetDefaults() {
 	s.StatesFilter = nil
 	s.TypesFilter = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	if version >= 4 {
@@ -28,7 +35,7 @@ func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -36,10 +43,12 @@ func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("StatesFilter")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -47,17 +56,23 @@ func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("StatesFilter")
-						s.StatesFilter = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("StatesFilter")
+							s.StatesFilter = a
+							s.nc |= 0x3
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.StatesFilter = a
+				if lost {
+					s.nc |= 0x1
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -74,7 +89,7 @@ func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -82,10 +97,12 @@ func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("TypesFilter")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -93,17 +110,23 @@ func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("TypesFilter")
-						s.TypesFilter = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("TypesFilter")
+							s.TypesFilter = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.TypesFilter = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -119,6 +142,10 @@ func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -138,8 +165,16 @@ func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -172,7 +207,7 @@ func (s *ListGroupsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *ListGroupsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 4 {
+	if version >= 4 && s.nc&0x1 == 0 {
 		w.Key("StatesFilter")
 		{
 			w.BeginArray()
@@ -182,7 +217,7 @@ func (s *ListGroupsRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x2 == 0 {
 		w.Key("TypesFilter")
 		{
 			w.BeginArray()
@@ -193,6 +228,7 @@ func (s *ListGroupsRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -200,7 +236,18 @@ func (s *ListGroupsRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ListGroupsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ListGroupsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ListGroupsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ListGroupsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -226,6 +273,10 @@ type ListGroupsResponse struct {
 	Groups         []ListGroupsResponseListedGroup // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ListGroupsResponseListedGroup is the ListedGroup struct of ListGroupsResponse.
@@ -236,6 +287,8 @@ type ListGroupsResponseListedGroup struct {
 	GroupType    string // versions 5+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -244,9 +297,12 @@ func (s *ListGroupsResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.Groups = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ListGroupsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	if version >= 1 {
@@ -254,12 +310,15 @@ func (s *ListGroupsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -269,12 +328,15 @@ func (s *ListGroupsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -289,7 +351,7 @@ func (s *ListGroupsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -301,6 +363,7 @@ func (s *ListGroupsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 4)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Groups")
 					return
 				}
@@ -311,14 +374,15 @@ func (s *ListGroupsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ListGroupsResponseListedGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
 						s.Groups = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Groups = a
@@ -335,6 +399,10 @@ func (s *ListGroupsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -354,8 +422,16 @@ func (s *ListGroupsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -392,15 +468,15 @@ func (s *ListGroupsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *ListGroupsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Groups")
 		{
 			w.BeginArray()
@@ -411,6 +487,7 @@ func (s *ListGroupsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -421,9 +498,11 @@ func (s *ListGroupsResponseListedGroup) SetDefaults() {
 	s.GroupState = ""
 	s.GroupType = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ListGroupsResponseListedGroup) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 3
 	_ = flexible
 	{
@@ -435,12 +514,15 @@ func (s *ListGroupsResponseListedGroup) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -452,12 +534,15 @@ func (s *ListGroupsResponseListedGroup) readFrom(r *Reader, version int16) {
 		} else {
 			s.ProtocolType = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProtocolType)
-		}
 		if r.err != nil {
-			r.PushPath("ProtocolType")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ProtocolType")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolType)
 		}
 	}
 	if version >= 4 {
@@ -465,12 +550,15 @@ func (s *ListGroupsResponseListedGroup) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupState", r.off)
 		}
 		s.GroupState = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupState)
-		}
 		if r.err != nil {
-			r.PushPath("GroupState")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("GroupState")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupState)
 		}
 	} else {
 		s.GroupState = ""
@@ -480,12 +568,15 @@ func (s *ListGroupsResponseListedGroup) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupType", r.off)
 		}
 		s.GroupType = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupType)
-		}
 		if r.err != nil {
-			r.PushPath("GroupType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("GroupType")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupType)
 		}
 	} else {
 		s.GroupType = ""
@@ -497,6 +588,10 @@ func (s *ListGroupsResponseListedGroup) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -516,8 +611,16 @@ func (s *ListGroupsResponseListedGroup) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -558,19 +661,19 @@ func (s *ListGroupsResponseListedGroup) appendTo(dst []byte, version int16) []by
 
 func (s *ListGroupsResponseListedGroup) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ProtocolType")
 		w.String(s.ProtocolType)
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x4 == 0 {
 		w.Key("GroupState")
 		w.String(s.GroupState)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x8 == 0 {
 		w.Key("GroupType")
 		w.String(s.GroupType)
 	}
@@ -579,13 +682,24 @@ func (s *ListGroupsResponseListedGroup) writeJSON(w *JSONWriter, version int16) 
 }
 
 func (s *ListGroupsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ListGroupsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ListGroupsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ListGroupsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ListGroupsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -10,6 +10,10 @@ type ListOffsetsRequest struct {
 	TimeoutMs      int32                                // versions 10+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ListOffsetsRequestListOffsetsTopic is the ListOffsetsTopic struct of ListOffsetsRequest.
@@ -18,6 +22,8 @@ type ListOffsetsRequestListOffsetsTopic struct {
 	Partitions []ListOffsetsRequestListOffsetsPartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ListOffsetsRequestListOffsetsPartition is the ListOffsetsPartition struct of ListOffsetsRequest.
@@ -28,6 +34,8 @@ type ListOffsetsRequestListOffsetsPartition struct {
 	MaxNumOffsets      int32 // versions 0, default "1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -37,9 +45,12 @@ func (s *ListOffsetsRequest) SetDefaults() {
 	s.Topics = nil
 	s.TimeoutMs = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	{
@@ -47,12 +58,15 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicaId)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicaId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ReplicaId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaId)
 		}
 	}
 	if version >= 2 {
@@ -60,12 +74,15 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsolationLevel", r.off)
 		}
 		s.IsolationLevel = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsolationLevel)
-		}
 		if r.err != nil {
-			r.PushPath("IsolationLevel")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("IsolationLevel")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsolationLevel)
 		}
 	} else {
 		s.IsolationLevel = 0
@@ -82,7 +99,7 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -94,6 +111,7 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0xc
 					r.PushPath("Topics")
 					return
 				}
@@ -104,14 +122,15 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ListOffsetsRequestListOffsetsTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x8
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -126,12 +145,15 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("TimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("TimeoutMs")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TimeoutMs)
 		}
 	} else {
 		s.TimeoutMs = 0
@@ -143,6 +165,10 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -162,8 +188,16 @@ func (s *ListOffsetsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -203,15 +237,15 @@ func (s *ListOffsetsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *ListOffsetsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ReplicaId")
 		w.Int(int64(s.ReplicaId))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x2 == 0 {
 		w.Key("IsolationLevel")
 		w.Int(int64(s.IsolationLevel))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -221,11 +255,12 @@ func (s *ListOffsetsRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x8 == 0 {
 		w.Key("TimeoutMs")
 		w.Int(int64(s.TimeoutMs))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -234,9 +269,11 @@ func (s *ListOffsetsRequestListOffsetsTopic) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	{
@@ -248,12 +285,15 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -268,7 +308,7 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -280,6 +320,7 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 					r.checkCount(n, 12)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -290,14 +331,15 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), ListOffsetsRequestListOffsetsPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -314,6 +356,10 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -333,8 +379,16 @@ func (s *ListOffsetsRequestListOffsetsTopic) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -372,11 +426,11 @@ func (s *ListOffsetsRequestListOffsetsTopic) appendTo(dst []byte, version int16)
 
 func (s *ListOffsetsRequestListOffsetsTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -397,9 +451,11 @@ func (s *ListOffsetsRequestListOffsetsPartition) SetDefaults() {
 	s.Timestamp = 0
 	s.MaxNumOffsets = 1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	{
@@ -407,12 +463,15 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	if version >= 4 {
@@ -420,12 +479,15 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 			r.tr.Begin("CurrentLeaderEpoch", r.off)
 		}
 		s.CurrentLeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CurrentLeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("CurrentLeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("CurrentLeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CurrentLeaderEpoch)
 		}
 	} else {
 		s.CurrentLeaderEpoch = -1
@@ -435,12 +497,15 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 			r.tr.Begin("Timestamp", r.off)
 		}
 		s.Timestamp = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Timestamp)
-		}
 		if r.err != nil {
-			r.PushPath("Timestamp")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("Timestamp")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Timestamp)
 		}
 	}
 	if version <= 0 {
@@ -448,12 +513,15 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 			r.tr.Begin("MaxNumOffsets", r.off)
 		}
 		s.MaxNumOffsets = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxNumOffsets)
-		}
 		if r.err != nil {
-			r.PushPath("MaxNumOffsets")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("MaxNumOffsets")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxNumOffsets)
 		}
 	} else {
 		s.MaxNumOffsets = 1
@@ -465,6 +533,10 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -484,8 +556,16 @@ func (s *ListOffsetsRequestListOffsetsPartition) readFrom(r *Reader, version int
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -518,19 +598,19 @@ func (s *ListOffsetsRequestListOffsetsPartition) appendTo(dst []byte, version in
 
 func (s *ListOffsetsRequestListOffsetsPartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x2 == 0 {
 		w.Key("CurrentLeaderEpoch")
 		w.Int(int64(s.CurrentLeaderEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Timestamp")
 		w.Int(int64(s.Timestamp))
 	}
-	if version <= 0 {
+	if version <= 0 && s.nc&0x8 == 0 {
 		w.Key("MaxNumOffsets")
 		w.Int(int64(s.MaxNumOffsets))
 	}
@@ -539,26 +619,50 @@ func (s *ListOffsetsRequestListOffsetsPartition) writeJSON(w *JSONWriter, versio
 }
 
 func (s *ListOffsetsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ListOffsetsRequestListOffsetsTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ListOffsetsRequestListOffsetsPartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ListOffsetsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ListOffsetsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ListOffsetsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ListOffsetsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -585,6 +689,10 @@ type ListOffsetsResponse struct {
 	Topics         []ListOffsetsResponseListOffsetsTopicResponse // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ListOffsetsResponseListOffsetsTopicResponse is the ListOffsetsTopicResponse struct of ListOffsetsResponse.
@@ -593,6 +701,8 @@ type ListOffsetsResponseListOffsetsTopicResponse struct {
 	Partitions []ListOffsetsResponseListOffsetsPartitionResponse // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ListOffsetsResponseListOffsetsPartitionResponse is the ListOffsetsPartitionResponse struct of ListOffsetsResponse.
@@ -605,6 +715,8 @@ type ListOffsetsResponseListOffsetsPartitionResponse struct {
 	LeaderEpoch     int32   // versions 4+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -612,9 +724,12 @@ func (s *ListOffsetsResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version >= 2 {
@@ -622,12 +737,15 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -644,7 +762,7 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -656,6 +774,7 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -666,14 +785,15 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ListOffsetsResponseListOffsetsTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -690,6 +810,10 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -709,8 +833,16 @@ func (s *ListOffsetsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -744,11 +876,11 @@ func (s *ListOffsetsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *ListOffsetsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 2 {
+	if version >= 2 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -759,6 +891,7 @@ func (s *ListOffsetsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -767,9 +900,11 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	{
@@ -781,12 +916,15 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -801,7 +939,7 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -813,6 +951,7 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 					r.checkCount(n, 10)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -823,14 +962,15 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 					}
 					a = append(grow(a, n), ListOffsetsResponseListOffsetsPartitionResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -847,6 +987,10 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -866,8 +1010,16 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) readFrom(r *Reader, versio
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -905,11 +1057,11 @@ func (s *ListOffsetsResponseListOffsetsTopicResponse) appendTo(dst []byte, versi
 
 func (s *ListOffsetsResponseListOffsetsTopicResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -932,9 +1084,11 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) SetDefaults() {
 	s.Offset = -1
 	s.LeaderEpoch = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	{
@@ -942,12 +1096,15 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -955,12 +1112,15 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	if version <= 0 {
@@ -971,7 +1131,7 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -979,10 +1139,12 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
 				if r.err != nil {
+					s.nc |= 0x3c
 					r.PushPath("OldStyleOffsets")
 					return
 				}
 				a := prealloc[int64](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -990,17 +1152,23 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 					var e int64
 					e = r.Int64()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("OldStyleOffsets")
-						s.OldStyleOffsets = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("OldStyleOffsets")
+							s.OldStyleOffsets = a
+							s.nc |= 0x3c
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.OldStyleOffsets = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1014,12 +1182,15 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			r.tr.Begin("Timestamp", r.off)
 		}
 		s.Timestamp = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Timestamp)
-		}
 		if r.err != nil {
-			r.PushPath("Timestamp")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("Timestamp")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Timestamp)
 		}
 	} else {
 		s.Timestamp = -1
@@ -1029,12 +1200,15 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			r.tr.Begin("Offset", r.off)
 		}
 		s.Offset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Offset)
-		}
 		if r.err != nil {
-			r.PushPath("Offset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("Offset")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Offset)
 		}
 	} else {
 		s.Offset = -1
@@ -1044,12 +1218,15 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	} else {
 		s.LeaderEpoch = -1
@@ -1061,6 +1238,10 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1080,8 +1261,16 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1123,15 +1312,15 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) appendTo(dst []byte, v
 
 func (s *ListOffsetsResponseListOffsetsPartitionResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version <= 0 {
+	if version <= 0 && s.nc&0x4 == 0 {
 		w.Key("OldStyleOffsets")
 		{
 			w.BeginArray()
@@ -1141,15 +1330,15 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) writeJSON(w *JSONWrite
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("Timestamp")
 		w.Int(int64(s.Timestamp))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x10 == 0 {
 		w.Key("Offset")
 		w.Int(int64(s.Offset))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x20 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
@@ -1158,29 +1347,53 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) writeJSON(w *JSONWrite
 }
 
 func (s *ListOffsetsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ListOffsetsResponseListOffsetsTopicResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ListOffsetsResponseListOffsetsPartitionResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ListOffsetsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ListOffsetsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ListOffsetsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ListOffsetsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -8,6 +8,10 @@ type ListPartitionReassignmentsRequest struct {
 	Topics    []ListPartitionReassignmentsRequestListPartitionReassignmentsTopics // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ListPartitionReassignmentsRequestListPartitionReassignmentsTopics is the ListPartitionReassignmentsTopics struct of ListPartitionReassignmentsRequest.
@@ -16,6 +20,8 @@ type ListPartitionReassignmentsRequestListPartitionReassignmentsTopics struct {
 	PartitionIndexes []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -23,9 +29,12 @@ func (s *ListPartitionReassignmentsRequest) SetDefaults() {
 	s.TimeoutMs = 60000
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -33,12 +42,15 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("TimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TimeoutMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TimeoutMs)
 		}
 	}
 	{
@@ -49,7 +61,7 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -59,6 +71,7 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -69,14 +82,15 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ListPartitionReassignmentsRequestListPartitionReassignmentsTopics{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -93,6 +107,10 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -112,8 +130,16 @@ func (s *ListPartitionReassignmentsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -143,11 +169,11 @@ func (s *ListPartitionReassignmentsRequest) appendTo(dst []byte, version int16) 
 
 func (s *ListPartitionReassignmentsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TimeoutMs")
 		w.Int(int64(s.TimeoutMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		if s.Topics == nil {
 			w.Null()
@@ -160,6 +186,7 @@ func (s *ListPartitionReassignmentsRequest) writeJSON(w *JSONWriter, version int
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -168,9 +195,11 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) SetD
 	s.Name = ""
 	s.PartitionIndexes = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -178,12 +207,15 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -194,7 +226,7 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -202,10 +234,12 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("PartitionIndexes")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -213,17 +247,23 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("PartitionIndexes")
-						s.PartitionIndexes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("PartitionIndexes")
+							s.PartitionIndexes = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.PartitionIndexes = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -237,6 +277,10 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -256,8 +300,16 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -287,11 +339,11 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) appe
 
 func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndexes")
 		{
 			w.BeginArray()
@@ -306,23 +358,41 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) writ
 }
 
 func (s *ListPartitionReassignmentsRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for _, p := range s.PartitionIndexes {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.PartitionIndexes {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *ListPartitionReassignmentsRequest) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ListPartitionReassignmentsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ListPartitionReassignmentsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -353,6 +423,10 @@ type ListPartitionReassignmentsResponse struct {
 	Topics         []ListPartitionReassignmentsResponseOngoingTopicReassignment // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ListPartitionReassignmentsResponseOngoingTopicReassignment is the OngoingTopicReassignment struct of ListPartitionReassignmentsResponse.
@@ -361,6 +435,8 @@ type ListPartitionReassignmentsResponseOngoingTopicReassignment struct {
 	Partitions []ListPartitionReassignmentsResponseOngoingPartitionReassignment // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ListPartitionReassignmentsResponseOngoingPartitionReassignment is the OngoingPartitionReassignment struct of ListPartitionReassignmentsResponse.
@@ -371,6 +447,8 @@ type ListPartitionReassignmentsResponseOngoingPartitionReassignment struct {
 	RemovingReplicas []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -380,9 +458,12 @@ func (s *ListPartitionReassignmentsResponse) SetDefaults() {
 	s.ErrorMessage = ptrString("")
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -390,12 +471,15 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -403,12 +487,15 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -416,12 +503,15 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -432,7 +522,7 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -440,6 +530,7 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("Topics")
 					return
 				}
@@ -450,14 +541,15 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), ListPartitionReassignmentsResponseOngoingTopicReassignment{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -474,6 +566,10 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -493,8 +589,16 @@ func (s *ListPartitionReassignmentsResponse) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -530,19 +634,19 @@ func (s *ListPartitionReassignmentsResponse) appendTo(dst []byte, version int16)
 
 func (s *ListPartitionReassignmentsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -553,6 +657,7 @@ func (s *ListPartitionReassignmentsResponse) writeJSON(w *JSONWriter, version in
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -561,9 +666,11 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) SetDefaults
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -571,12 +678,15 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -587,7 +697,7 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -595,6 +705,7 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -605,14 +716,15 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 					}
 					a = append(grow(a, n), ListPartitionReassignmentsResponseOngoingPartitionReassignment{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -629,6 +741,10 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -648,8 +764,16 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) readFrom(r 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -679,11 +803,11 @@ func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) appendTo(ds
 
 func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -704,9 +828,11 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) SetDefa
 	s.AddingReplicas = nil
 	s.RemovingReplicas = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -714,12 +840,15 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -730,7 +859,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -738,10 +867,12 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0xe
 					r.PushPath("Replicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -749,17 +880,23 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Replicas")
-						s.Replicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Replicas")
+							s.Replicas = a
+							s.nc |= 0xe
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Replicas = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -774,7 +911,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -782,10 +919,12 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0xc
 					r.PushPath("AddingReplicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -793,17 +932,23 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("AddingReplicas")
-						s.AddingReplicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("AddingReplicas")
+							s.AddingReplicas = a
+							s.nc |= 0xc
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.AddingReplicas = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -818,7 +963,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -826,10 +971,12 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("RemovingReplicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -837,17 +984,23 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("RemovingReplicas")
-						s.RemovingReplicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("RemovingReplicas")
+							s.RemovingReplicas = a
+							s.nc |= 0x8
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.RemovingReplicas = a
+				if lost {
+					s.nc |= 0x8
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -861,6 +1014,10 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -880,8 +1037,16 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -923,11 +1088,11 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) appendT
 
 func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Replicas")
 		{
 			w.BeginArray()
@@ -937,7 +1102,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) writeJS
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("AddingReplicas")
 		{
 			w.BeginArray()
@@ -947,7 +1112,7 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) writeJS
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("RemovingReplicas")
 		{
 			w.BeginArray()
@@ -962,31 +1127,53 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) writeJS
 }
 
 func (s *ListPartitionReassignmentsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x8 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *ListPartitionReassignmentsResponse) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ListPartitionReassignmentsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ListPartitionReassignmentsResponse) AppendTo(dst []byte, version int16) []byte {

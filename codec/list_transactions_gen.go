@@ -10,6 +10,10 @@ type ListTransactionsRequest struct {
 	TransactionalIdPattern *string  // versions 2+, nullable 2+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -19,9 +23,12 @@ func (s *ListTransactionsRequest) SetDefaults() {
 	s.DurationFilter = -1
 	s.TransactionalIdPattern = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -32,7 +39,7 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -40,10 +47,12 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0xf
 					r.PushPath("StateFilters")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -51,17 +60,23 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("StateFilters")
-						s.StateFilters = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("StateFilters")
+							s.StateFilters = a
+							s.nc |= 0xf
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.StateFilters = a
+				if lost {
+					s.nc |= 0x1
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -76,7 +91,7 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -84,10 +99,12 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
 				if r.err != nil {
+					s.nc |= 0xe
 					r.PushPath("ProducerIdFilters")
 					return
 				}
 				a := prealloc[int64](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -95,17 +112,23 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 					var e int64
 					e = r.Int64()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("ProducerIdFilters")
-						s.ProducerIdFilters = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("ProducerIdFilters")
+							s.ProducerIdFilters = a
+							s.nc |= 0xe
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.ProducerIdFilters = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -117,12 +140,15 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("DurationFilter", r.off)
 		}
 		s.DurationFilter = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.DurationFilter)
-		}
 		if r.err != nil {
-			r.PushPath("DurationFilter")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("DurationFilter")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.DurationFilter)
 		}
 	} else {
 		s.DurationFilter = -1
@@ -132,12 +158,15 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TransactionalIdPattern", r.off)
 		}
 		s.TransactionalIdPattern = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionalIdPattern)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionalIdPattern")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("TransactionalIdPattern")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalIdPattern)
 		}
 	} else {
 		s.TransactionalIdPattern = nil
@@ -149,6 +178,10 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -168,8 +201,16 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -208,7 +249,7 @@ func (s *ListTransactionsRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *ListTransactionsRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("StateFilters")
 		{
 			w.BeginArray()
@@ -218,7 +259,7 @@ func (s *ListTransactionsRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ProducerIdFilters")
 		{
 			w.BeginArray()
@@ -228,15 +269,16 @@ func (s *ListTransactionsRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("DurationFilter")
 		w.Int(int64(s.DurationFilter))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x8 == 0 {
 		w.Key("TransactionalIdPattern")
 		w.NullableString(s.TransactionalIdPattern)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -244,7 +286,18 @@ func (s *ListTransactionsRequest) summarize(sm *Summary, version int16, c sumCtx
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ListTransactionsRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ListTransactionsRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ListTransactionsRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ListTransactionsRequest) AppendTo(dst []byte, version int16) []byte {
@@ -271,6 +324,10 @@ type ListTransactionsResponse struct {
 	TransactionStates   []ListTransactionsResponseTransactionState // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ListTransactionsResponseTransactionState is the TransactionState struct of ListTransactionsResponse.
@@ -280,6 +337,8 @@ type ListTransactionsResponseTransactionState struct {
 	TransactionState string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -289,9 +348,12 @@ func (s *ListTransactionsResponse) SetDefaults() {
 	s.UnknownStateFilters = nil
 	s.TransactionStates = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -299,12 +361,15 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -312,12 +377,15 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -328,7 +396,7 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -336,10 +404,12 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0xc
 					r.PushPath("UnknownStateFilters")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -347,17 +417,23 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("UnknownStateFilters")
-						s.UnknownStateFilters = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("UnknownStateFilters")
+							s.UnknownStateFilters = a
+							s.nc |= 0xc
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.UnknownStateFilters = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -372,7 +448,7 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -380,6 +456,7 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 11)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("TransactionStates")
 					return
 				}
@@ -390,14 +467,15 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ListTransactionsResponseTransactionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TransactionStates")
 						s.TransactionStates = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TransactionStates = a
@@ -414,6 +492,10 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -433,8 +515,16 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -473,15 +563,15 @@ func (s *ListTransactionsResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *ListTransactionsResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("UnknownStateFilters")
 		{
 			w.BeginArray()
@@ -491,7 +581,7 @@ func (s *ListTransactionsResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("TransactionStates")
 		{
 			w.BeginArray()
@@ -502,6 +592,7 @@ func (s *ListTransactionsResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -511,9 +602,11 @@ func (s *ListTransactionsResponseTransactionState) SetDefaults() {
 	s.ProducerId = 0
 	s.TransactionState = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -521,12 +614,15 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 			r.tr.Begin("TransactionalId", r.off)
 		}
 		s.TransactionalId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionalId)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionalId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("TransactionalId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalId)
 		}
 	}
 	{
@@ -534,12 +630,15 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerId)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ProducerId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
 		}
 	}
 	{
@@ -547,12 +646,15 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 			r.tr.Begin("TransactionState", r.off)
 		}
 		s.TransactionState = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionState)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionState")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("TransactionState")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionState)
 		}
 	}
 	s.UnknownTags = nil
@@ -562,6 +664,10 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -581,8 +687,16 @@ func (s *ListTransactionsResponseTransactionState) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -612,15 +726,15 @@ func (s *ListTransactionsResponseTransactionState) appendTo(dst []byte, version 
 
 func (s *ListTransactionsResponseTransactionState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TransactionalId")
 		w.String(s.TransactionalId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ProducerId")
 		w.Int(int64(s.ProducerId))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("TransactionState")
 		w.String(s.TransactionState)
 	}
@@ -629,13 +743,24 @@ func (s *ListTransactionsResponseTransactionState) writeJSON(w *JSONWriter, vers
 }
 
 func (s *ListTransactionsResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ListTransactionsResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ListTransactionsResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ListTransactionsResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ListTransactionsResponse) AppendTo(dst []byte, version int16) []byte {

@@ -27,6 +27,11 @@ type Message interface {
 	Summarize(sm *Summary, version int16)
 	// SetDefaults sets every field to its default value.
 	SetDefaults()
+	// NotCaptured lists the fields of a body read from a gapped Reader
+	// (NewGappedReader) whose bytes fell in a gap, in wire order; nil
+	// when every byte was read. WriteJSON leaves those fields out and
+	// ends the object with a "not_captured" member listing these.
+	NotCaptured() []NotCaptured
 }
 
 // API describes one ApiKey: its name as Kafka spells it and the versions the

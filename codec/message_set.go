@@ -53,9 +53,19 @@ type LegacyMessage struct {
 	// Kafka forbids compressed inner messages; they are kept undecoded.
 	Inner []LegacyMessage
 
+	// Gaps lists the byte ranges of the message (relative to its first
+	// byte) that the capture did not hold, nil when it holds them all
+	// (decode only; see DecodeGappedRecordSet). A message with gaps has
+	// fields not captured (Captured says which; they hold zero), a CRC
+	// that cannot be verified (CrcValid is false and means nothing), no
+	// Inner messages, and is not counted as a record.
+	Gaps []Gap
+
 	// wrapperTime reports that Timestamp and the timestamp type are the
 	// wrapper's (an inner message of a LogAppendTime wrapper).
 	wrapperTime bool
+
+	nc uint8 // fields not captured: msgNc* bits
 }
 
 // messageTimestampTypeBit is attribute bit 3, meaningful for magic 1.
@@ -329,6 +339,10 @@ func breakLZ4HeaderChecksum(frame []byte) {
 // with the key and value as JSONWriter byte strings. A compressed inner
 // message, which is not decompressed, shows its compressed Value.
 func (m *LegacyMessage) writeJSON(w *JSONWriter, inner bool) {
+	if m.Gaps != nil {
+		m.writeHoledJSON(w)
+		return
+	}
 	w.BeginObject()
 	w.Key("Offset")
 	w.Int(m.Offset)
@@ -371,5 +385,52 @@ func (m *LegacyMessage) writeJSON(w *JSONWriter, inner bool) {
 		}
 		w.EndArray()
 	}
+	w.EndObject()
+}
+
+// writeHoledJSON is writeJSON for a (top-level) message with gaps: the
+// fields captured, no CrcValid, no inner messages, and "NotCaptured":
+// [{"start", "end"}] (relative to the message).
+func (m *LegacyMessage) writeHoledJSON(w *JSONWriter) {
+	w.BeginObject()
+	if m.Captured("Offset") {
+		w.Key("Offset")
+		w.Int(m.Offset)
+	}
+	w.Key("MessageSize")
+	w.Int(int64(m.MessageSize))
+	if m.Captured("Crc") {
+		w.Key("Crc")
+		w.Uint(uint64(m.Crc))
+	}
+	w.Key("Magic")
+	w.Int(int64(m.Magic))
+	attrs := m.Captured("Attributes")
+	if attrs {
+		w.Key("Attributes")
+		w.Int(int64(m.Attributes))
+		w.Key("Compression")
+		w.String(m.Compression().String())
+	}
+	if m.Magic >= 1 {
+		if attrs {
+			w.Key("TimestampType")
+			w.String(m.TimestampType().String())
+		}
+		if m.Captured("Timestamp") {
+			w.Key("Timestamp")
+			w.Int(m.Timestamp)
+		}
+	}
+	if m.Captured("Key") {
+		w.Key("Key")
+		w.ByteString(m.Key)
+	}
+	if m.Captured("Value") && attrs && m.Compression() == CompressionNone {
+		w.Key("Value")
+		w.ByteString(m.Value)
+	}
+	w.Key("NotCaptured")
+	writeGapsJSON(w, m.Gaps)
 	w.EndObject()
 }

@@ -10,6 +10,10 @@ type MetadataRequest struct {
 	IncludeTopicAuthorizedOperations   bool                   // versions 8+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // MetadataRequestTopic is the MetadataRequestTopic struct of MetadataRequest.
@@ -18,6 +22,8 @@ type MetadataRequestTopic struct {
 	Name    *string // versions 0+, nullable 10+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -27,9 +33,12 @@ func (s *MetadataRequest) SetDefaults() {
 	s.IncludeClusterAuthorizedOperations = false
 	s.IncludeTopicAuthorizedOperations = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *MetadataRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	{
@@ -44,7 +53,7 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -54,6 +63,7 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 2)
 				if r.err != nil {
+					s.nc |= 0xf
 					r.PushPath("Topics")
 					return
 				}
@@ -64,14 +74,15 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), MetadataRequestTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0xe
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -86,12 +97,15 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AllowAutoTopicCreation", r.off)
 		}
 		s.AllowAutoTopicCreation = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AllowAutoTopicCreation)
-		}
 		if r.err != nil {
-			r.PushPath("AllowAutoTopicCreation")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("AllowAutoTopicCreation")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AllowAutoTopicCreation)
 		}
 	} else {
 		s.AllowAutoTopicCreation = true
@@ -101,12 +115,15 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeClusterAuthorizedOperations", r.off)
 		}
 		s.IncludeClusterAuthorizedOperations = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncludeClusterAuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("IncludeClusterAuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("IncludeClusterAuthorizedOperations")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncludeClusterAuthorizedOperations)
 		}
 	} else {
 		s.IncludeClusterAuthorizedOperations = false
@@ -116,12 +133,15 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeTopicAuthorizedOperations", r.off)
 		}
 		s.IncludeTopicAuthorizedOperations = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncludeTopicAuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("IncludeTopicAuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("IncludeTopicAuthorizedOperations")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncludeTopicAuthorizedOperations)
 		}
 	} else {
 		s.IncludeTopicAuthorizedOperations = false
@@ -133,6 +153,10 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -152,8 +176,16 @@ func (s *MetadataRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -193,7 +225,7 @@ func (s *MetadataRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *MetadataRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topics")
 		if s.Topics == nil && version >= 1 {
 			w.Null()
@@ -205,19 +237,20 @@ func (s *MetadataRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x2 == 0 {
 		w.Key("AllowAutoTopicCreation")
 		w.Bool(s.AllowAutoTopicCreation)
 	}
-	if version >= 8 && version <= 10 {
+	if version >= 8 && version <= 10 && s.nc&0x4 == 0 {
 		w.Key("IncludeClusterAuthorizedOperations")
 		w.Bool(s.IncludeClusterAuthorizedOperations)
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x8 == 0 {
 		w.Key("IncludeTopicAuthorizedOperations")
 		w.Bool(s.IncludeTopicAuthorizedOperations)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -226,9 +259,11 @@ func (s *MetadataRequestTopic) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Name = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	if version >= 10 {
@@ -236,12 +271,15 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -265,12 +303,15 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 			}
 			s.Name = &v
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	s.UnknownTags = nil
@@ -280,6 +321,10 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -299,8 +344,16 @@ func (s *MetadataRequestTopic) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -343,11 +396,11 @@ func (s *MetadataRequestTopic) appendTo(dst []byte, version int16) []byte {
 
 func (s *MetadataRequestTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 10 {
+	if version >= 10 && s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Name")
 		w.NullableString(s.Name)
 	}
@@ -356,23 +409,42 @@ func (s *MetadataRequestTopic) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *MetadataRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *MetadataRequestTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 10 {
+	if version >= 10 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 10 && s.nc&0x1 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
-	if s.Name != nil {
+	if s.nc&0x2 == 0 && s.Name != nil {
 		c = c.withTopic(*s.Name)
 	}
 	sm.addTopic(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *MetadataRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *MetadataRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *MetadataRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *MetadataRequest) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }
@@ -400,6 +472,10 @@ type MetadataResponse struct {
 	ErrorCode                   int16                    // versions 13+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // MetadataResponseBroker is the MetadataResponseBroker struct of MetadataResponse.
@@ -410,6 +486,8 @@ type MetadataResponseBroker struct {
 	Rack   *string // versions 1+, nullable 1+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // MetadataResponseTopic is the MetadataResponseTopic struct of MetadataResponse.
@@ -422,6 +500,8 @@ type MetadataResponseTopic struct {
 	TopicAuthorizedOperations int32                       // versions 8+, default "-2147483648"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // MetadataResponsePartition is the MetadataResponsePartition struct of MetadataResponse.
@@ -435,6 +515,8 @@ type MetadataResponsePartition struct {
 	OfflineReplicas []int32 // versions 5+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -447,9 +529,12 @@ func (s *MetadataResponse) SetDefaults() {
 	s.ClusterAuthorizedOperations = -2147483648
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *MetadataResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	if version >= 3 {
@@ -457,12 +542,15 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -479,7 +567,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -491,6 +579,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 10)
 				}
 				if r.err != nil {
+					s.nc |= 0x7e
 					r.PushPath("Brokers")
 					return
 				}
@@ -501,14 +590,15 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), MetadataResponseBroker{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Brokers")
 						s.Brokers = a
+						s.nc |= 0x7c
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Brokers = a
@@ -527,12 +617,15 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.ClusterId = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClusterId)
-		}
 		if r.err != nil {
-			r.PushPath("ClusterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("ClusterId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
 		}
 	} else {
 		s.ClusterId = nil
@@ -542,12 +635,15 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ControllerId)
-		}
 		if r.err != nil {
-			r.PushPath("ControllerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("ControllerId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ControllerId)
 		}
 	} else {
 		s.ControllerId = -1
@@ -564,7 +660,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -576,6 +672,7 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 8)
 				}
 				if r.err != nil {
+					s.nc |= 0x70
 					r.PushPath("Topics")
 					return
 				}
@@ -586,14 +683,15 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), MetadataResponseTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x60
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -608,12 +706,15 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterAuthorizedOperations", r.off)
 		}
 		s.ClusterAuthorizedOperations = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClusterAuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("ClusterAuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x60
+				r.PushPath("ClusterAuthorizedOperations")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClusterAuthorizedOperations)
 		}
 	} else {
 		s.ClusterAuthorizedOperations = -2147483648
@@ -623,12 +724,15 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x40
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -640,6 +744,10 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -659,8 +767,16 @@ func (s *MetadataResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -720,11 +836,11 @@ func (s *MetadataResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *MetadataResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Brokers")
 		{
 			w.BeginArray()
@@ -734,15 +850,15 @@ func (s *MetadataResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x4 == 0 {
 		w.Key("ClusterId")
 		w.NullableString(s.ClusterId)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("ControllerId")
 		w.Int(int64(s.ControllerId))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -752,15 +868,16 @@ func (s *MetadataResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 8 && version <= 10 {
+	if version >= 8 && version <= 10 && s.nc&0x20 == 0 {
 		w.Key("ClusterAuthorizedOperations")
 		w.Int(int64(s.ClusterAuthorizedOperations))
 	}
-	if version >= 13 {
+	if version >= 13 && s.nc&0x40 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -771,9 +888,11 @@ func (s *MetadataResponseBroker) SetDefaults() {
 	s.Port = 0
 	s.Rack = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	{
@@ -781,12 +900,15 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeId)
-		}
 		if r.err != nil {
-			r.PushPath("NodeId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("NodeId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
 		}
 	}
 	{
@@ -798,12 +920,15 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 		} else {
 			s.Host = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -811,12 +936,15 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	if version >= 1 {
@@ -828,12 +956,15 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 		} else {
 			s.Rack = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Rack)
-		}
 		if r.err != nil {
-			r.PushPath("Rack")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("Rack")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
 		}
 	} else {
 		s.Rack = nil
@@ -845,6 +976,10 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -864,8 +999,16 @@ func (s *MetadataResponseBroker) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -906,19 +1049,19 @@ func (s *MetadataResponseBroker) appendTo(dst []byte, version int16) []byte {
 
 func (s *MetadataResponseBroker) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("NodeId")
 		w.Int(int64(s.NodeId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Int(int64(s.Port))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("Rack")
 		w.NullableString(s.Rack)
 	}
@@ -935,9 +1078,11 @@ func (s *MetadataResponseTopic) SetDefaults() {
 	s.Partitions = nil
 	s.TopicAuthorizedOperations = -2147483648
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	{
@@ -945,12 +1090,15 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -972,12 +1120,15 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			}
 			s.Name = &v
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	if version >= 10 {
@@ -985,12 +1136,15 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -1000,12 +1154,15 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsInternal", r.off)
 		}
 		s.IsInternal = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsInternal)
-		}
 		if r.err != nil {
-			r.PushPath("IsInternal")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("IsInternal")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsInternal)
 		}
 	} else {
 		s.IsInternal = false
@@ -1022,7 +1179,7 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1030,6 +1187,7 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x30
 					r.PushPath("Partitions")
 					return
 				}
@@ -1040,14 +1198,15 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), MetadataResponsePartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x20
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -1062,12 +1221,15 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicAuthorizedOperations", r.off)
 		}
 		s.TopicAuthorizedOperations = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicAuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("TopicAuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("TopicAuthorizedOperations")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicAuthorizedOperations)
 		}
 	} else {
 		s.TopicAuthorizedOperations = -2147483648
@@ -1079,6 +1241,10 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1098,8 +1264,16 @@ func (s *MetadataResponseTopic) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1161,23 +1335,23 @@ func (s *MetadataResponseTopic) appendTo(dst []byte, version int16) []byte {
 
 func (s *MetadataResponseTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Name")
 		w.NullableString(s.Name)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x4 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("IsInternal")
 		w.Bool(s.IsInternal)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1187,7 +1361,7 @@ func (s *MetadataResponseTopic) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x20 == 0 {
 		w.Key("TopicAuthorizedOperations")
 		w.Int(int64(s.TopicAuthorizedOperations))
 	}
@@ -1205,9 +1379,11 @@ func (s *MetadataResponsePartition) SetDefaults() {
 	s.IsrNodes = nil
 	s.OfflineReplicas = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	{
@@ -1215,12 +1391,15 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1228,12 +1407,15 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1241,12 +1423,15 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderId)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("LeaderId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
 		}
 	}
 	if version >= 7 {
@@ -1254,12 +1439,15 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	} else {
 		s.LeaderEpoch = -1
@@ -1276,7 +1464,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1284,10 +1472,12 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x70
 					r.PushPath("ReplicaNodes")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1295,17 +1485,23 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("ReplicaNodes")
-						s.ReplicaNodes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("ReplicaNodes")
+							s.ReplicaNodes = a
+							s.nc |= 0x70
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.ReplicaNodes = a
+				if lost {
+					s.nc |= 0x10
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1324,7 +1520,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1332,10 +1528,12 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x60
 					r.PushPath("IsrNodes")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1343,17 +1541,23 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("IsrNodes")
-						s.IsrNodes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("IsrNodes")
+							s.IsrNodes = a
+							s.nc |= 0x60
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.IsrNodes = a
+				if lost {
+					s.nc |= 0x20
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1372,7 +1576,7 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1380,10 +1584,12 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x40
 					r.PushPath("OfflineReplicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1391,17 +1597,23 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("OfflineReplicas")
-						s.OfflineReplicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("OfflineReplicas")
+							s.OfflineReplicas = a
+							s.nc |= 0x40
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.OfflineReplicas = a
+				if lost {
+					s.nc |= 0x40
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1417,6 +1629,10 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1436,8 +1652,16 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1500,23 +1724,23 @@ func (s *MetadataResponsePartition) appendTo(dst []byte, version int16) []byte {
 
 func (s *MetadataResponsePartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("LeaderId")
 		w.Int(int64(s.LeaderId))
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x8 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("ReplicaNodes")
 		{
 			w.BeginArray()
@@ -1526,7 +1750,7 @@ func (s *MetadataResponsePartition) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("IsrNodes")
 		{
 			w.BeginArray()
@@ -1536,7 +1760,7 @@ func (s *MetadataResponsePartition) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x40 == 0 {
 		w.Key("OfflineReplicas")
 		{
 			w.BeginArray()
@@ -1551,40 +1775,65 @@ func (s *MetadataResponsePartition) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *MetadataResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x10 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
-	if version >= 13 && s.ErrorCode != 0 {
+	if version >= 13 && s.nc&0x40 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 func (s *MetadataResponseTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.Name != nil {
+	if s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 10 && s.nc&0x4 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x2 == 0 && s.Name != nil {
 		c = c.withTopic(*s.Name)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x4 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x10 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *MetadataResponsePartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *MetadataResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *MetadataResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *MetadataResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *MetadataResponse) AppendTo(dst []byte, version int16) []byte {

@@ -12,6 +12,10 @@ type OffsetCommitRequest struct {
 	Topics                    []OffsetCommitRequestTopic // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // OffsetCommitRequestTopic is the OffsetCommitRequestTopic struct of OffsetCommitRequest.
@@ -21,6 +25,8 @@ type OffsetCommitRequestTopic struct {
 	Partitions []OffsetCommitRequestPartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetCommitRequestPartition is the OffsetCommitRequestPartition struct of OffsetCommitRequest.
@@ -32,6 +38,8 @@ type OffsetCommitRequestPartition struct {
 	CommittedMetadata    *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -43,9 +51,12 @@ func (s *OffsetCommitRequest) SetDefaults() {
 	s.RetentionTimeMs = -1
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 8
 	_ = flexible
 	{
@@ -57,12 +68,15 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	if version >= 1 {
@@ -70,12 +84,15 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GenerationIdOrMemberEpoch", r.off)
 		}
 		s.GenerationIdOrMemberEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GenerationIdOrMemberEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("GenerationIdOrMemberEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("GenerationIdOrMemberEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GenerationIdOrMemberEpoch)
 		}
 	} else {
 		s.GenerationIdOrMemberEpoch = -1
@@ -89,12 +106,15 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	} else {
 		s.MemberId = ""
@@ -108,12 +128,15 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupInstanceId = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupInstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupInstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("GroupInstanceId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 	} else {
 		s.GroupInstanceId = nil
@@ -123,12 +146,15 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RetentionTimeMs", r.off)
 		}
 		s.RetentionTimeMs = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RetentionTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("RetentionTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("RetentionTimeMs")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RetentionTimeMs)
 		}
 	} else {
 		s.RetentionTimeMs = -1
@@ -145,7 +171,7 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -157,6 +183,7 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x20
 					r.PushPath("Topics")
 					return
 				}
@@ -167,14 +194,15 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetCommitRequestTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -191,6 +219,10 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -210,8 +242,16 @@ func (s *OffsetCommitRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -269,27 +309,27 @@ func (s *OffsetCommitRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetCommitRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("GenerationIdOrMemberEpoch")
 		w.Int(int64(s.GenerationIdOrMemberEpoch))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x8 == 0 {
 		w.Key("GroupInstanceId")
 		w.NullableString(s.GroupInstanceId)
 	}
-	if version >= 2 && version <= 4 {
+	if version >= 2 && version <= 4 && s.nc&0x10 == 0 {
 		w.Key("RetentionTimeMs")
 		w.Int(int64(s.RetentionTimeMs))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -300,6 +340,7 @@ func (s *OffsetCommitRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -309,9 +350,11 @@ func (s *OffsetCommitRequestTopic) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 8
 	_ = flexible
 	if version <= 9 {
@@ -323,12 +366,15 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -338,12 +384,15 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -360,7 +409,7 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -372,6 +421,7 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 14)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Partitions")
 					return
 				}
@@ -382,14 +432,15 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetCommitRequestPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -406,6 +457,10 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -425,8 +480,16 @@ func (s *OffsetCommitRequestTopic) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -467,15 +530,15 @@ func (s *OffsetCommitRequestTopic) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetCommitRequestTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 9 {
+	if version <= 9 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -497,9 +560,11 @@ func (s *OffsetCommitRequestPartition) SetDefaults() {
 	s.CommitTimestamp = -1
 	s.CommittedMetadata = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 8
 	_ = flexible
 	{
@@ -507,12 +572,15 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -520,12 +588,15 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CommittedOffset", r.off)
 		}
 		s.CommittedOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CommittedOffset)
-		}
 		if r.err != nil {
-			r.PushPath("CommittedOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("CommittedOffset")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CommittedOffset)
 		}
 	}
 	if version >= 6 {
@@ -533,12 +604,15 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CommittedLeaderEpoch", r.off)
 		}
 		s.CommittedLeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CommittedLeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("CommittedLeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("CommittedLeaderEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CommittedLeaderEpoch)
 		}
 	} else {
 		s.CommittedLeaderEpoch = -1
@@ -548,12 +622,15 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CommitTimestamp", r.off)
 		}
 		s.CommitTimestamp = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CommitTimestamp)
-		}
 		if r.err != nil {
-			r.PushPath("CommitTimestamp")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("CommitTimestamp")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CommitTimestamp)
 		}
 	} else {
 		s.CommitTimestamp = -1
@@ -567,12 +644,15 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 		} else {
 			s.CommittedMetadata = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CommittedMetadata)
-		}
 		if r.err != nil {
-			r.PushPath("CommittedMetadata")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("CommittedMetadata")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CommittedMetadata)
 		}
 	}
 	s.UnknownTags = nil
@@ -582,6 +662,10 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -601,8 +685,16 @@ func (s *OffsetCommitRequestPartition) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -642,23 +734,23 @@ func (s *OffsetCommitRequestPartition) appendTo(dst []byte, version int16) []byt
 
 func (s *OffsetCommitRequestPartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("CommittedOffset")
 		w.Int(int64(s.CommittedOffset))
 	}
-	if version >= 6 {
+	if version >= 6 && s.nc&0x4 == 0 {
 		w.Key("CommittedLeaderEpoch")
 		w.Int(int64(s.CommittedLeaderEpoch))
 	}
-	if version >= 1 && version <= 1 {
+	if version >= 1 && version <= 1 && s.nc&0x8 == 0 {
 		w.Key("CommitTimestamp")
 		w.Int(int64(s.CommitTimestamp))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("CommittedMetadata")
 		w.NullableString(s.CommittedMetadata)
 	}
@@ -667,31 +759,56 @@ func (s *OffsetCommitRequestPartition) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *OffsetCommitRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x20 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetCommitRequestTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 9 {
+	if version <= 9 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 10 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 9 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Name)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetCommitRequestPartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *OffsetCommitRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *OffsetCommitRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *OffsetCommitRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *OffsetCommitRequest) AppendTo(dst []byte, version int16) []byte {
@@ -718,6 +835,10 @@ type OffsetCommitResponse struct {
 	Topics         []OffsetCommitResponseTopic // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // OffsetCommitResponseTopic is the OffsetCommitResponseTopic struct of OffsetCommitResponse.
@@ -727,6 +848,8 @@ type OffsetCommitResponseTopic struct {
 	Partitions []OffsetCommitResponsePartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetCommitResponsePartition is the OffsetCommitResponsePartition struct of OffsetCommitResponse.
@@ -735,6 +858,8 @@ type OffsetCommitResponsePartition struct {
 	ErrorCode      int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -742,9 +867,12 @@ func (s *OffsetCommitResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 8
 	_ = flexible
 	if version >= 3 {
@@ -752,12 +880,15 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -774,7 +905,7 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -786,6 +917,7 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -796,14 +928,15 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetCommitResponseTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -820,6 +953,10 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -839,8 +976,16 @@ func (s *OffsetCommitResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -874,11 +1019,11 @@ func (s *OffsetCommitResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetCommitResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -889,6 +1034,7 @@ func (s *OffsetCommitResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -898,9 +1044,11 @@ func (s *OffsetCommitResponseTopic) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 8
 	_ = flexible
 	if version <= 9 {
@@ -912,12 +1060,15 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -927,12 +1078,15 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -949,7 +1103,7 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -961,6 +1115,7 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Partitions")
 					return
 				}
@@ -971,14 +1126,15 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetCommitResponsePartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -995,6 +1151,10 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1014,8 +1174,16 @@ func (s *OffsetCommitResponseTopic) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1056,15 +1224,15 @@ func (s *OffsetCommitResponseTopic) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetCommitResponseTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 9 {
+	if version <= 9 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1083,9 +1251,11 @@ func (s *OffsetCommitResponsePartition) SetDefaults() {
 	s.PartitionIndex = 0
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetCommitResponsePartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 8
 	_ = flexible
 	{
@@ -1093,12 +1263,15 @@ func (s *OffsetCommitResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1106,12 +1279,15 @@ func (s *OffsetCommitResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	s.UnknownTags = nil
@@ -1121,6 +1297,10 @@ func (s *OffsetCommitResponsePartition) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1140,8 +1320,16 @@ func (s *OffsetCommitResponsePartition) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1168,11 +1356,11 @@ func (s *OffsetCommitResponsePartition) appendTo(dst []byte, version int16) []by
 
 func (s *OffsetCommitResponsePartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
@@ -1181,34 +1369,59 @@ func (s *OffsetCommitResponsePartition) writeJSON(w *JSONWriter, version int16) 
 }
 
 func (s *OffsetCommitResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetCommitResponseTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 9 {
+	if version <= 9 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 10 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 9 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Name)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetCommitResponsePartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *OffsetCommitResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *OffsetCommitResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *OffsetCommitResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *OffsetCommitResponse) AppendTo(dst []byte, version int16) []byte {

@@ -6,37 +6,51 @@ package codec
 type OffsetDeleteRequest struct {
 	GroupId string                     // versions 0+
 	Topics  []OffsetDeleteRequestTopic // versions 0+
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // OffsetDeleteRequestTopic is the OffsetDeleteRequestTopic struct of OffsetDeleteRequest.
 type OffsetDeleteRequestTopic struct {
 	Name       string                         // versions 0+
 	Partitions []OffsetDeleteRequestPartition // versions 0+
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetDeleteRequestPartition is the OffsetDeleteRequestPartition struct of OffsetDeleteRequest.
 type OffsetDeleteRequestPartition struct {
 	PartitionIndex int32 // versions 0+
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *OffsetDeleteRequest) SetDefaults() {
 	s.GroupId = ""
 	s.Topics = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *OffsetDeleteRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	{
 		if r.tr != nil {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.String()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -47,7 +61,7 @@ func (s *OffsetDeleteRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -55,6 +69,7 @@ func (s *OffsetDeleteRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -65,14 +80,15 @@ func (s *OffsetDeleteRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetDeleteRequestTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -99,11 +115,11 @@ func (s *OffsetDeleteRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetDeleteRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -113,6 +129,7 @@ func (s *OffsetDeleteRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -120,20 +137,25 @@ func (s *OffsetDeleteRequest) writeJSON(w *JSONWriter, version int16) {
 func (s *OffsetDeleteRequestTopic) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
+	s.nc = 0
 }
 
 func (s *OffsetDeleteRequestTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	{
 		if r.tr != nil {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.String()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -144,7 +166,7 @@ func (s *OffsetDeleteRequestTopic) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -152,6 +174,7 @@ func (s *OffsetDeleteRequestTopic) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -162,14 +185,15 @@ func (s *OffsetDeleteRequestTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetDeleteRequestPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -196,11 +220,11 @@ func (s *OffsetDeleteRequestTopic) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetDeleteRequestTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -216,20 +240,25 @@ func (s *OffsetDeleteRequestTopic) writeJSON(w *JSONWriter, version int16) {
 // SetDefaults sets every field to its default value.
 func (s *OffsetDeleteRequestPartition) SetDefaults() {
 	s.PartitionIndex = 0
+	s.nc = 0
 }
 
 func (s *OffsetDeleteRequestPartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	{
 		if r.tr != nil {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 }
@@ -243,7 +272,7 @@ func (s *OffsetDeleteRequestPartition) appendTo(dst []byte, version int16) []byt
 
 func (s *OffsetDeleteRequestPartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
@@ -251,26 +280,50 @@ func (s *OffsetDeleteRequestPartition) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *OffsetDeleteRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetDeleteRequestTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetDeleteRequestPartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *OffsetDeleteRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *OffsetDeleteRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *OffsetDeleteRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *OffsetDeleteRequest) AppendTo(dst []byte, version int16) []byte {
@@ -296,18 +349,26 @@ type OffsetDeleteResponse struct {
 	ErrorCode      int16                       // versions 0+
 	ThrottleTimeMs int32                       // versions 0+
 	Topics         []OffsetDeleteResponseTopic // versions 0+
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // OffsetDeleteResponseTopic is the OffsetDeleteResponseTopic struct of OffsetDeleteResponse.
 type OffsetDeleteResponseTopic struct {
 	Name       string                          // versions 0+
 	Partitions []OffsetDeleteResponsePartition // versions 0+
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetDeleteResponsePartition is the OffsetDeleteResponsePartition struct of OffsetDeleteResponse.
 type OffsetDeleteResponsePartition struct {
 	PartitionIndex int32 // versions 0+
 	ErrorCode      int16 // versions 0+
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -315,20 +376,26 @@ func (s *OffsetDeleteResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.ThrottleTimeMs = 0
 	s.Topics = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *OffsetDeleteResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	{
 		if r.tr != nil {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -336,12 +403,15 @@ func (s *OffsetDeleteResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -352,7 +422,7 @@ func (s *OffsetDeleteResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -360,6 +430,7 @@ func (s *OffsetDeleteResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Topics")
 					return
 				}
@@ -370,14 +441,15 @@ func (s *OffsetDeleteResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetDeleteResponseTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -407,15 +479,15 @@ func (s *OffsetDeleteResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetDeleteResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -425,6 +497,7 @@ func (s *OffsetDeleteResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -432,20 +505,25 @@ func (s *OffsetDeleteResponse) writeJSON(w *JSONWriter, version int16) {
 func (s *OffsetDeleteResponseTopic) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
+	s.nc = 0
 }
 
 func (s *OffsetDeleteResponseTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	{
 		if r.tr != nil {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.String()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -456,7 +534,7 @@ func (s *OffsetDeleteResponseTopic) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -464,6 +542,7 @@ func (s *OffsetDeleteResponseTopic) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -474,14 +553,15 @@ func (s *OffsetDeleteResponseTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetDeleteResponsePartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -508,11 +588,11 @@ func (s *OffsetDeleteResponseTopic) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetDeleteResponseTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -529,20 +609,25 @@ func (s *OffsetDeleteResponseTopic) writeJSON(w *JSONWriter, version int16) {
 func (s *OffsetDeleteResponsePartition) SetDefaults() {
 	s.PartitionIndex = 0
 	s.ErrorCode = 0
+	s.nc = 0
 }
 
 func (s *OffsetDeleteResponsePartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	{
 		if r.tr != nil {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -550,12 +635,15 @@ func (s *OffsetDeleteResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 }
@@ -572,11 +660,11 @@ func (s *OffsetDeleteResponsePartition) appendTo(dst []byte, version int16) []by
 
 func (s *OffsetDeleteResponsePartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
@@ -584,32 +672,56 @@ func (s *OffsetDeleteResponsePartition) writeJSON(w *JSONWriter, version int16) 
 }
 
 func (s *OffsetDeleteResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetDeleteResponseTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetDeleteResponsePartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *OffsetDeleteResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *OffsetDeleteResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *OffsetDeleteResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *OffsetDeleteResponse) AppendTo(dst []byte, version int16) []byte {

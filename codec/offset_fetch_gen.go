@@ -10,6 +10,10 @@ type OffsetFetchRequest struct {
 	RequireStable bool                      // versions 7+, default "false"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // OffsetFetchRequestTopic is the OffsetFetchRequestTopic struct of OffsetFetchRequest.
@@ -18,6 +22,8 @@ type OffsetFetchRequestTopic struct {
 	PartitionIndexes []int32 // versions 0-7
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetFetchRequestGroup is the OffsetFetchRequestGroup struct of OffsetFetchRequest.
@@ -28,6 +34,8 @@ type OffsetFetchRequestGroup struct {
 	Topics      []OffsetFetchRequestTopics // versions 8+, nullable 8+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetFetchRequestTopics is the OffsetFetchRequestTopics struct of OffsetFetchRequest.
@@ -37,6 +45,8 @@ type OffsetFetchRequestTopics struct {
 	PartitionIndexes []int32 // versions 8+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -46,9 +56,12 @@ func (s *OffsetFetchRequest) SetDefaults() {
 	s.Groups = nil
 	s.RequireStable = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version <= 7 {
@@ -60,12 +73,15 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	} else {
 		s.GroupId = ""
@@ -82,7 +98,7 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -96,6 +112,7 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0xe
 					r.PushPath("Topics")
 					return
 				}
@@ -106,14 +123,15 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetFetchRequestTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0xc
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -133,7 +151,7 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -141,6 +159,7 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0xc
 					r.PushPath("Groups")
 					return
 				}
@@ -151,14 +170,15 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetFetchRequestGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
 						s.Groups = a
+						s.nc |= 0x8
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Groups = a
@@ -175,12 +195,15 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RequireStable", r.off)
 		}
 		s.RequireStable = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RequireStable)
-		}
 		if r.err != nil {
-			r.PushPath("RequireStable")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("RequireStable")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RequireStable)
 		}
 	} else {
 		s.RequireStable = false
@@ -192,6 +215,10 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -211,8 +238,16 @@ func (s *OffsetFetchRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -259,11 +294,11 @@ func (s *OffsetFetchRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetFetchRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 7 {
+	if version <= 7 && s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	if version <= 7 {
+	if version <= 7 && s.nc&0x2 == 0 {
 		w.Key("Topics")
 		if s.Topics == nil && version >= 2 {
 			w.Null()
@@ -275,7 +310,7 @@ func (s *OffsetFetchRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x4 == 0 {
 		w.Key("Groups")
 		{
 			w.BeginArray()
@@ -285,11 +320,12 @@ func (s *OffsetFetchRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x8 == 0 {
 		w.Key("RequireStable")
 		w.Bool(s.RequireStable)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -298,9 +334,11 @@ func (s *OffsetFetchRequestTopic) SetDefaults() {
 	s.Name = ""
 	s.PartitionIndexes = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version <= 7 {
@@ -312,12 +350,15 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -334,7 +375,7 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -342,10 +383,12 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("PartitionIndexes")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -353,17 +396,23 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("PartitionIndexes")
-						s.PartitionIndexes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("PartitionIndexes")
+							s.PartitionIndexes = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.PartitionIndexes = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -379,6 +428,10 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -398,8 +451,16 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -437,11 +498,11 @@ func (s *OffsetFetchRequestTopic) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetFetchRequestTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 7 {
+	if version <= 7 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version <= 7 {
+	if version <= 7 && s.nc&0x2 == 0 {
 		w.Key("PartitionIndexes")
 		{
 			w.BeginArray()
@@ -462,9 +523,11 @@ func (s *OffsetFetchRequestGroup) SetDefaults() {
 	s.MemberEpoch = -1
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version >= 8 {
@@ -472,12 +535,15 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	} else {
 		s.GroupId = ""
@@ -487,12 +553,15 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	} else {
 		s.MemberId = nil
@@ -502,12 +571,15 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("MemberEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("MemberEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
 		}
 	} else {
 		s.MemberEpoch = -1
@@ -520,7 +592,7 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -530,6 +602,7 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("Topics")
 					return
 				}
@@ -540,14 +613,15 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetFetchRequestTopics{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -566,6 +640,10 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -585,8 +663,16 @@ func (s *OffsetFetchRequestGroup) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -622,19 +708,19 @@ func (s *OffsetFetchRequestGroup) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetFetchRequestGroup) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 8 {
+	if version >= 8 && s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	if version >= 9 {
+	if version >= 9 && s.nc&0x2 == 0 {
 		w.Key("MemberId")
 		w.NullableString(s.MemberId)
 	}
-	if version >= 9 {
+	if version >= 9 && s.nc&0x4 == 0 {
 		w.Key("MemberEpoch")
 		w.Int(int64(s.MemberEpoch))
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x8 == 0 {
 		w.Key("Topics")
 		if s.Topics == nil {
 			w.Null()
@@ -656,9 +742,11 @@ func (s *OffsetFetchRequestTopics) SetDefaults() {
 	s.TopicId = UUID{}
 	s.PartitionIndexes = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version >= 8 && version <= 9 {
@@ -666,12 +754,15 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -681,12 +772,15 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -699,7 +793,7 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -707,10 +801,12 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("PartitionIndexes")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -718,17 +814,23 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("PartitionIndexes")
-						s.PartitionIndexes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("PartitionIndexes")
+							s.PartitionIndexes = a
+							s.nc |= 0x4
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.PartitionIndexes = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -744,6 +846,10 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -763,8 +869,16 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -797,15 +911,15 @@ func (s *OffsetFetchRequestTopics) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetFetchRequestTopics) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 8 && version <= 9 {
+	if version >= 8 && version <= 9 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x4 == 0 {
 		w.Key("PartitionIndexes")
 		{
 			w.BeginArray()
@@ -820,12 +934,12 @@ func (s *OffsetFetchRequestTopics) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *OffsetFetchRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 7 {
+	if version <= 7 && s.nc&0x2 == 0 {
 		for i := range s.Topics {
 			s.Topics[i].summarize(sm, version, c)
 		}
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x4 == 0 {
 		for i := range s.Groups {
 			s.Groups[i].summarize(sm, version, c)
 		}
@@ -833,11 +947,14 @@ func (s *OffsetFetchRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *OffsetFetchRequestTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 7 {
+	if version <= 7 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 7 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Name)
 	}
 	sm.addTopic(c)
-	if version <= 7 {
+	if version <= 7 && s.nc&0x2 == 0 {
 		for _, p := range s.PartitionIndexes {
 			sm.addPartition(c.withPartition(p))
 		}
@@ -845,7 +962,7 @@ func (s *OffsetFetchRequestTopic) summarize(sm *Summary, version int16, c sumCtx
 }
 
 func (s *OffsetFetchRequestGroup) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 8 {
+	if version >= 8 && s.nc&0x8 == 0 {
 		for i := range s.Topics {
 			s.Topics[i].summarize(sm, version, c)
 		}
@@ -853,14 +970,20 @@ func (s *OffsetFetchRequestGroup) summarize(sm *Summary, version int16, c sumCtx
 }
 
 func (s *OffsetFetchRequestTopics) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 8 && version <= 9 {
+	if version >= 8 && version <= 9 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 10 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 8 && version <= 9 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Name)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	if version >= 8 {
+	if version >= 8 && s.nc&0x4 == 0 {
 		for _, p := range s.PartitionIndexes {
 			sm.addPartition(c.withPartition(p))
 		}
@@ -868,7 +991,18 @@ func (s *OffsetFetchRequestTopics) summarize(sm *Summary, version int16, c sumCt
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *OffsetFetchRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *OffsetFetchRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *OffsetFetchRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *OffsetFetchRequest) AppendTo(dst []byte, version int16) []byte {
@@ -897,6 +1031,10 @@ type OffsetFetchResponse struct {
 	Groups         []OffsetFetchResponseGroup // versions 8+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // OffsetFetchResponseTopic is the OffsetFetchResponseTopic struct of OffsetFetchResponse.
@@ -905,6 +1043,8 @@ type OffsetFetchResponseTopic struct {
 	Partitions []OffsetFetchResponsePartition // versions 0-7
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetFetchResponsePartition is the OffsetFetchResponsePartition struct of OffsetFetchResponse.
@@ -916,6 +1056,8 @@ type OffsetFetchResponsePartition struct {
 	ErrorCode            int16   // versions 0-7
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetFetchResponseGroup is the OffsetFetchResponseGroup struct of OffsetFetchResponse.
@@ -925,6 +1067,8 @@ type OffsetFetchResponseGroup struct {
 	ErrorCode int16                       // versions 8+, default "0"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetFetchResponseTopics is the OffsetFetchResponseTopics struct of OffsetFetchResponse.
@@ -934,6 +1078,8 @@ type OffsetFetchResponseTopics struct {
 	Partitions []OffsetFetchResponsePartitions // versions 8+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetFetchResponsePartitions is the OffsetFetchResponsePartitions struct of OffsetFetchResponse.
@@ -945,6 +1091,8 @@ type OffsetFetchResponsePartitions struct {
 	ErrorCode            int16   // versions 8+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -954,9 +1102,12 @@ func (s *OffsetFetchResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.Groups = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version >= 3 {
@@ -964,12 +1115,15 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -986,7 +1140,7 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -998,6 +1152,7 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0xe
 					r.PushPath("Topics")
 					return
 				}
@@ -1008,14 +1163,15 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetFetchResponseTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0xc
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -1032,12 +1188,15 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -1050,7 +1209,7 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1058,6 +1217,7 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("Groups")
 					return
 				}
@@ -1068,14 +1228,15 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetFetchResponseGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
 						s.Groups = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Groups = a
@@ -1094,6 +1255,10 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1113,8 +1278,16 @@ func (s *OffsetFetchResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1157,11 +1330,11 @@ func (s *OffsetFetchResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetFetchResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	if version <= 7 {
+	if version <= 7 && s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -1171,11 +1344,11 @@ func (s *OffsetFetchResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 2 && version <= 7 {
+	if version >= 2 && version <= 7 && s.nc&0x4 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x8 == 0 {
 		w.Key("Groups")
 		{
 			w.BeginArray()
@@ -1186,6 +1359,7 @@ func (s *OffsetFetchResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -1194,9 +1368,11 @@ func (s *OffsetFetchResponseTopic) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version <= 7 {
@@ -1208,12 +1384,15 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -1230,7 +1409,7 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1242,6 +1421,7 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 16)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -1252,14 +1432,15 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetFetchResponsePartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -1278,6 +1459,10 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1297,8 +1482,16 @@ func (s *OffsetFetchResponseTopic) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1336,11 +1529,11 @@ func (s *OffsetFetchResponseTopic) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetFetchResponseTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 7 {
+	if version <= 7 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version <= 7 {
+	if version <= 7 && s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1362,9 +1555,11 @@ func (s *OffsetFetchResponsePartition) SetDefaults() {
 	s.Metadata = ptrString("")
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version <= 7 {
@@ -1372,12 +1567,15 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	} else {
 		s.PartitionIndex = 0
@@ -1387,12 +1585,15 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CommittedOffset", r.off)
 		}
 		s.CommittedOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CommittedOffset)
-		}
 		if r.err != nil {
-			r.PushPath("CommittedOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("CommittedOffset")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CommittedOffset)
 		}
 	} else {
 		s.CommittedOffset = 0
@@ -1402,12 +1603,15 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CommittedLeaderEpoch", r.off)
 		}
 		s.CommittedLeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CommittedLeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("CommittedLeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("CommittedLeaderEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CommittedLeaderEpoch)
 		}
 	} else {
 		s.CommittedLeaderEpoch = -1
@@ -1421,12 +1625,15 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 		} else {
 			s.Metadata = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Metadata)
-		}
 		if r.err != nil {
-			r.PushPath("Metadata")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("Metadata")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Metadata)
 		}
 	} else {
 		s.Metadata = ptrString("")
@@ -1436,12 +1643,15 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -1453,6 +1663,10 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1472,8 +1686,16 @@ func (s *OffsetFetchResponsePartition) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1513,23 +1735,23 @@ func (s *OffsetFetchResponsePartition) appendTo(dst []byte, version int16) []byt
 
 func (s *OffsetFetchResponsePartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 7 {
+	if version <= 7 && s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	if version <= 7 {
+	if version <= 7 && s.nc&0x2 == 0 {
 		w.Key("CommittedOffset")
 		w.Int(int64(s.CommittedOffset))
 	}
-	if version >= 5 && version <= 7 {
+	if version >= 5 && version <= 7 && s.nc&0x4 == 0 {
 		w.Key("CommittedLeaderEpoch")
 		w.Int(int64(s.CommittedLeaderEpoch))
 	}
-	if version <= 7 {
+	if version <= 7 && s.nc&0x8 == 0 {
 		w.Key("Metadata")
 		w.NullableString(s.Metadata)
 	}
-	if version <= 7 {
+	if version <= 7 && s.nc&0x10 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
@@ -1543,9 +1765,11 @@ func (s *OffsetFetchResponseGroup) SetDefaults() {
 	s.Topics = nil
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version >= 8 {
@@ -1553,12 +1777,15 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	} else {
 		s.GroupId = ""
@@ -1571,7 +1798,7 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1579,6 +1806,7 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x6
 					r.PushPath("Topics")
 					return
 				}
@@ -1589,14 +1817,15 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetFetchResponseTopics{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x4
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -1613,12 +1842,15 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -1630,6 +1862,10 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1649,8 +1885,16 @@ func (s *OffsetFetchResponseGroup) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1683,11 +1927,11 @@ func (s *OffsetFetchResponseGroup) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetFetchResponseGroup) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 8 {
+	if version >= 8 && s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -1697,7 +1941,7 @@ func (s *OffsetFetchResponseGroup) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x4 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
@@ -1711,9 +1955,11 @@ func (s *OffsetFetchResponseTopics) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version >= 8 && version <= 9 {
@@ -1721,12 +1967,15 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -1736,12 +1985,15 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -1754,7 +2006,7 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1762,6 +2014,7 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Partitions")
 					return
 				}
@@ -1772,14 +2025,15 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetFetchResponsePartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -1798,6 +2052,10 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1817,8 +2075,16 @@ func (s *OffsetFetchResponseTopics) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1851,15 +2117,15 @@ func (s *OffsetFetchResponseTopics) appendTo(dst []byte, version int16) []byte {
 
 func (s *OffsetFetchResponseTopics) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 8 && version <= 9 {
+	if version >= 8 && version <= 9 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x4 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1881,9 +2147,11 @@ func (s *OffsetFetchResponsePartitions) SetDefaults() {
 	s.Metadata = ptrString("")
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version >= 8 {
@@ -1891,12 +2159,15 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	} else {
 		s.PartitionIndex = 0
@@ -1906,12 +2177,15 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CommittedOffset", r.off)
 		}
 		s.CommittedOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CommittedOffset)
-		}
 		if r.err != nil {
-			r.PushPath("CommittedOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("CommittedOffset")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CommittedOffset)
 		}
 	} else {
 		s.CommittedOffset = 0
@@ -1921,12 +2195,15 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CommittedLeaderEpoch", r.off)
 		}
 		s.CommittedLeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CommittedLeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("CommittedLeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("CommittedLeaderEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CommittedLeaderEpoch)
 		}
 	} else {
 		s.CommittedLeaderEpoch = -1
@@ -1936,12 +2213,15 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Metadata", r.off)
 		}
 		s.Metadata = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Metadata)
-		}
 		if r.err != nil {
-			r.PushPath("Metadata")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("Metadata")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Metadata)
 		}
 	} else {
 		s.Metadata = ptrString("")
@@ -1951,12 +2231,15 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	} else {
 		s.ErrorCode = 0
@@ -1968,6 +2251,10 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1987,8 +2274,16 @@ func (s *OffsetFetchResponsePartitions) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2024,23 +2319,23 @@ func (s *OffsetFetchResponsePartitions) appendTo(dst []byte, version int16) []by
 
 func (s *OffsetFetchResponsePartitions) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 8 {
+	if version >= 8 && s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x2 == 0 {
 		w.Key("CommittedOffset")
 		w.Int(int64(s.CommittedOffset))
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x4 == 0 {
 		w.Key("CommittedLeaderEpoch")
 		w.Int(int64(s.CommittedLeaderEpoch))
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x8 == 0 {
 		w.Key("Metadata")
 		w.NullableString(s.Metadata)
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x10 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
@@ -2049,15 +2344,15 @@ func (s *OffsetFetchResponsePartitions) writeJSON(w *JSONWriter, version int16) 
 }
 
 func (s *OffsetFetchResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 7 {
+	if version <= 7 && s.nc&0x2 == 0 {
 		for i := range s.Topics {
 			s.Topics[i].summarize(sm, version, c)
 		}
 	}
-	if version >= 2 && version <= 7 && s.ErrorCode != 0 {
+	if version >= 2 && version <= 7 && s.nc&0x4 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x8 == 0 {
 		for i := range s.Groups {
 			s.Groups[i].summarize(sm, version, c)
 		}
@@ -2065,11 +2360,14 @@ func (s *OffsetFetchResponse) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *OffsetFetchResponseTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 7 {
+	if version <= 7 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 7 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Name)
 	}
 	sm.addTopic(c)
-	if version <= 7 {
+	if version <= 7 && s.nc&0x2 == 0 {
 		for i := range s.Partitions {
 			s.Partitions[i].summarize(sm, version, c)
 		}
@@ -2077,35 +2375,43 @@ func (s *OffsetFetchResponseTopic) summarize(sm *Summary, version int16, c sumCt
 }
 
 func (s *OffsetFetchResponsePartition) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 7 {
+	if version <= 7 && s.nc&0x1 == 0 {
 		c = c.withPartition(s.PartitionIndex)
+	} else if version <= 7 && s.nc&0x1 != 0 {
+		c = c.withoutPartition()
 	}
 	sm.addPartition(c)
-	if version <= 7 && s.ErrorCode != 0 {
+	if version <= 7 && s.nc&0x10 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 func (s *OffsetFetchResponseGroup) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 8 {
+	if version >= 8 && s.nc&0x2 == 0 {
 		for i := range s.Topics {
 			s.Topics[i].summarize(sm, version, c)
 		}
 	}
-	if version >= 8 && s.ErrorCode != 0 {
+	if version >= 8 && s.nc&0x4 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 func (s *OffsetFetchResponseTopics) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 8 && version <= 9 {
+	if version >= 8 && version <= 9 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 10 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 8 && version <= 9 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Name)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	if version >= 8 {
+	if version >= 8 && s.nc&0x4 == 0 {
 		for i := range s.Partitions {
 			s.Partitions[i].summarize(sm, version, c)
 		}
@@ -2113,17 +2419,30 @@ func (s *OffsetFetchResponseTopics) summarize(sm *Summary, version int16, c sumC
 }
 
 func (s *OffsetFetchResponsePartitions) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 8 {
+	if version >= 8 && s.nc&0x1 == 0 {
 		c = c.withPartition(s.PartitionIndex)
+	} else if version >= 8 && s.nc&0x1 != 0 {
+		c = c.withoutPartition()
 	}
 	sm.addPartition(c)
-	if version >= 8 && s.ErrorCode != 0 {
+	if version >= 8 && s.nc&0x10 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *OffsetFetchResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *OffsetFetchResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *OffsetFetchResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *OffsetFetchResponse) AppendTo(dst []byte, version int16) []byte {

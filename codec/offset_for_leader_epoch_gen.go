@@ -8,6 +8,10 @@ type OffsetForLeaderEpochRequest struct {
 	Topics    []OffsetForLeaderEpochRequestOffsetForLeaderTopic // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // OffsetForLeaderEpochRequestOffsetForLeaderTopic is the OffsetForLeaderTopic struct of OffsetForLeaderEpochRequest.
@@ -16,6 +20,8 @@ type OffsetForLeaderEpochRequestOffsetForLeaderTopic struct {
 	Partitions []OffsetForLeaderEpochRequestOffsetForLeaderPartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetForLeaderEpochRequestOffsetForLeaderPartition is the OffsetForLeaderPartition struct of OffsetForLeaderEpochRequest.
@@ -25,6 +31,8 @@ type OffsetForLeaderEpochRequestOffsetForLeaderPartition struct {
 	LeaderEpoch        int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -32,9 +40,12 @@ func (s *OffsetForLeaderEpochRequest) SetDefaults() {
 	s.ReplicaId = -2
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 3 {
@@ -42,12 +53,15 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ReplicaId", r.off)
 		}
 		s.ReplicaId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicaId)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicaId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ReplicaId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicaId)
 		}
 	} else {
 		s.ReplicaId = -2
@@ -64,7 +78,7 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -76,6 +90,7 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -86,14 +101,15 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetForLeaderEpochRequestOffsetForLeaderTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -110,6 +126,10 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -129,8 +149,16 @@ func (s *OffsetForLeaderEpochRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -164,11 +192,11 @@ func (s *OffsetForLeaderEpochRequest) appendTo(dst []byte, version int16) []byte
 
 func (s *OffsetForLeaderEpochRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("ReplicaId")
 		w.Int(int64(s.ReplicaId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -179,6 +207,7 @@ func (s *OffsetForLeaderEpochRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -187,9 +216,11 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) SetDefaults() {
 	s.Topic = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -201,12 +232,15 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Topic)
-		}
 		if r.err != nil {
-			r.PushPath("Topic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Topic")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 	}
 	{
@@ -221,7 +255,7 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -233,6 +267,7 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 					r.checkCount(n, 8)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -243,14 +278,15 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 					}
 					a = append(grow(a, n), OffsetForLeaderEpochRequestOffsetForLeaderPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -267,6 +303,10 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -286,8 +326,16 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) readFrom(r *Reader, ve
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -325,11 +373,11 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) appendTo(dst []byte, v
 
 func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topic")
 		w.String(s.Topic)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -349,9 +397,11 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) SetDefaults() {
 	s.CurrentLeaderEpoch = -1
 	s.LeaderEpoch = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -359,12 +409,15 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) readFrom(r *Reader
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	if version >= 2 {
@@ -372,12 +425,15 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) readFrom(r *Reader
 			r.tr.Begin("CurrentLeaderEpoch", r.off)
 		}
 		s.CurrentLeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CurrentLeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("CurrentLeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("CurrentLeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CurrentLeaderEpoch)
 		}
 	} else {
 		s.CurrentLeaderEpoch = -1
@@ -387,12 +443,15 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) readFrom(r *Reader
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -402,6 +461,10 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) readFrom(r *Reader
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -421,8 +484,16 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) readFrom(r *Reader
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -452,15 +523,15 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) appendTo(dst []byt
 
 func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x2 == 0 {
 		w.Key("CurrentLeaderEpoch")
 		w.Int(int64(s.CurrentLeaderEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
@@ -469,26 +540,50 @@ func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) writeJSON(w *JSONW
 }
 
 func (s *OffsetForLeaderEpochRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Topic)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Topic)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetForLeaderEpochRequestOffsetForLeaderPartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *OffsetForLeaderEpochRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *OffsetForLeaderEpochRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *OffsetForLeaderEpochRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *OffsetForLeaderEpochRequest) AppendTo(dst []byte, version int16) []byte {
@@ -517,6 +612,10 @@ type OffsetForLeaderEpochResponse struct {
 	Topics         []OffsetForLeaderEpochResponseOffsetForLeaderTopicResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // OffsetForLeaderEpochResponseOffsetForLeaderTopicResult is the OffsetForLeaderTopicResult struct of OffsetForLeaderEpochResponse.
@@ -525,6 +624,8 @@ type OffsetForLeaderEpochResponseOffsetForLeaderTopicResult struct {
 	Partitions []OffsetForLeaderEpochResponseEpochEndOffset // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // OffsetForLeaderEpochResponseEpochEndOffset is the EpochEndOffset struct of OffsetForLeaderEpochResponse.
@@ -535,6 +636,8 @@ type OffsetForLeaderEpochResponseEpochEndOffset struct {
 	EndOffset   int64 // versions 0+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -542,9 +645,12 @@ func (s *OffsetForLeaderEpochResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 2 {
@@ -552,12 +658,15 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -574,7 +683,7 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -586,6 +695,7 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -596,14 +706,15 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), OffsetForLeaderEpochResponseOffsetForLeaderTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -620,6 +731,10 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -639,8 +754,16 @@ func (s *OffsetForLeaderEpochResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -674,11 +797,11 @@ func (s *OffsetForLeaderEpochResponse) appendTo(dst []byte, version int16) []byt
 
 func (s *OffsetForLeaderEpochResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 2 {
+	if version >= 2 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -689,6 +812,7 @@ func (s *OffsetForLeaderEpochResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -697,9 +821,11 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) SetDefaults() {
 	s.Topic = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -711,12 +837,15 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 		} else {
 			s.Topic = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Topic)
-		}
 		if r.err != nil {
-			r.PushPath("Topic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Topic")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 	}
 	{
@@ -731,7 +860,7 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -743,6 +872,7 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 					r.checkCount(n, 14)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -753,14 +883,15 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 					}
 					a = append(grow(a, n), OffsetForLeaderEpochResponseEpochEndOffset{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -777,6 +908,10 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -796,8 +931,16 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) readFrom(r *Rea
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -835,11 +978,11 @@ func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) appendTo(dst []
 
 func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topic")
 		w.String(s.Topic)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -860,9 +1003,11 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) SetDefaults() {
 	s.LeaderEpoch = -1
 	s.EndOffset = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -870,12 +1015,15 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -883,12 +1031,15 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	if version >= 1 {
@@ -896,12 +1047,15 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	} else {
 		s.LeaderEpoch = -1
@@ -911,12 +1065,15 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 			r.tr.Begin("EndOffset", r.off)
 		}
 		s.EndOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EndOffset)
-		}
 		if r.err != nil {
-			r.PushPath("EndOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("EndOffset")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EndOffset)
 		}
 	}
 	s.UnknownTags = nil
@@ -926,6 +1083,10 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -945,8 +1106,16 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) readFrom(r *Reader, version
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -979,19 +1148,19 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) appendTo(dst []byte, versio
 
 func (s *OffsetForLeaderEpochResponseEpochEndOffset) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("EndOffset")
 		w.Int(int64(s.EndOffset))
 	}
@@ -1000,29 +1169,53 @@ func (s *OffsetForLeaderEpochResponseEpochEndOffset) writeJSON(w *JSONWriter, ve
 }
 
 func (s *OffsetForLeaderEpochResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Topic)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Topic)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *OffsetForLeaderEpochResponseEpochEndOffset) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *OffsetForLeaderEpochResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *OffsetForLeaderEpochResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *OffsetForLeaderEpochResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *OffsetForLeaderEpochResponse) AppendTo(dst []byte, version int16) []byte {

@@ -10,6 +10,10 @@ type ProduceRequest struct {
 	TopicData       []ProduceRequestTopicProduceData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ProduceRequestTopicProduceData is the TopicProduceData struct of ProduceRequest.
@@ -19,6 +23,8 @@ type ProduceRequestTopicProduceData struct {
 	PartitionData []ProduceRequestPartitionProduceData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ProduceRequestPartitionProduceData is the PartitionProduceData struct of ProduceRequest.
@@ -27,6 +33,8 @@ type ProduceRequestPartitionProduceData struct {
 	Records Records // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -36,9 +44,12 @@ func (s *ProduceRequest) SetDefaults() {
 	s.TimeoutMs = 0
 	s.TopicData = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ProduceRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	if version >= 3 {
@@ -50,12 +61,15 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.TransactionalId = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionalId)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionalId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("TransactionalId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionalId)
 		}
 	} else {
 		s.TransactionalId = nil
@@ -65,12 +79,15 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Acks", r.off)
 		}
 		s.Acks = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Acks)
-		}
 		if r.err != nil {
-			r.PushPath("Acks")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Acks")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Acks)
 		}
 	}
 	{
@@ -78,12 +95,15 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TimeoutMs", r.off)
 		}
 		s.TimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("TimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("TimeoutMs")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TimeoutMs)
 		}
 	}
 	{
@@ -98,7 +118,7 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -110,6 +130,7 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("TopicData")
 					return
 				}
@@ -120,14 +141,15 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ProduceRequestTopicProduceData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicData")
 						s.TopicData = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicData = a
@@ -144,6 +166,10 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -163,8 +189,16 @@ func (s *ProduceRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -208,19 +242,19 @@ func (s *ProduceRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *ProduceRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("TransactionalId")
 		w.NullableString(s.TransactionalId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Acks")
 		w.Int(int64(s.Acks))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("TimeoutMs")
 		w.Int(int64(s.TimeoutMs))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("TopicData")
 		{
 			w.BeginArray()
@@ -231,6 +265,7 @@ func (s *ProduceRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -240,9 +275,11 @@ func (s *ProduceRequestTopicProduceData) SetDefaults() {
 	s.TopicId = UUID{}
 	s.PartitionData = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	if version <= 12 {
@@ -254,12 +291,15 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -269,12 +309,15 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -291,7 +334,7 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -303,6 +346,7 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 8)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("PartitionData")
 					return
 				}
@@ -313,14 +357,15 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ProduceRequestPartitionProduceData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionData")
 						s.PartitionData = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.PartitionData = a
@@ -337,6 +382,10 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -356,8 +405,16 @@ func (s *ProduceRequestTopicProduceData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -398,15 +455,15 @@ func (s *ProduceRequestTopicProduceData) appendTo(dst []byte, version int16) []b
 
 func (s *ProduceRequestTopicProduceData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 12 {
+	if version <= 12 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 13 {
+	if version >= 13 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("PartitionData")
 		{
 			w.BeginArray()
@@ -425,9 +482,11 @@ func (s *ProduceRequestPartitionProduceData) SetDefaults() {
 	s.Index = 0
 	s.Records = Records{}
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	{
@@ -435,29 +494,28 @@ func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) 
 			r.tr.Begin("Index", r.off)
 		}
 		s.Index = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Index)
-		}
 		if r.err != nil {
-			r.PushPath("Index")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Index")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Index)
 		}
 	}
 	{
 		if r.tr != nil {
 			r.tr.Begin("Records", r.off)
 		}
-		if flexible {
-			s.Records.Raw = r.CompactNullableBytes()
-		} else {
-			s.Records.Raw = r.NullableBytes()
-		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, &s.Records)
-		}
+		r.records(&s.Records, flexible, true)
 		if r.err != nil {
+			s.nc |= 0x2
 			r.PushPath("Records")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, &s.Records)
 		}
 	}
 	s.UnknownTags = nil
@@ -467,6 +525,10 @@ func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -486,8 +548,16 @@ func (s *ProduceRequestPartitionProduceData) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -518,11 +588,11 @@ func (s *ProduceRequestPartitionProduceData) appendTo(dst []byte, version int16)
 
 func (s *ProduceRequestPartitionProduceData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Index")
 		w.Int(int64(s.Index))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Records")
 		s.Records.writeJSON(w)
 	}
@@ -531,32 +601,59 @@ func (s *ProduceRequestPartitionProduceData) writeJSON(w *JSONWriter, version in
 }
 
 func (s *ProduceRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.TopicData {
-		s.TopicData[i].summarize(sm, version, c)
+	if s.nc&0x8 == 0 {
+		for i := range s.TopicData {
+			s.TopicData[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ProduceRequestTopicProduceData) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 12 {
+	if version <= 12 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 13 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 12 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Name)
 	}
-	if version >= 13 {
+	if version >= 13 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	for i := range s.PartitionData {
-		s.PartitionData[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.PartitionData {
+			s.PartitionData[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ProduceRequestPartitionProduceData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Index)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Index)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	sm.addRecords(&s.Records, c)
+	if s.nc&0x2 == 0 {
+		sm.addRecords(&s.Records, c)
+	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ProduceRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ProduceRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ProduceRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ProduceRequest) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }
@@ -580,6 +677,10 @@ type ProduceResponse struct {
 	NodeEndpoints  []ProduceResponseNodeEndpoint         // versions 10+, tag 0 in 10+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ProduceResponseTopicProduceResponse is the TopicProduceResponse struct of ProduceResponse.
@@ -589,6 +690,8 @@ type ProduceResponseTopicProduceResponse struct {
 	PartitionResponses []ProduceResponsePartitionProduceResponse // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ProduceResponsePartitionProduceResponse is the PartitionProduceResponse struct of ProduceResponse.
@@ -603,6 +706,8 @@ type ProduceResponsePartitionProduceResponse struct {
 	CurrentLeader   ProduceResponseLeaderIdAndEpoch            // versions 10+, tag 0 in 10+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ProduceResponseBatchIndexAndErrorMessage is the BatchIndexAndErrorMessage struct of ProduceResponse.
@@ -611,6 +716,8 @@ type ProduceResponseBatchIndexAndErrorMessage struct {
 	BatchIndexErrorMessage *string // versions 8+, nullable 8+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ProduceResponseLeaderIdAndEpoch is the LeaderIdAndEpoch struct of ProduceResponse.
@@ -619,6 +726,8 @@ type ProduceResponseLeaderIdAndEpoch struct {
 	LeaderEpoch int32 // versions 10+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ProduceResponseNodeEndpoint is the NodeEndpoint struct of ProduceResponse.
@@ -629,6 +738,8 @@ type ProduceResponseNodeEndpoint struct {
 	Rack   *string // versions 10+, nullable 10+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -637,9 +748,12 @@ func (s *ProduceResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ProduceResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	{
@@ -654,7 +768,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -666,6 +780,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x7
 					r.PushPath("Responses")
 					return
 				}
@@ -676,14 +791,15 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ProduceResponseTopicProduceResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
 						s.Responses = a
+						s.nc |= 0x6
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Responses = a
@@ -698,12 +814,15 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -716,16 +835,23 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x4
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x4 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -743,7 +869,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.Begin("(length)", lenOff)
 						r.tr.End(r.off, n)
 					}
@@ -751,6 +877,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 						n = r.NotNull(n)
 						r.checkCount(n, 11)
 						if r.err != nil {
+							s.nc |= (0x4 &^ got)
 							r.PushPath("NodeEndpoints")
 							return
 						}
@@ -761,14 +888,15 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 							}
 							a = append(grow(a, n), ProduceResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
-							if r.tr != nil && r.err == nil {
-								r.tr.End(r.off, nil)
-							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("NodeEndpoints")
 								s.NodeEndpoints = a
+								s.nc |= (0x0 &^ got)
 								return
+							}
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
 							}
 						}
 						s.NodeEndpoints = a
@@ -778,10 +906,7 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
-				if r.err != nil {
-					r.PushPath("NodeEndpoints")
-					return
-				}
+				got |= 0x4
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -790,8 +915,17 @@ func (s *ProduceResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x4 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -834,7 +968,7 @@ func (s *ProduceResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *ProduceResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Responses")
 		{
 			w.BeginArray()
@@ -844,11 +978,11 @@ func (s *ProduceResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x4 == 0 {
 		w.Key("NodeEndpoints")
 		{
 			w.BeginArray()
@@ -859,6 +993,7 @@ func (s *ProduceResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -868,9 +1003,11 @@ func (s *ProduceResponseTopicProduceResponse) SetDefaults() {
 	s.TopicId = UUID{}
 	s.PartitionResponses = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	if version <= 12 {
@@ -882,12 +1019,15 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -897,12 +1037,15 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -919,7 +1062,7 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -931,6 +1074,7 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 					r.checkCount(n, 14)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("PartitionResponses")
 					return
 				}
@@ -941,14 +1085,15 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 					}
 					a = append(grow(a, n), ProduceResponsePartitionProduceResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionResponses")
 						s.PartitionResponses = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.PartitionResponses = a
@@ -965,6 +1110,10 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -984,8 +1133,16 @@ func (s *ProduceResponseTopicProduceResponse) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1026,15 +1183,15 @@ func (s *ProduceResponseTopicProduceResponse) appendTo(dst []byte, version int16
 
 func (s *ProduceResponseTopicProduceResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 12 {
+	if version <= 12 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 13 {
+	if version >= 13 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("PartitionResponses")
 		{
 			w.BeginArray()
@@ -1060,9 +1217,11 @@ func (s *ProduceResponsePartitionProduceResponse) SetDefaults() {
 	s.CurrentLeader = ProduceResponseLeaderIdAndEpoch{}
 	s.CurrentLeader.SetDefaults()
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	{
@@ -1070,12 +1229,15 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			r.tr.Begin("Index", r.off)
 		}
 		s.Index = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Index)
-		}
 		if r.err != nil {
-			r.PushPath("Index")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("Index")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Index)
 		}
 	}
 	{
@@ -1083,12 +1245,15 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1096,12 +1261,15 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			r.tr.Begin("BaseOffset", r.off)
 		}
 		s.BaseOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BaseOffset)
-		}
 		if r.err != nil {
-			r.PushPath("BaseOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("BaseOffset")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BaseOffset)
 		}
 	}
 	if version >= 2 {
@@ -1109,12 +1277,15 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			r.tr.Begin("LogAppendTimeMs", r.off)
 		}
 		s.LogAppendTimeMs = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LogAppendTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("LogAppendTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("LogAppendTimeMs")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LogAppendTimeMs)
 		}
 	} else {
 		s.LogAppendTimeMs = -1
@@ -1124,12 +1295,15 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			r.tr.Begin("LogStartOffset", r.off)
 		}
 		s.LogStartOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LogStartOffset)
-		}
 		if r.err != nil {
-			r.PushPath("LogStartOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("LogStartOffset")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LogStartOffset)
 		}
 	} else {
 		s.LogStartOffset = -1
@@ -1146,7 +1320,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1154,6 +1328,7 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0xe0
 					r.PushPath("RecordErrors")
 					return
 				}
@@ -1164,14 +1339,15 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), ProduceResponseBatchIndexAndErrorMessage{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("RecordErrors")
 						s.RecordErrors = a
+						s.nc |= 0xc0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.RecordErrors = a
@@ -1192,12 +1368,15 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 		} else {
 			s.ErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc0
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	} else {
 		s.ErrorMessage = nil
@@ -1211,16 +1390,23 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x80
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x80 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -1236,13 +1422,14 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 				}
 				s.CurrentLeader.readFrom(r, version)
 				r.unlimit(full, end, 0)
-				if r.tr != nil && r.err == nil {
-					r.tr.End(r.off, nil)
-				}
 				if r.err != nil {
+					s.nc |= (0x0 &^ got)
 					r.PushPath("CurrentLeader")
 					return
+				} else if r.tr != nil {
+					r.tr.End(r.off, nil)
 				}
+				got |= 0x80
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -1251,8 +1438,17 @@ func (s *ProduceResponsePartitionProduceResponse) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x80 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1311,27 +1507,27 @@ func (s *ProduceResponsePartitionProduceResponse) appendTo(dst []byte, version i
 
 func (s *ProduceResponsePartitionProduceResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Index")
 		w.Int(int64(s.Index))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("BaseOffset")
 		w.Int(int64(s.BaseOffset))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x8 == 0 {
 		w.Key("LogAppendTimeMs")
 		w.Int(int64(s.LogAppendTimeMs))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x10 == 0 {
 		w.Key("LogStartOffset")
 		w.Int(int64(s.LogStartOffset))
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x20 == 0 {
 		w.Key("RecordErrors")
 		{
 			w.BeginArray()
@@ -1341,11 +1537,11 @@ func (s *ProduceResponsePartitionProduceResponse) writeJSON(w *JSONWriter, versi
 			w.EndArray()
 		}
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x40 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x80 == 0 {
 		w.Key("CurrentLeader")
 		s.CurrentLeader.writeJSON(w, version)
 	}
@@ -1358,9 +1554,11 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) SetDefaults() {
 	s.BatchIndex = 0
 	s.BatchIndexErrorMessage = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	if version >= 8 {
@@ -1368,12 +1566,15 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 			r.tr.Begin("BatchIndex", r.off)
 		}
 		s.BatchIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BatchIndex)
-		}
 		if r.err != nil {
-			r.PushPath("BatchIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("BatchIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BatchIndex)
 		}
 	} else {
 		s.BatchIndex = 0
@@ -1387,12 +1588,15 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 		} else {
 			s.BatchIndexErrorMessage = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BatchIndexErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("BatchIndexErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("BatchIndexErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BatchIndexErrorMessage)
 		}
 	} else {
 		s.BatchIndexErrorMessage = nil
@@ -1404,6 +1608,10 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1423,8 +1631,16 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1455,11 +1671,11 @@ func (s *ProduceResponseBatchIndexAndErrorMessage) appendTo(dst []byte, version 
 
 func (s *ProduceResponseBatchIndexAndErrorMessage) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 8 {
+	if version >= 8 && s.nc&0x1 == 0 {
 		w.Key("BatchIndex")
 		w.Int(int64(s.BatchIndex))
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x2 == 0 {
 		w.Key("BatchIndexErrorMessage")
 		w.NullableString(s.BatchIndexErrorMessage)
 	}
@@ -1472,9 +1688,11 @@ func (s *ProduceResponseLeaderIdAndEpoch) SetDefaults() {
 	s.LeaderId = -1
 	s.LeaderEpoch = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	if version >= 10 {
@@ -1482,12 +1700,15 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderId)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("LeaderId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
 		}
 	} else {
 		s.LeaderId = -1
@@ -1497,12 +1718,15 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	} else {
 		s.LeaderEpoch = -1
@@ -1514,6 +1738,10 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1533,8 +1761,16 @@ func (s *ProduceResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1561,11 +1797,11 @@ func (s *ProduceResponseLeaderIdAndEpoch) appendTo(dst []byte, version int16) []
 
 func (s *ProduceResponseLeaderIdAndEpoch) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 10 {
+	if version >= 10 && s.nc&0x1 == 0 {
 		w.Key("LeaderId")
 		w.Int(int64(s.LeaderId))
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x2 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
@@ -1586,9 +1822,11 @@ func (s *ProduceResponseNodeEndpoint) SetDefaults() {
 	s.Port = 0
 	s.Rack = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 9
 	_ = flexible
 	if version >= 10 {
@@ -1596,12 +1834,15 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeId)
-		}
 		if r.err != nil {
-			r.PushPath("NodeId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("NodeId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
 		}
 	} else {
 		s.NodeId = 0
@@ -1611,12 +1852,15 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	} else {
 		s.Host = ""
@@ -1626,12 +1870,15 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	} else {
 		s.Port = 0
@@ -1641,12 +1888,15 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Rack)
-		}
 		if r.err != nil {
-			r.PushPath("Rack")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("Rack")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
 		}
 	} else {
 		s.Rack = nil
@@ -1658,6 +1908,10 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1677,8 +1931,16 @@ func (s *ProduceResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1711,19 +1973,19 @@ func (s *ProduceResponseNodeEndpoint) appendTo(dst []byte, version int16) []byte
 
 func (s *ProduceResponseNodeEndpoint) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 10 {
+	if version >= 10 && s.nc&0x1 == 0 {
 		w.Key("NodeId")
 		w.Int(int64(s.NodeId))
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Int(int64(s.Port))
 	}
-	if version >= 10 {
+	if version >= 10 && s.nc&0x8 == 0 {
 		w.Key("Rack")
 		w.NullableString(s.Rack)
 	}
@@ -1732,34 +1994,59 @@ func (s *ProduceResponseNodeEndpoint) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *ProduceResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Responses {
-		s.Responses[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Responses {
+			s.Responses[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ProduceResponseTopicProduceResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 12 {
+	if version <= 12 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 13 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 12 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Name)
 	}
-	if version >= 13 {
+	if version >= 13 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	for i := range s.PartitionResponses {
-		s.PartitionResponses[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.PartitionResponses {
+			s.PartitionResponses[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ProduceResponsePartitionProduceResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Index)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Index)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ProduceResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ProduceResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ProduceResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ProduceResponse) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }

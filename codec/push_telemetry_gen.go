@@ -11,6 +11,10 @@ type PushTelemetryRequest struct {
 	Metrics          []byte // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -21,9 +25,12 @@ func (s *PushTelemetryRequest) SetDefaults() {
 	s.CompressionType = 0
 	s.Metrics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -31,12 +38,15 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientInstanceId", r.off)
 		}
 		s.ClientInstanceId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientInstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("ClientInstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("ClientInstanceId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientInstanceId)
 		}
 	}
 	{
@@ -44,12 +54,15 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("SubscriptionId", r.off)
 		}
 		s.SubscriptionId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubscriptionId)
-		}
 		if r.err != nil {
-			r.PushPath("SubscriptionId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("SubscriptionId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubscriptionId)
 		}
 	}
 	{
@@ -57,12 +70,15 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Terminating", r.off)
 		}
 		s.Terminating = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Terminating)
-		}
 		if r.err != nil {
-			r.PushPath("Terminating")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("Terminating")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Terminating)
 		}
 	}
 	{
@@ -70,12 +86,15 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CompressionType", r.off)
 		}
 		s.CompressionType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CompressionType)
-		}
 		if r.err != nil {
-			r.PushPath("CompressionType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("CompressionType")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CompressionType)
 		}
 	}
 	{
@@ -83,12 +102,15 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Metrics", r.off)
 		}
 		s.Metrics = r.CompactBytes()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Metrics)
-		}
 		if r.err != nil {
-			r.PushPath("Metrics")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("Metrics")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Metrics)
 		}
 	}
 	s.UnknownTags = nil
@@ -98,6 +120,10 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -117,8 +143,16 @@ func (s *PushTelemetryRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -154,27 +188,28 @@ func (s *PushTelemetryRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *PushTelemetryRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ClientInstanceId")
 		w.UUID(s.ClientInstanceId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("SubscriptionId")
 		w.Int(int64(s.SubscriptionId))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Terminating")
 		w.Bool(s.Terminating)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("CompressionType")
 		w.Int(int64(s.CompressionType))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Metrics")
 		w.ByteString(s.Metrics)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -182,7 +217,18 @@ func (s *PushTelemetryRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *PushTelemetryRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *PushTelemetryRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *PushTelemetryRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *PushTelemetryRequest) AppendTo(dst []byte, version int16) []byte {
@@ -207,6 +253,10 @@ type PushTelemetryResponse struct {
 	ErrorCode      int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -214,9 +264,12 @@ func (s *PushTelemetryResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *PushTelemetryResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -224,12 +277,15 @@ func (s *PushTelemetryResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -237,12 +293,15 @@ func (s *PushTelemetryResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	s.UnknownTags = nil
@@ -252,6 +311,10 @@ func (s *PushTelemetryResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -271,8 +334,16 @@ func (s *PushTelemetryResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -299,26 +370,38 @@ func (s *PushTelemetryResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *PushTelemetryResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *PushTelemetryResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *PushTelemetryResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *PushTelemetryResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *PushTelemetryResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *PushTelemetryResponse) AppendTo(dst []byte, version int16) []byte {

@@ -8,6 +8,10 @@ type ReadShareGroupStateRequest struct {
 	Topics  []ReadShareGroupStateRequestReadStateData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ReadShareGroupStateRequestReadStateData is the ReadStateData struct of ReadShareGroupStateRequest.
@@ -16,6 +20,8 @@ type ReadShareGroupStateRequestReadStateData struct {
 	Partitions []ReadShareGroupStateRequestPartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ReadShareGroupStateRequestPartitionData is the PartitionData struct of ReadShareGroupStateRequest.
@@ -24,6 +30,8 @@ type ReadShareGroupStateRequestPartitionData struct {
 	LeaderEpoch int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -31,9 +39,12 @@ func (s *ReadShareGroupStateRequest) SetDefaults() {
 	s.GroupId = ""
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ReadShareGroupStateRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -41,12 +52,15 @@ func (s *ReadShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -57,7 +71,7 @@ func (s *ReadShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -65,6 +79,7 @@ func (s *ReadShareGroupStateRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -75,14 +90,15 @@ func (s *ReadShareGroupStateRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ReadShareGroupStateRequestReadStateData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -99,6 +115,10 @@ func (s *ReadShareGroupStateRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -118,8 +138,16 @@ func (s *ReadShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -149,11 +177,11 @@ func (s *ReadShareGroupStateRequest) appendTo(dst []byte, version int16) []byte 
 
 func (s *ReadShareGroupStateRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -164,6 +192,7 @@ func (s *ReadShareGroupStateRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -172,9 +201,11 @@ func (s *ReadShareGroupStateRequestReadStateData) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ReadShareGroupStateRequestReadStateData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -182,12 +213,15 @@ func (s *ReadShareGroupStateRequestReadStateData) readFrom(r *Reader, version in
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -198,7 +232,7 @@ func (s *ReadShareGroupStateRequestReadStateData) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -206,6 +240,7 @@ func (s *ReadShareGroupStateRequestReadStateData) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -216,14 +251,15 @@ func (s *ReadShareGroupStateRequestReadStateData) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), ReadShareGroupStateRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -240,6 +276,10 @@ func (s *ReadShareGroupStateRequestReadStateData) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -259,8 +299,16 @@ func (s *ReadShareGroupStateRequestReadStateData) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -290,11 +338,11 @@ func (s *ReadShareGroupStateRequestReadStateData) appendTo(dst []byte, version i
 
 func (s *ReadShareGroupStateRequestReadStateData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -313,9 +361,11 @@ func (s *ReadShareGroupStateRequestPartitionData) SetDefaults() {
 	s.Partition = 0
 	s.LeaderEpoch = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ReadShareGroupStateRequestPartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -323,12 +373,15 @@ func (s *ReadShareGroupStateRequestPartitionData) readFrom(r *Reader, version in
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -336,12 +389,15 @@ func (s *ReadShareGroupStateRequestPartitionData) readFrom(r *Reader, version in
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -351,6 +407,10 @@ func (s *ReadShareGroupStateRequestPartitionData) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -370,8 +430,16 @@ func (s *ReadShareGroupStateRequestPartitionData) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -398,11 +466,11 @@ func (s *ReadShareGroupStateRequestPartitionData) appendTo(dst []byte, version i
 
 func (s *ReadShareGroupStateRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
@@ -411,26 +479,50 @@ func (s *ReadShareGroupStateRequestPartitionData) writeJSON(w *JSONWriter, versi
 }
 
 func (s *ReadShareGroupStateRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ReadShareGroupStateRequestReadStateData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ReadShareGroupStateRequestPartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ReadShareGroupStateRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ReadShareGroupStateRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ReadShareGroupStateRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ReadShareGroupStateRequest) AppendTo(dst []byte, version int16) []byte {
@@ -456,6 +548,10 @@ type ReadShareGroupStateResponse struct {
 	Results []ReadShareGroupStateResponseReadStateResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ReadShareGroupStateResponseReadStateResult is the ReadStateResult struct of ReadShareGroupStateResponse.
@@ -464,6 +560,8 @@ type ReadShareGroupStateResponseReadStateResult struct {
 	Partitions []ReadShareGroupStateResponsePartitionResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ReadShareGroupStateResponsePartitionResult is the PartitionResult struct of ReadShareGroupStateResponse.
@@ -476,6 +574,8 @@ type ReadShareGroupStateResponsePartitionResult struct {
 	StateBatches []ReadShareGroupStateResponseStateBatch // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ReadShareGroupStateResponseStateBatch is the StateBatch struct of ReadShareGroupStateResponse.
@@ -486,15 +586,20 @@ type ReadShareGroupStateResponseStateBatch struct {
 	DeliveryCount int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *ReadShareGroupStateResponse) SetDefaults() {
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ReadShareGroupStateResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -505,7 +610,7 @@ func (s *ReadShareGroupStateResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -513,6 +618,7 @@ func (s *ReadShareGroupStateResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Results")
 					return
 				}
@@ -523,14 +629,15 @@ func (s *ReadShareGroupStateResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ReadShareGroupStateResponseReadStateResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -547,6 +654,10 @@ func (s *ReadShareGroupStateResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -566,8 +677,16 @@ func (s *ReadShareGroupStateResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -594,7 +713,7 @@ func (s *ReadShareGroupStateResponse) appendTo(dst []byte, version int16) []byte
 
 func (s *ReadShareGroupStateResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -605,6 +724,7 @@ func (s *ReadShareGroupStateResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -613,9 +733,11 @@ func (s *ReadShareGroupStateResponseReadStateResult) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ReadShareGroupStateResponseReadStateResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -623,12 +745,15 @@ func (s *ReadShareGroupStateResponseReadStateResult) readFrom(r *Reader, version
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -639,7 +764,7 @@ func (s *ReadShareGroupStateResponseReadStateResult) readFrom(r *Reader, version
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -647,6 +772,7 @@ func (s *ReadShareGroupStateResponseReadStateResult) readFrom(r *Reader, version
 				n = r.NotNull(n)
 				r.checkCount(n, 21)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -657,14 +783,15 @@ func (s *ReadShareGroupStateResponseReadStateResult) readFrom(r *Reader, version
 					}
 					a = append(grow(a, n), ReadShareGroupStateResponsePartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -681,6 +808,10 @@ func (s *ReadShareGroupStateResponseReadStateResult) readFrom(r *Reader, version
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -700,8 +831,16 @@ func (s *ReadShareGroupStateResponseReadStateResult) readFrom(r *Reader, version
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -731,11 +870,11 @@ func (s *ReadShareGroupStateResponseReadStateResult) appendTo(dst []byte, versio
 
 func (s *ReadShareGroupStateResponseReadStateResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -758,9 +897,11 @@ func (s *ReadShareGroupStateResponsePartitionResult) SetDefaults() {
 	s.StartOffset = 0
 	s.StateBatches = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -768,12 +909,15 @@ func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -781,12 +925,15 @@ func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -794,12 +941,15 @@ func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -807,12 +957,15 @@ func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version
 			r.tr.Begin("StateEpoch", r.off)
 		}
 		s.StateEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.StateEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("StateEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("StateEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.StateEpoch)
 		}
 	}
 	{
@@ -820,12 +973,15 @@ func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version
 			r.tr.Begin("StartOffset", r.off)
 		}
 		s.StartOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.StartOffset)
-		}
 		if r.err != nil {
-			r.PushPath("StartOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("StartOffset")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.StartOffset)
 		}
 	}
 	{
@@ -836,7 +992,7 @@ func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -844,6 +1000,7 @@ func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
 				if r.err != nil {
+					s.nc |= 0x20
 					r.PushPath("StateBatches")
 					return
 				}
@@ -854,14 +1011,15 @@ func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version
 					}
 					a = append(grow(a, n), ReadShareGroupStateResponseStateBatch{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StateBatches")
 						s.StateBatches = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.StateBatches = a
@@ -878,6 +1036,10 @@ func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -897,8 +1059,16 @@ func (s *ReadShareGroupStateResponsePartitionResult) readFrom(r *Reader, version
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -940,27 +1110,27 @@ func (s *ReadShareGroupStateResponsePartitionResult) appendTo(dst []byte, versio
 
 func (s *ReadShareGroupStateResponsePartitionResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("StateEpoch")
 		w.Int(int64(s.StateEpoch))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("StartOffset")
 		w.Int(int64(s.StartOffset))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("StateBatches")
 		{
 			w.BeginArray()
@@ -981,9 +1151,11 @@ func (s *ReadShareGroupStateResponseStateBatch) SetDefaults() {
 	s.DeliveryState = 0
 	s.DeliveryCount = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ReadShareGroupStateResponseStateBatch) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -991,12 +1163,15 @@ func (s *ReadShareGroupStateResponseStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("FirstOffset", r.off)
 		}
 		s.FirstOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.FirstOffset)
-		}
 		if r.err != nil {
-			r.PushPath("FirstOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("FirstOffset")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.FirstOffset)
 		}
 	}
 	{
@@ -1004,12 +1179,15 @@ func (s *ReadShareGroupStateResponseStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("LastOffset", r.off)
 		}
 		s.LastOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastOffset)
-		}
 		if r.err != nil {
-			r.PushPath("LastOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("LastOffset")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastOffset)
 		}
 	}
 	{
@@ -1017,12 +1195,15 @@ func (s *ReadShareGroupStateResponseStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("DeliveryState", r.off)
 		}
 		s.DeliveryState = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.DeliveryState)
-		}
 		if r.err != nil {
-			r.PushPath("DeliveryState")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("DeliveryState")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.DeliveryState)
 		}
 	}
 	{
@@ -1030,12 +1211,15 @@ func (s *ReadShareGroupStateResponseStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("DeliveryCount", r.off)
 		}
 		s.DeliveryCount = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.DeliveryCount)
-		}
 		if r.err != nil {
-			r.PushPath("DeliveryCount")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("DeliveryCount")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.DeliveryCount)
 		}
 	}
 	s.UnknownTags = nil
@@ -1045,6 +1229,10 @@ func (s *ReadShareGroupStateResponseStateBatch) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1064,8 +1252,16 @@ func (s *ReadShareGroupStateResponseStateBatch) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1098,19 +1294,19 @@ func (s *ReadShareGroupStateResponseStateBatch) appendTo(dst []byte, version int
 
 func (s *ReadShareGroupStateResponseStateBatch) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("FirstOffset")
 		w.Int(int64(s.FirstOffset))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LastOffset")
 		w.Int(int64(s.LastOffset))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("DeliveryState")
 		w.Int(int64(s.DeliveryState))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("DeliveryCount")
 		w.Int(int64(s.DeliveryCount))
 	}
@@ -1119,29 +1315,53 @@ func (s *ReadShareGroupStateResponseStateBatch) writeJSON(w *JSONWriter, version
 }
 
 func (s *ReadShareGroupStateResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ReadShareGroupStateResponseReadStateResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ReadShareGroupStateResponsePartitionResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ReadShareGroupStateResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ReadShareGroupStateResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ReadShareGroupStateResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ReadShareGroupStateResponse) AppendTo(dst []byte, version int16) []byte {

@@ -8,6 +8,10 @@ type ReadShareGroupStateSummaryRequest struct {
 	Topics  []ReadShareGroupStateSummaryRequestReadStateSummaryData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ReadShareGroupStateSummaryRequestReadStateSummaryData is the ReadStateSummaryData struct of ReadShareGroupStateSummaryRequest.
@@ -16,6 +20,8 @@ type ReadShareGroupStateSummaryRequestReadStateSummaryData struct {
 	Partitions []ReadShareGroupStateSummaryRequestPartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ReadShareGroupStateSummaryRequestPartitionData is the PartitionData struct of ReadShareGroupStateSummaryRequest.
@@ -24,6 +30,8 @@ type ReadShareGroupStateSummaryRequestPartitionData struct {
 	LeaderEpoch int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -31,9 +39,12 @@ func (s *ReadShareGroupStateSummaryRequest) SetDefaults() {
 	s.GroupId = ""
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -41,12 +52,15 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -57,7 +71,7 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -65,6 +79,7 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -75,14 +90,15 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ReadShareGroupStateSummaryRequestReadStateSummaryData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -99,6 +115,10 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -118,8 +138,16 @@ func (s *ReadShareGroupStateSummaryRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -149,11 +177,11 @@ func (s *ReadShareGroupStateSummaryRequest) appendTo(dst []byte, version int16) 
 
 func (s *ReadShareGroupStateSummaryRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -164,6 +192,7 @@ func (s *ReadShareGroupStateSummaryRequest) writeJSON(w *JSONWriter, version int
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -172,9 +201,11 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -182,12 +213,15 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -198,7 +232,7 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -206,6 +240,7 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -216,14 +251,15 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 					}
 					a = append(grow(a, n), ReadShareGroupStateSummaryRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -240,6 +276,10 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -259,8 +299,16 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) readFrom(r *Read
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -290,11 +338,11 @@ func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) appendTo(dst []b
 
 func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -313,9 +361,11 @@ func (s *ReadShareGroupStateSummaryRequestPartitionData) SetDefaults() {
 	s.Partition = 0
 	s.LeaderEpoch = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ReadShareGroupStateSummaryRequestPartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -323,12 +373,15 @@ func (s *ReadShareGroupStateSummaryRequestPartitionData) readFrom(r *Reader, ver
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -336,12 +389,15 @@ func (s *ReadShareGroupStateSummaryRequestPartitionData) readFrom(r *Reader, ver
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -351,6 +407,10 @@ func (s *ReadShareGroupStateSummaryRequestPartitionData) readFrom(r *Reader, ver
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -370,8 +430,16 @@ func (s *ReadShareGroupStateSummaryRequestPartitionData) readFrom(r *Reader, ver
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -398,11 +466,11 @@ func (s *ReadShareGroupStateSummaryRequestPartitionData) appendTo(dst []byte, ve
 
 func (s *ReadShareGroupStateSummaryRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
@@ -411,28 +479,50 @@ func (s *ReadShareGroupStateSummaryRequestPartitionData) writeJSON(w *JSONWriter
 }
 
 func (s *ReadShareGroupStateSummaryRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ReadShareGroupStateSummaryRequestPartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *ReadShareGroupStateSummaryRequest) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ReadShareGroupStateSummaryRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ReadShareGroupStateSummaryRequest) AppendTo(dst []byte, version int16) []byte {
@@ -460,6 +550,10 @@ type ReadShareGroupStateSummaryResponse struct {
 	Results []ReadShareGroupStateSummaryResponseReadStateSummaryResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ReadShareGroupStateSummaryResponseReadStateSummaryResult is the ReadStateSummaryResult struct of ReadShareGroupStateSummaryResponse.
@@ -468,6 +562,8 @@ type ReadShareGroupStateSummaryResponseReadStateSummaryResult struct {
 	Partitions []ReadShareGroupStateSummaryResponsePartitionResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ReadShareGroupStateSummaryResponsePartitionResult is the PartitionResult struct of ReadShareGroupStateSummaryResponse.
@@ -481,15 +577,20 @@ type ReadShareGroupStateSummaryResponsePartitionResult struct {
 	DeliveryCompleteCount int32   // versions 1+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *ReadShareGroupStateSummaryResponse) SetDefaults() {
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ReadShareGroupStateSummaryResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -500,7 +601,7 @@ func (s *ReadShareGroupStateSummaryResponse) readFrom(r *Reader, version int16) 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -508,6 +609,7 @@ func (s *ReadShareGroupStateSummaryResponse) readFrom(r *Reader, version int16) 
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Results")
 					return
 				}
@@ -518,14 +620,15 @@ func (s *ReadShareGroupStateSummaryResponse) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), ReadShareGroupStateSummaryResponseReadStateSummaryResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -542,6 +645,10 @@ func (s *ReadShareGroupStateSummaryResponse) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -561,8 +668,16 @@ func (s *ReadShareGroupStateSummaryResponse) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -589,7 +704,7 @@ func (s *ReadShareGroupStateSummaryResponse) appendTo(dst []byte, version int16)
 
 func (s *ReadShareGroupStateSummaryResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -600,6 +715,7 @@ func (s *ReadShareGroupStateSummaryResponse) writeJSON(w *JSONWriter, version in
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -608,9 +724,11 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) SetDefaults()
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -618,12 +736,15 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -634,7 +755,7 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -642,6 +763,7 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -652,14 +774,15 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 					}
 					a = append(grow(a, n), ReadShareGroupStateSummaryResponsePartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -676,6 +799,10 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -695,8 +822,16 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -726,11 +861,11 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) appendTo(dst 
 
 func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -754,9 +889,11 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) SetDefaults() {
 	s.StartOffset = 0
 	s.DeliveryCompleteCount = -1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -764,12 +901,15 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -777,12 +917,15 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -790,12 +933,15 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -803,12 +949,15 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("StateEpoch", r.off)
 		}
 		s.StateEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.StateEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("StateEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("StateEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.StateEpoch)
 		}
 	}
 	if version >= 1 {
@@ -816,12 +965,15 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x70
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	} else {
 		s.LeaderEpoch = 0
@@ -831,12 +983,15 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("StartOffset", r.off)
 		}
 		s.StartOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.StartOffset)
-		}
 		if r.err != nil {
-			r.PushPath("StartOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x60
+				r.PushPath("StartOffset")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.StartOffset)
 		}
 	}
 	if version >= 1 {
@@ -844,12 +999,15 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.Begin("DeliveryCompleteCount", r.off)
 		}
 		s.DeliveryCompleteCount = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.DeliveryCompleteCount)
-		}
 		if r.err != nil {
-			r.PushPath("DeliveryCompleteCount")
-			return
+			if !r.skipped() {
+				s.nc |= 0x40
+				r.PushPath("DeliveryCompleteCount")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.DeliveryCompleteCount)
 		}
 	} else {
 		s.DeliveryCompleteCount = -1
@@ -861,6 +1019,10 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -880,8 +1042,16 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -923,31 +1093,31 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) appendTo(dst []byte,
 
 func (s *ReadShareGroupStateSummaryResponsePartitionResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("StateEpoch")
 		w.Int(int64(s.StateEpoch))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x10 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("StartOffset")
 		w.Int(int64(s.StartOffset))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x40 == 0 {
 		w.Key("DeliveryCompleteCount")
 		w.Int(int64(s.DeliveryCompleteCount))
 	}
@@ -956,31 +1126,53 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) writeJSON(w *JSONWri
 }
 
 func (s *ReadShareGroupStateSummaryResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ReadShareGroupStateSummaryResponsePartitionResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *ReadShareGroupStateSummaryResponse) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ReadShareGroupStateSummaryResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ReadShareGroupStateSummaryResponse) AppendTo(dst []byte, version int16) []byte {

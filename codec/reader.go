@@ -22,6 +22,11 @@ var (
 	ErrUnsupportedVersion = errors.New("unsupported version")
 	// ErrUnknownAPIKey means the ApiKey is not one the codec knows.
 	ErrUnknownAPIKey = errors.New("unknown api key")
+	// ErrNotCaptured means a length, count or varint that locates what
+	// follows fell in a gap of a gapped Reader (NewGappedReader), or a
+	// read ran into the gap at the frame's end: decoding stopped there;
+	// what was read before stands (see Reader.NotCaptured).
+	ErrNotCaptured = errors.New("not captured")
 )
 
 // DecodeError says where decoding stopped: the byte offset in the decoded
@@ -49,11 +54,21 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // against the bytes that remain before anything is allocated, so a lying
 // length field costs an error, never memory. Byte slices returned by the
 // Reader alias the input buffer.
+//
+// A Reader made by NewGappedReader reads a frame with holes: see there.
 type Reader struct {
 	buf  []byte
 	off  int
 	err  error
 	path []string // field names, innermost first, pushed while unwinding after an error
+
+	// hidden is how many bytes of the frame follow buf: 0 but in a
+	// gapped Reader, whose buf ends where the bytes captured from off on
+	// end (at a gap), so that every read is checked against the bytes it
+	// may take by the one comparison a Reader over a whole frame makes.
+	// The bytes remaining are len(buf) + hidden - off.
+	hidden int
+	g      *gapped // nil but in a gapped Reader
 
 	// Warnings collects problems that did not stop decoding, such as a null
 	// string in a field Kafka declares non-nullable.
@@ -78,21 +93,36 @@ type Tracer interface {
 }
 
 // SetTracer makes r report field ranges to t (nil stops it).
-func (r *Reader) SetTracer(t Tracer) { r.tr = t }
+func (r *Reader) SetTracer(t Tracer) {
+	if r.g != nil {
+		r.g.tr.user = t
+		return // r.tr is the gap tracer, which passes every call on to t
+	}
+	r.tr = t
+}
 
 // NewReader returns a Reader over b.
 func NewReader(b []byte) *Reader { return &Reader{buf: b} }
 
 // Reset points r at b and clears its error and warnings; the Warnings
-// slice is reused, so a caller keeping it across a Reset must copy it.
+// slice is reused, so a caller keeping it across a Reset must copy it. A
+// gapped Reader becomes a Reader over the whole of b, keeping its
+// caller's Tracer.
 func (r *Reader) Reset(b []byte) {
-	*r = Reader{buf: b, Warnings: r.Warnings[:0], tr: r.tr}
+	tr := r.tr
+	if r.g != nil {
+		tr = r.g.tr.user
+	}
+	*r = Reader{buf: b, Warnings: r.Warnings[:0], tr: tr}
 }
 
 // Err returns the first error met, with the field path, or nil.
 func (r *Reader) Err() error {
 	if r.err == nil {
 		return nil
+	}
+	if r.err == errSkip {
+		r.unskip()
 	}
 	var de *DecodeError
 	if errors.As(r.err, &de) {
@@ -103,6 +133,11 @@ func (r *Reader) Err() error {
 			}
 			de.Path = joinPath(p)
 			r.path = r.path[:0]
+			if r.g != nil && r.g.stop {
+				// The stop is the last field listed: nothing is read
+				// after it.
+				r.g.nc[len(r.g.nc)-1].Path = de.Path
+			}
 		}
 		return de
 	}
@@ -126,8 +161,9 @@ func (r *Reader) Failed() bool { return r.err != nil }
 // Offset returns the number of bytes consumed.
 func (r *Reader) Offset() int { return r.off }
 
-// Remaining returns the number of bytes not yet consumed.
-func (r *Reader) Remaining() int { return len(r.buf) - r.off }
+// Remaining returns the number of bytes not yet consumed: of the frame's
+// size, for a gapped Reader, captured or not.
+func (r *Reader) Remaining() int { return len(r.buf) + r.hidden - r.off }
 
 // Fail records err at the current offset unless an error is already held.
 func (r *Reader) Fail(err error) {
@@ -157,13 +193,27 @@ func (r *Reader) Warn(format string, args ...any) {
 	}
 }
 
+// need reports whether the n bytes of a field at off can be read: in a
+// gapped Reader, a field whose bytes fall in a gap is stepped over (see
+// needSlow).
 func (r *Reader) need(n int) bool {
 	if r.err != nil {
 		return false
 	}
 	if n > len(r.buf)-r.off {
-		r.err = &DecodeError{Offset: r.off, Err: fmt.Errorf("%w: need %d bytes, %d remain", ErrTruncated, n, len(r.buf)-r.off)}
+		return r.needSlow(n, false)
+	}
+	return true
+}
+
+// needLen is need for a length, count or marker, which locates what
+// follows: in a gapped Reader, one that falls in a gap stops decoding.
+func (r *Reader) needLen(n int) bool {
+	if r.err != nil {
 		return false
+	}
+	if n > len(r.buf)-r.off {
+		return r.needSlow(n, true)
 	}
 	return true
 }
@@ -175,6 +225,37 @@ func (r *Reader) Int8() int8 {
 	}
 	v := int8(r.buf[r.off])
 	r.off++
+	return v
+}
+
+// int8Len reads a signed byte that locates what follows (a nullable
+// struct's marker).
+func (r *Reader) int8Len() int8 {
+	if !r.needLen(1) {
+		return 0
+	}
+	v := int8(r.buf[r.off])
+	r.off++
+	return v
+}
+
+// int16Len reads an int16 length.
+func (r *Reader) int16Len() int16 {
+	if !r.needLen(2) {
+		return 0
+	}
+	v := int16(binary.BigEndian.Uint16(r.buf[r.off:]))
+	r.off += 2
+	return v
+}
+
+// int32Len reads an int32 length or count.
+func (r *Reader) int32Len() int32 {
+	if !r.needLen(4) {
+		return 0
+	}
+	v := int32(binary.BigEndian.Uint32(r.buf[r.off:]))
+	r.off += 4
 	return v
 }
 
@@ -238,15 +319,16 @@ func (r *Reader) UUID() UUID {
 }
 
 // Uvarint reads an unsigned varint of at most 5 bytes (32 bits), as used by
-// compact lengths and tagged fields (KIP-482).
+// compact lengths and tagged fields (KIP-482). In a gapped Reader a varint
+// with a byte in a gap stops decoding: varints are lengths, counts and tags.
 func (r *Reader) Uvarint() uint32 {
 	if r.err != nil {
 		return 0
 	}
+	start := r.off
 	var v uint32
 	for i := 0; i < 5; i++ {
-		if r.off >= len(r.buf) {
-			r.Fail(fmt.Errorf("%w: varint", ErrTruncated))
+		if r.off >= len(r.buf) && !r.moreSlow(start) {
 			return 0
 		}
 		b := r.buf[r.off]
@@ -269,17 +351,42 @@ func (r *Reader) Uvarlong() uint64 {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(r.buf[r.off:])
-	switch {
-	case n == 0:
-		r.Fail(fmt.Errorf("%w: varint", ErrTruncated))
-		return 0
-	case n < 0:
-		r.Fail(ErrVarintOverflow)
-		return 0
+	if r.off < len(r.buf) {
+		v, n := binary.Uvarint(r.buf[r.off:])
+		if n > 0 {
+			r.off += n
+			return v
+		}
+		if n < 0 {
+			r.Fail(ErrVarintOverflow)
+			return 0
+		}
 	}
-	r.off += n
-	return v
+	return r.uvarlongSlow()
+}
+
+// uvarlongSlow is Uvarlong for a varint that runs past buf: truncated, or
+// in a gapped Reader running into a gap.
+func (r *Reader) uvarlongSlow() uint64 {
+	start := r.off
+	var v uint64
+	for i := 0; i < binary.MaxVarintLen64; i++ {
+		if r.off >= len(r.buf) && !r.moreSlow(start) {
+			return 0
+		}
+		b := r.buf[r.off]
+		r.off++
+		if i == binary.MaxVarintLen64-1 && b > 1 {
+			r.Fail(ErrVarintOverflow)
+			return 0
+		}
+		v |= uint64(b&0x7f) << (7 * i)
+		if b < 0x80 {
+			return v
+		}
+	}
+	r.Fail(ErrVarintOverflow)
+	return 0
 }
 
 // Varint reads a zig-zag encoded signed varint of at most 32 bits, as used in
@@ -339,6 +446,9 @@ func (r *Reader) stringOf(n int, null bool, nullable bool) (string, bool) {
 	if r.err != nil {
 		return "", false
 	}
+	if n > len(r.buf)-r.off && !r.needSlow(n, false) {
+		return "", false // content not captured (length checked)
+	}
 	s := string(r.buf[r.off : r.off+n])
 	r.off += n
 	return s, false
@@ -346,14 +456,14 @@ func (r *Reader) stringOf(n int, null bool, nullable bool) (string, bool) {
 
 // String reads an int16-length string. A null (-1) is read as "" with a warning.
 func (r *Reader) String() string {
-	n, null := r.length(int64(r.Int16()), "string")
+	n, null := r.length(int64(r.int16Len()), "string")
 	s, _ := r.stringOf(n, null, false)
 	return s
 }
 
 // NullableString reads an int16-length string that may be null.
 func (r *Reader) NullableString() *string {
-	n, null := r.length(int64(r.Int16()), "string")
+	n, null := r.length(int64(r.int16Len()), "string")
 	s, isNull := r.stringOf(n, null, true)
 	if isNull || r.err != nil {
 		return nil
@@ -394,13 +504,13 @@ func (r *Reader) bytesOf(n int, null bool, nullable bool) []byte {
 
 // Bytes reads int32-length bytes. A null is read as empty with a warning.
 func (r *Reader) Bytes() []byte {
-	n, null := r.length(int64(r.Int32()), "bytes")
+	n, null := r.length(int64(r.int32Len()), "bytes")
 	return r.bytesOf(n, null, false)
 }
 
 // NullableBytes reads int32-length bytes; null is returned as nil.
 func (r *Reader) NullableBytes() []byte {
-	n, null := r.length(int64(r.Int32()), "bytes")
+	n, null := r.length(int64(r.int32Len()), "bytes")
 	return r.bytesOf(n, null, true)
 }
 
@@ -430,7 +540,7 @@ func (r *Reader) VarintBytes() []byte {
 // count larger than the remaining bytes is an error, since every element
 // takes at least one byte.
 func (r *Reader) ArrayLen() int {
-	n, null := r.length(int64(r.Int32()), "array")
+	n, null := r.length(int64(r.int32Len()), "array")
 	if null {
 		return -1
 	}

@@ -50,6 +50,21 @@ type RecordBatch struct {
 	// only): Records is nil and RecordCount is what RecordSet.Count
 	// counts.
 	RecordsCounted bool
+
+	// Gaps lists the byte ranges of the batch (relative to its first
+	// byte) that the capture did not hold, nil when it holds them all
+	// (decode only; see DecodeGappedRecordSet). A batch with gaps has
+	// header fields not captured (Captured says which; they hold zero),
+	// a CRC that cannot be verified (CrcValid is false and means
+	// nothing), and Records holds the records wholly before its first gap
+	// (none when the gap is in the header or the records are compressed).
+	Gaps []Gap
+	// RecordsNotCaptured is, for a batch with gaps, how many of its
+	// RecordCount records were not decoded; -1 when RecordCount was not
+	// captured (or is negative). 0 for a batch wholly captured.
+	RecordsNotCaptured int32
+
+	nc uint16 // header fields not captured, bits as batchHeaderFields
 }
 
 // Record is one record of a v2 batch. On the wire, after the batch header
@@ -195,8 +210,21 @@ func (b *RecordBatch) HasDeleteHorizon() bool { return b.Attributes&batchDeleteH
 // decodeBatch decodes the v2 batch entry (framed by splitEntry) found at
 // byte pos of the set, adding notes to the set.
 func (d *recordDecoder) decodeBatch(entry []byte, pos int) *RecordBatch {
+	b := d.batchHeader(entry)
+	crc := crc32.Checksum(entry[batchCrcStart:], castagnoli)
+	b.CrcValid = crc == b.Crc
+	data := entry[recordBatchHeaderLen:]
+	if d.countOnly && b.CrcValid && d.countBatch(b, data) {
+		return b
+	}
+	return d.decodeBatchRecords(b, entry, pos, crc)
+}
+
+// batchHeader reads the header fields of the batch at the start of entry
+// (at least recordBatchHeaderLen bytes).
+func (d *recordDecoder) batchHeader(entry []byte) *RecordBatch {
 	be := binary.BigEndian
-	b := &RecordBatch{
+	return &RecordBatch{
 		BaseOffset:           int64(be.Uint64(entry[0:])),
 		BatchLength:          int32(be.Uint32(entry[8:])),
 		PartitionLeaderEpoch: int32(be.Uint32(entry[12:])),
@@ -211,12 +239,12 @@ func (d *recordDecoder) decodeBatch(entry []byte, pos int) *RecordBatch {
 		BaseSequence:         int32(be.Uint32(entry[53:])),
 		RecordCount:          int32(be.Uint32(entry[57:])),
 	}
-	crc := crc32.Checksum(entry[batchCrcStart:], castagnoli)
-	b.CrcValid = crc == b.Crc
+}
+
+// decodeBatchRecords decodes the records of the batch b wholly captured in
+// entry, whose CRC computed is crc.
+func (d *recordDecoder) decodeBatchRecords(b *RecordBatch, entry []byte, pos int, crc uint32) *RecordBatch {
 	data := entry[recordBatchHeaderLen:]
-	if d.countOnly && b.CrcValid && d.countBatch(b, data) {
-		return b
-	}
 	where := fmt.Sprintf("batch at byte %d (BaseOffset %d)", pos, b.BaseOffset)
 	if !b.CrcValid {
 		d.note("%s: CRC-32C mismatch: 0x%08x on the wire, 0x%08x computed", where, b.Crc, crc)
@@ -649,7 +677,17 @@ func varintBytesSize(b []byte) int {
 //	   "CoordinatorEpoch" (markers only)}]}
 //
 // with keys, values and header values as JSONWriter byte strings.
+//
+// A batch with gaps leaves out the fields not captured (and what derives
+// from them: Attributes' Compression, TimestampType, IsTransactional and
+// IsControl), CrcValid, and Records when RecordCount was not captured and
+// no record decoded; it adds "RecordsNotCaptured" when RecordCount was
+// captured and "NotCaptured": [{"start", "end"}] (relative to the batch).
 func (b *RecordBatch) writeJSON(w *JSONWriter) {
+	if b.nc != 0 || b.Gaps != nil {
+		b.writeHoledJSON(w)
+		return
+	}
 	w.BeginObject()
 	w.Key("BaseOffset")
 	w.Int(b.BaseOffset)
@@ -698,6 +736,61 @@ func (b *RecordBatch) writeJSON(w *JSONWriter) {
 		b.Records[i].writeJSON(w)
 	}
 	w.EndArray()
+	w.EndObject()
+}
+
+// writeHoledJSON is writeJSON for a batch with gaps.
+func (b *RecordBatch) writeHoledJSON(w *JSONWriter) {
+	w.BeginObject()
+	int := func(name string, v int64) {
+		if b.Captured(name) {
+			w.Key(name)
+			w.Int(v)
+		}
+	}
+	int("BaseOffset", b.BaseOffset)
+	int("BatchLength", int64(b.BatchLength))
+	int("PartitionLeaderEpoch", int64(b.PartitionLeaderEpoch))
+	int("Magic", int64(b.Magic))
+	if b.Captured("Crc") {
+		w.Key("Crc")
+		w.Uint(uint64(b.Crc))
+	}
+	if b.Captured("Attributes") {
+		w.Key("Attributes")
+		w.Int(int64(b.Attributes))
+		w.Key("Compression")
+		w.String(b.Compression().String())
+		w.Key("TimestampType")
+		w.String(b.TimestampType().String())
+		w.Key("IsTransactional")
+		w.Bool(b.IsTransactional())
+		w.Key("IsControl")
+		w.Bool(b.IsControl())
+	}
+	int("LastOffsetDelta", int64(b.LastOffsetDelta))
+	int("BaseTimestamp", b.BaseTimestamp)
+	int("MaxTimestamp", b.MaxTimestamp)
+	int("ProducerId", b.ProducerId)
+	int("ProducerEpoch", int64(b.ProducerEpoch))
+	int("BaseSequence", int64(b.BaseSequence))
+	int("RecordCount", int64(b.RecordCount))
+	if b.RecordsNotCaptured >= 0 && b.Captured("RecordCount") {
+		w.Key("RecordsNotCaptured")
+		w.Int(int64(b.RecordsNotCaptured))
+	}
+	if len(b.Records) > 0 || b.Captured("RecordCount") {
+		w.Key("Records")
+		w.BeginArray()
+		for i := range b.Records {
+			b.Records[i].writeJSON(w)
+		}
+		w.EndArray()
+	}
+	if b.Gaps != nil {
+		w.Key("NotCaptured")
+		writeGapsJSON(w, b.Gaps)
+	}
 	w.EndObject()
 }
 

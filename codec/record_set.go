@@ -340,9 +340,10 @@ func (d *recordDecoder) decompress(c Compression, src []byte, brokenLZ4Header bo
 // every v2 batch (control records included), every decoded inner message of
 // a compressed legacy wrapper, and every uncompressed legacy message. A
 // partial trailing entry is not counted, nor are records that could not be
-// decoded (see Notes). A batch taken at its header
-// (RecordDecodeOptions.CountOnly) counts its RecordCount. A nil set (a
-// null records field) counts 0.
+// decoded (see Notes), nor records not captured (a batch or message with
+// bytes in a gap counts the records decoded before its first gap). A batch
+// taken at its header (RecordDecodeOptions.CountOnly) counts its
+// RecordCount. A nil set (a null records field) counts 0.
 func (s *RecordSet) Count() int {
 	if s == nil {
 		return 0
@@ -356,8 +357,8 @@ func (s *RecordSet) Count() int {
 			n += len(e.Batch.Records)
 		case e.Message != nil && e.Message.Compression() != CompressionNone:
 			n += len(e.Message.Inner)
-		case e.Message != nil:
-			n++
+		case e.Message != nil && e.Message.Gaps == nil:
+			n++ // a message with bytes not captured is no complete record
 		}
 	}
 	return n

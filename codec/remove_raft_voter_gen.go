@@ -9,6 +9,10 @@ type RemoveRaftVoterRequest struct {
 	VoterDirectoryId UUID    // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -17,9 +21,12 @@ func (s *RemoveRaftVoterRequest) SetDefaults() {
 	s.VoterId = 0
 	s.VoterDirectoryId = UUID{}
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *RemoveRaftVoterRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -27,12 +34,15 @@ func (s *RemoveRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterId", r.off)
 		}
 		s.ClusterId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClusterId)
-		}
 		if r.err != nil {
-			r.PushPath("ClusterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ClusterId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
 		}
 	}
 	{
@@ -40,12 +50,15 @@ func (s *RemoveRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("VoterId", r.off)
 		}
 		s.VoterId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.VoterId)
-		}
 		if r.err != nil {
-			r.PushPath("VoterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("VoterId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.VoterId)
 		}
 	}
 	{
@@ -53,12 +66,15 @@ func (s *RemoveRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("VoterDirectoryId", r.off)
 		}
 		s.VoterDirectoryId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.VoterDirectoryId)
-		}
 		if r.err != nil {
-			r.PushPath("VoterDirectoryId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("VoterDirectoryId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.VoterDirectoryId)
 		}
 	}
 	s.UnknownTags = nil
@@ -68,6 +84,10 @@ func (s *RemoveRaftVoterRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -87,8 +107,16 @@ func (s *RemoveRaftVoterRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -118,19 +146,20 @@ func (s *RemoveRaftVoterRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *RemoveRaftVoterRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ClusterId")
 		w.NullableString(s.ClusterId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("VoterId")
 		w.Int(int64(s.VoterId))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("VoterDirectoryId")
 		w.UUID(s.VoterDirectoryId)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -138,7 +167,18 @@ func (s *RemoveRaftVoterRequest) summarize(sm *Summary, version int16, c sumCtx)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *RemoveRaftVoterRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *RemoveRaftVoterRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *RemoveRaftVoterRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *RemoveRaftVoterRequest) AppendTo(dst []byte, version int16) []byte {
@@ -164,6 +204,10 @@ type RemoveRaftVoterResponse struct {
 	ErrorMessage   *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -172,9 +216,12 @@ func (s *RemoveRaftVoterResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *RemoveRaftVoterResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -182,12 +229,15 @@ func (s *RemoveRaftVoterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -195,12 +245,15 @@ func (s *RemoveRaftVoterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -208,12 +261,15 @@ func (s *RemoveRaftVoterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -223,6 +279,10 @@ func (s *RemoveRaftVoterResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -242,8 +302,16 @@ func (s *RemoveRaftVoterResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -273,30 +341,42 @@ func (s *RemoveRaftVoterResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *RemoveRaftVoterResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *RemoveRaftVoterResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *RemoveRaftVoterResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *RemoveRaftVoterResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *RemoveRaftVoterResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *RemoveRaftVoterResponse) AppendTo(dst []byte, version int16) []byte {

@@ -8,6 +8,10 @@ type RenewDelegationTokenRequest struct {
 	RenewPeriodMs int64  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -15,9 +19,12 @@ func (s *RenewDelegationTokenRequest) SetDefaults() {
 	s.Hmac = nil
 	s.RenewPeriodMs = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *RenewDelegationTokenRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -29,12 +36,15 @@ func (s *RenewDelegationTokenRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.Hmac = r.Bytes()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Hmac)
-		}
 		if r.err != nil {
-			r.PushPath("Hmac")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Hmac")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Hmac)
 		}
 	}
 	{
@@ -42,12 +52,15 @@ func (s *RenewDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RenewPeriodMs", r.off)
 		}
 		s.RenewPeriodMs = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RenewPeriodMs)
-		}
 		if r.err != nil {
-			r.PushPath("RenewPeriodMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("RenewPeriodMs")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RenewPeriodMs)
 		}
 	}
 	s.UnknownTags = nil
@@ -57,6 +70,10 @@ func (s *RenewDelegationTokenRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -76,8 +93,16 @@ func (s *RenewDelegationTokenRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -108,15 +133,16 @@ func (s *RenewDelegationTokenRequest) appendTo(dst []byte, version int16) []byte
 
 func (s *RenewDelegationTokenRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Hmac")
 		w.Secret(s.Hmac)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("RenewPeriodMs")
 		w.Int(int64(s.RenewPeriodMs))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -124,7 +150,18 @@ func (s *RenewDelegationTokenRequest) summarize(sm *Summary, version int16, c su
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *RenewDelegationTokenRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *RenewDelegationTokenRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *RenewDelegationTokenRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *RenewDelegationTokenRequest) AppendTo(dst []byte, version int16) []byte {
@@ -154,6 +191,10 @@ type RenewDelegationTokenResponse struct {
 	ThrottleTimeMs    int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -162,9 +203,12 @@ func (s *RenewDelegationTokenResponse) SetDefaults() {
 	s.ExpiryTimestampMs = 0
 	s.ThrottleTimeMs = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *RenewDelegationTokenResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -172,12 +216,15 @@ func (s *RenewDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -185,12 +232,15 @@ func (s *RenewDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ExpiryTimestampMs", r.off)
 		}
 		s.ExpiryTimestampMs = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ExpiryTimestampMs)
-		}
 		if r.err != nil {
-			r.PushPath("ExpiryTimestampMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ExpiryTimestampMs")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ExpiryTimestampMs)
 		}
 	}
 	{
@@ -198,12 +248,15 @@ func (s *RenewDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	s.UnknownTags = nil
@@ -213,6 +266,10 @@ func (s *RenewDelegationTokenResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -232,8 +289,16 @@ func (s *RenewDelegationTokenResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -263,30 +328,42 @@ func (s *RenewDelegationTokenResponse) appendTo(dst []byte, version int16) []byt
 
 func (s *RenewDelegationTokenResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ExpiryTimestampMs")
 		w.Int(int64(s.ExpiryTimestampMs))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *RenewDelegationTokenResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *RenewDelegationTokenResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *RenewDelegationTokenResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *RenewDelegationTokenResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *RenewDelegationTokenResponse) AppendTo(dst []byte, version int16) []byte {

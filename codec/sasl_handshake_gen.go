@@ -5,25 +5,35 @@ package codec
 // SaslHandshakeRequest is the body of a SaslHandshake request (ApiKey 17), versions 0-1, flexible none.
 type SaslHandshakeRequest struct {
 	Mechanism string // versions 0+
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
 func (s *SaslHandshakeRequest) SetDefaults() {
 	s.Mechanism = ""
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *SaslHandshakeRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	{
 		if r.tr != nil {
 			r.tr.Begin("Mechanism", r.off)
 		}
 		s.Mechanism = r.String()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Mechanism)
-		}
 		if r.err != nil {
-			r.PushPath("Mechanism")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1
+				r.PushPath("Mechanism")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Mechanism)
 		}
 	}
 }
@@ -37,10 +47,11 @@ func (s *SaslHandshakeRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *SaslHandshakeRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Mechanism")
 		w.String(s.Mechanism)
 	}
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -48,7 +59,18 @@ func (s *SaslHandshakeRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *SaslHandshakeRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *SaslHandshakeRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *SaslHandshakeRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *SaslHandshakeRequest) AppendTo(dst []byte, version int16) []byte {
@@ -71,26 +93,36 @@ func (s *SaslHandshakeRequest) Summarize(sm *Summary, version int16) {}
 type SaslHandshakeResponse struct {
 	ErrorCode  int16    // versions 0+
 	Mechanisms []string // versions 0+
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
 func (s *SaslHandshakeResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.Mechanisms = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *SaslHandshakeResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	{
 		if r.tr != nil {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -101,7 +133,7 @@ func (s *SaslHandshakeResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -109,10 +141,12 @@ func (s *SaslHandshakeResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 2)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Mechanisms")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -120,17 +154,23 @@ func (s *SaslHandshakeResponse) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.String()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Mechanisms")
-						s.Mechanisms = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Mechanisms")
+							s.Mechanisms = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Mechanisms = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -154,11 +194,11 @@ func (s *SaslHandshakeResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *SaslHandshakeResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Mechanisms")
 		{
 			w.BeginArray()
@@ -168,17 +208,29 @@ func (s *SaslHandshakeResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *SaslHandshakeResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *SaslHandshakeResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *SaslHandshakeResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *SaslHandshakeResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *SaslHandshakeResponse) AppendTo(dst []byte, version int16) []byte {

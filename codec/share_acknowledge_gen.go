@@ -11,6 +11,10 @@ type ShareAcknowledgeRequest struct {
 	Topics            []ShareAcknowledgeRequestAcknowledgeTopic // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ShareAcknowledgeRequestAcknowledgeTopic is the AcknowledgeTopic struct of ShareAcknowledgeRequest.
@@ -19,6 +23,8 @@ type ShareAcknowledgeRequestAcknowledgeTopic struct {
 	Partitions []ShareAcknowledgeRequestAcknowledgePartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareAcknowledgeRequestAcknowledgePartition is the AcknowledgePartition struct of ShareAcknowledgeRequest.
@@ -27,6 +33,8 @@ type ShareAcknowledgeRequestAcknowledgePartition struct {
 	AcknowledgementBatches []ShareAcknowledgeRequestAcknowledgementBatch // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareAcknowledgeRequestAcknowledgementBatch is the AcknowledgementBatch struct of ShareAcknowledgeRequest.
@@ -36,6 +44,8 @@ type ShareAcknowledgeRequestAcknowledgementBatch struct {
 	AcknowledgeTypes []int8 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -46,9 +56,12 @@ func (s *ShareAcknowledgeRequest) SetDefaults() {
 	s.IsRenewAck = false
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -56,12 +69,15 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -69,12 +85,15 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -82,12 +101,15 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ShareSessionEpoch", r.off)
 		}
 		s.ShareSessionEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ShareSessionEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ShareSessionEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("ShareSessionEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ShareSessionEpoch)
 		}
 	}
 	if version >= 2 {
@@ -95,12 +117,15 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsRenewAck", r.off)
 		}
 		s.IsRenewAck = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsRenewAck)
-		}
 		if r.err != nil {
-			r.PushPath("IsRenewAck")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("IsRenewAck")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsRenewAck)
 		}
 	} else {
 		s.IsRenewAck = false
@@ -113,7 +138,7 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -121,6 +146,7 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x10
 					r.PushPath("Topics")
 					return
 				}
@@ -131,14 +157,15 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareAcknowledgeRequestAcknowledgeTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -155,6 +182,10 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -174,8 +205,16 @@ func (s *ShareAcknowledgeRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -214,23 +253,23 @@ func (s *ShareAcknowledgeRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *ShareAcknowledgeRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.NullableString(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MemberId")
 		w.NullableString(s.MemberId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ShareSessionEpoch")
 		w.Int(int64(s.ShareSessionEpoch))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x8 == 0 {
 		w.Key("IsRenewAck")
 		w.Bool(s.IsRenewAck)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -241,6 +280,7 @@ func (s *ShareAcknowledgeRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -249,9 +289,11 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -259,12 +301,15 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -275,7 +320,7 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -283,6 +328,7 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -293,14 +339,15 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), ShareAcknowledgeRequestAcknowledgePartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -317,6 +364,10 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -336,8 +387,16 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -367,11 +426,11 @@ func (s *ShareAcknowledgeRequestAcknowledgeTopic) appendTo(dst []byte, version i
 
 func (s *ShareAcknowledgeRequestAcknowledgeTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -390,9 +449,11 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) SetDefaults() {
 	s.PartitionIndex = 0
 	s.AcknowledgementBatches = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -400,12 +461,15 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -416,7 +480,7 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -424,6 +488,7 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("AcknowledgementBatches")
 					return
 				}
@@ -434,14 +499,15 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 					}
 					a = append(grow(a, n), ShareAcknowledgeRequestAcknowledgementBatch{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("AcknowledgementBatches")
 						s.AcknowledgementBatches = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.AcknowledgementBatches = a
@@ -458,6 +524,10 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -477,8 +547,16 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) readFrom(r *Reader, versio
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -508,11 +586,11 @@ func (s *ShareAcknowledgeRequestAcknowledgePartition) appendTo(dst []byte, versi
 
 func (s *ShareAcknowledgeRequestAcknowledgePartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("AcknowledgementBatches")
 		{
 			w.BeginArray()
@@ -532,9 +610,11 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) SetDefaults() {
 	s.LastOffset = 0
 	s.AcknowledgeTypes = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -542,12 +622,15 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 			r.tr.Begin("FirstOffset", r.off)
 		}
 		s.FirstOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.FirstOffset)
-		}
 		if r.err != nil {
-			r.PushPath("FirstOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("FirstOffset")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.FirstOffset)
 		}
 	}
 	{
@@ -555,12 +638,15 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 			r.tr.Begin("LastOffset", r.off)
 		}
 		s.LastOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastOffset)
-		}
 		if r.err != nil {
-			r.PushPath("LastOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("LastOffset")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastOffset)
 		}
 	}
 	{
@@ -571,7 +657,7 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -579,10 +665,12 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("AcknowledgeTypes")
 					return
 				}
 				a := prealloc[int8](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -590,17 +678,23 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 					var e int8
 					e = r.Int8()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("AcknowledgeTypes")
-						s.AcknowledgeTypes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("AcknowledgeTypes")
+							s.AcknowledgeTypes = a
+							s.nc |= 0x4
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.AcknowledgeTypes = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -614,6 +708,10 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -633,8 +731,16 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -667,15 +773,15 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) appendTo(dst []byte, versi
 
 func (s *ShareAcknowledgeRequestAcknowledgementBatch) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("FirstOffset")
 		w.Int(int64(s.FirstOffset))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LastOffset")
 		w.Int(int64(s.LastOffset))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("AcknowledgeTypes")
 		{
 			w.BeginArray()
@@ -690,26 +796,50 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) writeJSON(w *JSONWriter, v
 }
 
 func (s *ShareAcknowledgeRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x10 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ShareAcknowledgeRequestAcknowledgeTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ShareAcknowledgeRequestAcknowledgePartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ShareAcknowledgeRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ShareAcknowledgeRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ShareAcknowledgeRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ShareAcknowledgeRequest) AppendTo(dst []byte, version int16) []byte {
@@ -740,6 +870,10 @@ type ShareAcknowledgeResponse struct {
 	NodeEndpoints            []ShareAcknowledgeResponseNodeEndpoint                  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ShareAcknowledgeResponseShareAcknowledgeTopicResponse is the ShareAcknowledgeTopicResponse struct of ShareAcknowledgeResponse.
@@ -748,6 +882,8 @@ type ShareAcknowledgeResponseShareAcknowledgeTopicResponse struct {
 	Partitions []ShareAcknowledgeResponsePartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareAcknowledgeResponsePartitionData is the PartitionData struct of ShareAcknowledgeResponse.
@@ -758,6 +894,8 @@ type ShareAcknowledgeResponsePartitionData struct {
 	CurrentLeader  ShareAcknowledgeResponseLeaderIdAndEpoch // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareAcknowledgeResponseLeaderIdAndEpoch is the LeaderIdAndEpoch struct of ShareAcknowledgeResponse.
@@ -766,6 +904,8 @@ type ShareAcknowledgeResponseLeaderIdAndEpoch struct {
 	LeaderEpoch int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareAcknowledgeResponseNodeEndpoint is the NodeEndpoint struct of ShareAcknowledgeResponse.
@@ -776,6 +916,8 @@ type ShareAcknowledgeResponseNodeEndpoint struct {
 	Rack   *string // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -787,9 +929,12 @@ func (s *ShareAcknowledgeResponse) SetDefaults() {
 	s.Responses = nil
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -797,12 +942,15 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -810,12 +958,15 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -823,12 +974,15 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	if version >= 2 {
@@ -836,12 +990,15 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcquisitionLockTimeoutMs", r.off)
 		}
 		s.AcquisitionLockTimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AcquisitionLockTimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("AcquisitionLockTimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("AcquisitionLockTimeoutMs")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AcquisitionLockTimeoutMs)
 		}
 	} else {
 		s.AcquisitionLockTimeoutMs = 0
@@ -854,7 +1011,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -862,6 +1019,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x30
 					r.PushPath("Responses")
 					return
 				}
@@ -872,14 +1030,15 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareAcknowledgeResponseShareAcknowledgeTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
 						s.Responses = a
+						s.nc |= 0x20
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Responses = a
@@ -897,7 +1056,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -905,6 +1064,7 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 11)
 				if r.err != nil {
+					s.nc |= 0x20
 					r.PushPath("NodeEndpoints")
 					return
 				}
@@ -915,14 +1075,15 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareAcknowledgeResponseNodeEndpoint{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("NodeEndpoints")
 						s.NodeEndpoints = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.NodeEndpoints = a
@@ -939,6 +1100,10 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -958,8 +1123,16 @@ func (s *ShareAcknowledgeResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1004,23 +1177,23 @@ func (s *ShareAcknowledgeResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *ShareAcknowledgeResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x8 == 0 {
 		w.Key("AcquisitionLockTimeoutMs")
 		w.Int(int64(s.AcquisitionLockTimeoutMs))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Responses")
 		{
 			w.BeginArray()
@@ -1030,7 +1203,7 @@ func (s *ShareAcknowledgeResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("NodeEndpoints")
 		{
 			w.BeginArray()
@@ -1041,6 +1214,7 @@ func (s *ShareAcknowledgeResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -1049,9 +1223,11 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1059,12 +1235,15 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -1075,7 +1254,7 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1083,6 +1262,7 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 				n = r.NotNull(n)
 				r.checkCount(n, 17)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -1093,14 +1273,15 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 					}
 					a = append(grow(a, n), ShareAcknowledgeResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -1117,6 +1298,10 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1136,8 +1321,16 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) readFrom(r *Read
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1167,11 +1360,11 @@ func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) appendTo(dst []b
 
 func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1193,9 +1386,11 @@ func (s *ShareAcknowledgeResponsePartitionData) SetDefaults() {
 	s.CurrentLeader = ShareAcknowledgeResponseLeaderIdAndEpoch{}
 	s.CurrentLeader.SetDefaults()
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1203,12 +1398,15 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1216,12 +1414,15 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1229,12 +1430,15 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -1242,12 +1446,12 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 			r.tr.Begin("CurrentLeader", r.off)
 		}
 		s.CurrentLeader.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x0
 			r.PushPath("CurrentLeader")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	s.UnknownTags = nil
@@ -1257,6 +1461,10 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1276,8 +1484,16 @@ func (s *ShareAcknowledgeResponsePartitionData) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1310,19 +1526,19 @@ func (s *ShareAcknowledgeResponsePartitionData) appendTo(dst []byte, version int
 
 func (s *ShareAcknowledgeResponsePartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("CurrentLeader")
 		s.CurrentLeader.writeJSON(w, version)
 	}
@@ -1335,9 +1551,11 @@ func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) SetDefaults() {
 	s.LeaderId = 0
 	s.LeaderEpoch = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1345,12 +1563,15 @@ func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) readFrom(r *Reader, version i
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderId)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("LeaderId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
 		}
 	}
 	{
@@ -1358,12 +1579,15 @@ func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) readFrom(r *Reader, version i
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -1373,6 +1597,10 @@ func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1392,8 +1620,16 @@ func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1420,11 +1656,11 @@ func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) appendTo(dst []byte, version 
 
 func (s *ShareAcknowledgeResponseLeaderIdAndEpoch) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("LeaderId")
 		w.Int(int64(s.LeaderId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
@@ -1439,9 +1675,11 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) SetDefaults() {
 	s.Port = 0
 	s.Rack = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1449,12 +1687,15 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeId)
-		}
 		if r.err != nil {
-			r.PushPath("NodeId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("NodeId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
 		}
 	}
 	{
@@ -1462,12 +1703,15 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -1475,12 +1719,15 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	{
@@ -1488,12 +1735,15 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Rack)
-		}
 		if r.err != nil {
-			r.PushPath("Rack")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("Rack")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
 		}
 	}
 	s.UnknownTags = nil
@@ -1503,6 +1753,10 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1522,8 +1776,16 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1556,19 +1818,19 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) appendTo(dst []byte, version int1
 
 func (s *ShareAcknowledgeResponseNodeEndpoint) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("NodeId")
 		w.Int(int64(s.NodeId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Int(int64(s.Port))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Rack")
 		w.NullableString(s.Rack)
 	}
@@ -1577,32 +1839,56 @@ func (s *ShareAcknowledgeResponseNodeEndpoint) writeJSON(w *JSONWriter, version 
 }
 
 func (s *ShareAcknowledgeResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Responses {
-		s.Responses[i].summarize(sm, version, c)
+	if s.nc&0x10 == 0 {
+		for i := range s.Responses {
+			s.Responses[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ShareAcknowledgeResponsePartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ShareAcknowledgeResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ShareAcknowledgeResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ShareAcknowledgeResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ShareAcknowledgeResponse) AppendTo(dst []byte, version int16) []byte {

@@ -18,6 +18,10 @@ type ShareFetchRequest struct {
 	ForgottenTopicsData []ShareFetchRequestForgottenTopic // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ShareFetchRequestFetchTopic is the FetchTopic struct of ShareFetchRequest.
@@ -26,6 +30,8 @@ type ShareFetchRequestFetchTopic struct {
 	Partitions []ShareFetchRequestFetchPartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareFetchRequestFetchPartition is the FetchPartition struct of ShareFetchRequest.
@@ -35,6 +41,8 @@ type ShareFetchRequestFetchPartition struct {
 	AcknowledgementBatches []ShareFetchRequestAcknowledgementBatch // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareFetchRequestAcknowledgementBatch is the AcknowledgementBatch struct of ShareFetchRequest.
@@ -44,6 +52,8 @@ type ShareFetchRequestAcknowledgementBatch struct {
 	AcknowledgeTypes []int8 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareFetchRequestForgottenTopic is the ForgottenTopic struct of ShareFetchRequest.
@@ -52,6 +62,8 @@ type ShareFetchRequestForgottenTopic struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -69,9 +81,12 @@ func (s *ShareFetchRequest) SetDefaults() {
 	s.Topics = nil
 	s.ForgottenTopicsData = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -79,12 +94,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfff
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -92,12 +110,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xffe
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -105,12 +126,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ShareSessionEpoch", r.off)
 		}
 		s.ShareSessionEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ShareSessionEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ShareSessionEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xffc
+				r.PushPath("ShareSessionEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ShareSessionEpoch)
 		}
 	}
 	{
@@ -118,12 +142,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxWaitMs", r.off)
 		}
 		s.MaxWaitMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxWaitMs)
-		}
 		if r.err != nil {
-			r.PushPath("MaxWaitMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff8
+				r.PushPath("MaxWaitMs")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxWaitMs)
 		}
 	}
 	{
@@ -131,12 +158,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MinBytes", r.off)
 		}
 		s.MinBytes = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MinBytes)
-		}
 		if r.err != nil {
-			r.PushPath("MinBytes")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff0
+				r.PushPath("MinBytes")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MinBytes)
 		}
 	}
 	{
@@ -144,12 +174,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxBytes", r.off)
 		}
 		s.MaxBytes = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxBytes)
-		}
 		if r.err != nil {
-			r.PushPath("MaxBytes")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe0
+				r.PushPath("MaxBytes")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxBytes)
 		}
 	}
 	if version >= 1 {
@@ -157,12 +190,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MaxRecords", r.off)
 		}
 		s.MaxRecords = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxRecords)
-		}
 		if r.err != nil {
-			r.PushPath("MaxRecords")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc0
+				r.PushPath("MaxRecords")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxRecords)
 		}
 	} else {
 		s.MaxRecords = 0
@@ -172,12 +208,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BatchSize", r.off)
 		}
 		s.BatchSize = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BatchSize)
-		}
 		if r.err != nil {
-			r.PushPath("BatchSize")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf80
+				r.PushPath("BatchSize")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BatchSize)
 		}
 	} else {
 		s.BatchSize = 0
@@ -187,12 +226,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ShareAcquireMode", r.off)
 		}
 		s.ShareAcquireMode = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ShareAcquireMode)
-		}
 		if r.err != nil {
-			r.PushPath("ShareAcquireMode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf00
+				r.PushPath("ShareAcquireMode")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ShareAcquireMode)
 		}
 	} else {
 		s.ShareAcquireMode = 0
@@ -202,12 +244,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IsRenewAck", r.off)
 		}
 		s.IsRenewAck = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsRenewAck)
-		}
 		if r.err != nil {
-			r.PushPath("IsRenewAck")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe00
+				r.PushPath("IsRenewAck")
+				return
+			}
+			s.nc |= 0x200
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsRenewAck)
 		}
 	} else {
 		s.IsRenewAck = false
@@ -220,7 +265,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -228,6 +273,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0xc00
 					r.PushPath("Topics")
 					return
 				}
@@ -238,14 +284,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchRequestFetchTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x800
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -263,7 +310,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -271,6 +318,7 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x800
 					r.PushPath("ForgottenTopicsData")
 					return
 				}
@@ -281,14 +329,15 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchRequestForgottenTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ForgottenTopicsData")
 						s.ForgottenTopicsData = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ForgottenTopicsData = a
@@ -305,6 +354,10 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -324,8 +377,16 @@ func (s *ShareFetchRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -388,47 +449,47 @@ func (s *ShareFetchRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *ShareFetchRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.NullableString(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MemberId")
 		w.NullableString(s.MemberId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ShareSessionEpoch")
 		w.Int(int64(s.ShareSessionEpoch))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("MaxWaitMs")
 		w.Int(int64(s.MaxWaitMs))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("MinBytes")
 		w.Int(int64(s.MinBytes))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("MaxBytes")
 		w.Int(int64(s.MaxBytes))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x40 == 0 {
 		w.Key("MaxRecords")
 		w.Int(int64(s.MaxRecords))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x80 == 0 {
 		w.Key("BatchSize")
 		w.Int(int64(s.BatchSize))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x100 == 0 {
 		w.Key("ShareAcquireMode")
 		w.Int(int64(s.ShareAcquireMode))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x200 == 0 {
 		w.Key("IsRenewAck")
 		w.Bool(s.IsRenewAck)
 	}
-	{
+	if s.nc&0x400 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -438,7 +499,7 @@ func (s *ShareFetchRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x800 == 0 {
 		w.Key("ForgottenTopicsData")
 		{
 			w.BeginArray()
@@ -449,6 +510,7 @@ func (s *ShareFetchRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -457,9 +519,11 @@ func (s *ShareFetchRequestFetchTopic) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -467,12 +531,15 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -483,7 +550,7 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -491,6 +558,7 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -501,14 +569,15 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchRequestFetchPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -525,6 +594,10 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -544,8 +617,16 @@ func (s *ShareFetchRequestFetchTopic) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -575,11 +656,11 @@ func (s *ShareFetchRequestFetchTopic) appendTo(dst []byte, version int16) []byte
 
 func (s *ShareFetchRequestFetchTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -599,9 +680,11 @@ func (s *ShareFetchRequestFetchPartition) SetDefaults() {
 	s.PartitionMaxBytes = 0
 	s.AcknowledgementBatches = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -609,12 +692,15 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	if version <= 0 {
@@ -622,12 +708,15 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionMaxBytes", r.off)
 		}
 		s.PartitionMaxBytes = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionMaxBytes)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionMaxBytes")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("PartitionMaxBytes")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionMaxBytes)
 		}
 	} else {
 		s.PartitionMaxBytes = 0
@@ -640,7 +729,7 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -648,6 +737,7 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("AcknowledgementBatches")
 					return
 				}
@@ -658,14 +748,15 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchRequestAcknowledgementBatch{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("AcknowledgementBatches")
 						s.AcknowledgementBatches = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.AcknowledgementBatches = a
@@ -682,6 +773,10 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -701,8 +796,16 @@ func (s *ShareFetchRequestFetchPartition) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -735,15 +838,15 @@ func (s *ShareFetchRequestFetchPartition) appendTo(dst []byte, version int16) []
 
 func (s *ShareFetchRequestFetchPartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	if version <= 0 {
+	if version <= 0 && s.nc&0x2 == 0 {
 		w.Key("PartitionMaxBytes")
 		w.Int(int64(s.PartitionMaxBytes))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("AcknowledgementBatches")
 		{
 			w.BeginArray()
@@ -763,9 +866,11 @@ func (s *ShareFetchRequestAcknowledgementBatch) SetDefaults() {
 	s.LastOffset = 0
 	s.AcknowledgeTypes = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -773,12 +878,15 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("FirstOffset", r.off)
 		}
 		s.FirstOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.FirstOffset)
-		}
 		if r.err != nil {
-			r.PushPath("FirstOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("FirstOffset")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.FirstOffset)
 		}
 	}
 	{
@@ -786,12 +894,15 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("LastOffset", r.off)
 		}
 		s.LastOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastOffset)
-		}
 		if r.err != nil {
-			r.PushPath("LastOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("LastOffset")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastOffset)
 		}
 	}
 	{
@@ -802,7 +913,7 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -810,10 +921,12 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("AcknowledgeTypes")
 					return
 				}
 				a := prealloc[int8](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -821,17 +934,23 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 					var e int8
 					e = r.Int8()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("AcknowledgeTypes")
-						s.AcknowledgeTypes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("AcknowledgeTypes")
+							s.AcknowledgeTypes = a
+							s.nc |= 0x4
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.AcknowledgeTypes = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -845,6 +964,10 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -864,8 +987,16 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -898,15 +1029,15 @@ func (s *ShareFetchRequestAcknowledgementBatch) appendTo(dst []byte, version int
 
 func (s *ShareFetchRequestAcknowledgementBatch) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("FirstOffset")
 		w.Int(int64(s.FirstOffset))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LastOffset")
 		w.Int(int64(s.LastOffset))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("AcknowledgeTypes")
 		{
 			w.BeginArray()
@@ -925,9 +1056,11 @@ func (s *ShareFetchRequestForgottenTopic) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -935,12 +1068,15 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -951,7 +1087,7 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -959,10 +1095,12 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -970,17 +1108,23 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -994,6 +1138,10 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1013,8 +1161,16 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1044,11 +1200,11 @@ func (s *ShareFetchRequestForgottenTopic) appendTo(dst []byte, version int16) []
 
 func (s *ShareFetchRequestForgottenTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1063,37 +1219,70 @@ func (s *ShareFetchRequestForgottenTopic) writeJSON(w *JSONWriter, version int16
 }
 
 func (s *ShareFetchRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x400 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.ForgottenTopicsData {
-		s.ForgottenTopicsData[i].summarize(sm, version, c)
+	if s.nc&0x800 == 0 {
+		for i := range s.ForgottenTopicsData {
+			s.ForgottenTopicsData[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ShareFetchRequestFetchTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ShareFetchRequestFetchPartition) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 func (s *ShareFetchRequestForgottenTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ShareFetchRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ShareFetchRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ShareFetchRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ShareFetchRequest) AppendTo(dst []byte, version int16) []byte {
@@ -1122,6 +1311,10 @@ type ShareFetchResponse struct {
 	NodeEndpoints            []ShareFetchResponseNodeEndpoint                // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ShareFetchResponseShareFetchableTopicResponse is the ShareFetchableTopicResponse struct of ShareFetchResponse.
@@ -1130,6 +1323,8 @@ type ShareFetchResponseShareFetchableTopicResponse struct {
 	Partitions []ShareFetchResponsePartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareFetchResponsePartitionData is the PartitionData struct of ShareFetchResponse.
@@ -1144,6 +1339,8 @@ type ShareFetchResponsePartitionData struct {
 	AcquiredRecords         []ShareFetchResponseAcquiredRecords // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareFetchResponseLeaderIdAndEpoch is the LeaderIdAndEpoch struct of ShareFetchResponse.
@@ -1152,6 +1349,8 @@ type ShareFetchResponseLeaderIdAndEpoch struct {
 	LeaderEpoch int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareFetchResponseAcquiredRecords is the AcquiredRecords struct of ShareFetchResponse.
@@ -1161,6 +1360,8 @@ type ShareFetchResponseAcquiredRecords struct {
 	DeliveryCount int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareFetchResponseNodeEndpoint is the NodeEndpoint struct of ShareFetchResponse.
@@ -1171,6 +1372,8 @@ type ShareFetchResponseNodeEndpoint struct {
 	Rack   *string // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -1182,9 +1385,12 @@ func (s *ShareFetchResponse) SetDefaults() {
 	s.Responses = nil
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1192,12 +1398,15 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -1205,12 +1414,15 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1218,12 +1430,15 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	if version >= 1 {
@@ -1231,12 +1446,15 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcquisitionLockTimeoutMs", r.off)
 		}
 		s.AcquisitionLockTimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AcquisitionLockTimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("AcquisitionLockTimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("AcquisitionLockTimeoutMs")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AcquisitionLockTimeoutMs)
 		}
 	} else {
 		s.AcquisitionLockTimeoutMs = 0
@@ -1249,7 +1467,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1257,6 +1475,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x30
 					r.PushPath("Responses")
 					return
 				}
@@ -1267,14 +1486,15 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchResponseShareFetchableTopicResponse{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Responses")
 						s.Responses = a
+						s.nc |= 0x20
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Responses = a
@@ -1292,7 +1512,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1300,6 +1520,7 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 11)
 				if r.err != nil {
+					s.nc |= 0x20
 					r.PushPath("NodeEndpoints")
 					return
 				}
@@ -1310,14 +1531,15 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchResponseNodeEndpoint{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("NodeEndpoints")
 						s.NodeEndpoints = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.NodeEndpoints = a
@@ -1334,6 +1556,10 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1353,8 +1579,16 @@ func (s *ShareFetchResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1399,23 +1633,23 @@ func (s *ShareFetchResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *ShareFetchResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("AcquisitionLockTimeoutMs")
 		w.Int(int64(s.AcquisitionLockTimeoutMs))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Responses")
 		{
 			w.BeginArray()
@@ -1425,7 +1659,7 @@ func (s *ShareFetchResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("NodeEndpoints")
 		{
 			w.BeginArray()
@@ -1436,6 +1670,7 @@ func (s *ShareFetchResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -1444,9 +1679,11 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1454,12 +1691,15 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -1470,7 +1710,7 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1478,6 +1718,7 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 				n = r.NotNull(n)
 				r.checkCount(n, 22)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -1488,14 +1729,15 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 					}
 					a = append(grow(a, n), ShareFetchResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -1512,6 +1754,10 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1531,8 +1777,16 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) readFrom(r *Reader, vers
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1562,11 +1816,11 @@ func (s *ShareFetchResponseShareFetchableTopicResponse) appendTo(dst []byte, ver
 
 func (s *ShareFetchResponseShareFetchableTopicResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1592,9 +1846,11 @@ func (s *ShareFetchResponsePartitionData) SetDefaults() {
 	s.Records = Records{}
 	s.AcquiredRecords = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1602,12 +1858,15 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1615,12 +1874,15 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1628,12 +1890,15 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -1641,12 +1906,15 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcknowledgeErrorCode", r.off)
 		}
 		s.AcknowledgeErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AcknowledgeErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("AcknowledgeErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("AcknowledgeErrorCode")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AcknowledgeErrorCode)
 		}
 	}
 	{
@@ -1654,12 +1922,15 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcknowledgeErrorMessage", r.off)
 		}
 		s.AcknowledgeErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AcknowledgeErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("AcknowledgeErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("AcknowledgeErrorMessage")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AcknowledgeErrorMessage)
 		}
 	}
 	{
@@ -1667,25 +1938,25 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CurrentLeader", r.off)
 		}
 		s.CurrentLeader.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0xc0
 			r.PushPath("CurrentLeader")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
 		if r.tr != nil {
 			r.tr.Begin("Records", r.off)
 		}
-		s.Records.Raw = r.CompactNullableBytes()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, &s.Records)
-		}
+		r.records(&s.Records, true, true)
 		if r.err != nil {
+			s.nc |= 0xc0
 			r.PushPath("Records")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, &s.Records)
 		}
 	}
 	{
@@ -1696,7 +1967,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1704,6 +1975,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 19)
 				if r.err != nil {
+					s.nc |= 0x80
 					r.PushPath("AcquiredRecords")
 					return
 				}
@@ -1714,14 +1986,15 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareFetchResponseAcquiredRecords{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("AcquiredRecords")
 						s.AcquiredRecords = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.AcquiredRecords = a
@@ -1738,6 +2011,10 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1757,8 +2034,16 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1806,35 +2091,35 @@ func (s *ShareFetchResponsePartitionData) appendTo(dst []byte, version int16) []
 
 func (s *ShareFetchResponsePartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("AcknowledgeErrorCode")
 		w.Int(int64(s.AcknowledgeErrorCode))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("AcknowledgeErrorMessage")
 		w.NullableString(s.AcknowledgeErrorMessage)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("CurrentLeader")
 		s.CurrentLeader.writeJSON(w, version)
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("Records")
 		s.Records.writeJSON(w)
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("AcquiredRecords")
 		{
 			w.BeginArray()
@@ -1853,9 +2138,11 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) SetDefaults() {
 	s.LeaderId = 0
 	s.LeaderEpoch = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareFetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1863,12 +2150,15 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderId)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("LeaderId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
 		}
 	}
 	{
@@ -1876,12 +2166,15 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) 
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	s.UnknownTags = nil
@@ -1891,6 +2184,10 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1910,8 +2207,16 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1938,11 +2243,11 @@ func (s *ShareFetchResponseLeaderIdAndEpoch) appendTo(dst []byte, version int16)
 
 func (s *ShareFetchResponseLeaderIdAndEpoch) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("LeaderId")
 		w.Int(int64(s.LeaderId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
@@ -1956,9 +2261,11 @@ func (s *ShareFetchResponseAcquiredRecords) SetDefaults() {
 	s.LastOffset = 0
 	s.DeliveryCount = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1966,12 +2273,15 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 			r.tr.Begin("FirstOffset", r.off)
 		}
 		s.FirstOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.FirstOffset)
-		}
 		if r.err != nil {
-			r.PushPath("FirstOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("FirstOffset")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.FirstOffset)
 		}
 	}
 	{
@@ -1979,12 +2289,15 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LastOffset", r.off)
 		}
 		s.LastOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastOffset)
-		}
 		if r.err != nil {
-			r.PushPath("LastOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("LastOffset")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastOffset)
 		}
 	}
 	{
@@ -1992,12 +2305,15 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 			r.tr.Begin("DeliveryCount", r.off)
 		}
 		s.DeliveryCount = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.DeliveryCount)
-		}
 		if r.err != nil {
-			r.PushPath("DeliveryCount")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("DeliveryCount")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.DeliveryCount)
 		}
 	}
 	s.UnknownTags = nil
@@ -2007,6 +2323,10 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2026,8 +2346,16 @@ func (s *ShareFetchResponseAcquiredRecords) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2057,15 +2385,15 @@ func (s *ShareFetchResponseAcquiredRecords) appendTo(dst []byte, version int16) 
 
 func (s *ShareFetchResponseAcquiredRecords) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("FirstOffset")
 		w.Int(int64(s.FirstOffset))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LastOffset")
 		w.Int(int64(s.LastOffset))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("DeliveryCount")
 		w.Int(int64(s.DeliveryCount))
 	}
@@ -2080,9 +2408,11 @@ func (s *ShareFetchResponseNodeEndpoint) SetDefaults() {
 	s.Port = 0
 	s.Rack = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -2090,12 +2420,15 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeId)
-		}
 		if r.err != nil {
-			r.PushPath("NodeId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("NodeId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
 		}
 	}
 	{
@@ -2103,12 +2436,15 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -2116,12 +2452,15 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	{
@@ -2129,12 +2468,15 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Rack", r.off)
 		}
 		s.Rack = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Rack)
-		}
 		if r.err != nil {
-			r.PushPath("Rack")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("Rack")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
 		}
 	}
 	s.UnknownTags = nil
@@ -2144,6 +2486,10 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2163,8 +2509,16 @@ func (s *ShareFetchResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2197,19 +2551,19 @@ func (s *ShareFetchResponseNodeEndpoint) appendTo(dst []byte, version int16) []b
 
 func (s *ShareFetchResponseNodeEndpoint) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("NodeId")
 		w.Int(int64(s.NodeId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Int(int64(s.Port))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Rack")
 		w.NullableString(s.Rack)
 	}
@@ -2218,36 +2572,62 @@ func (s *ShareFetchResponseNodeEndpoint) writeJSON(w *JSONWriter, version int16)
 }
 
 func (s *ShareFetchResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Responses {
-		s.Responses[i].summarize(sm, version, c)
+	if s.nc&0x10 == 0 {
+		for i := range s.Responses {
+			s.Responses[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ShareFetchResponseShareFetchableTopicResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ShareFetchResponsePartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if s.AcknowledgeErrorCode != 0 {
+	if s.nc&0x8 == 0 && s.AcknowledgeErrorCode != 0 {
 		sm.addError(s.AcknowledgeErrorCode, c)
 	}
-	sm.addRecords(&s.Records, c)
+	if s.nc&0x40 == 0 {
+		sm.addRecords(&s.Records, c)
+	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ShareFetchResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ShareFetchResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ShareFetchResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ShareFetchResponse) AppendTo(dst []byte, version int16) []byte {

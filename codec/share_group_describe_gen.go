@@ -8,6 +8,10 @@ type ShareGroupDescribeRequest struct {
 	IncludeAuthorizedOperations bool     // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -15,9 +19,12 @@ func (s *ShareGroupDescribeRequest) SetDefaults() {
 	s.GroupIds = nil
 	s.IncludeAuthorizedOperations = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -28,7 +35,7 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -36,10 +43,12 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("GroupIds")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -47,17 +56,23 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("GroupIds")
-						s.GroupIds = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("GroupIds")
+							s.GroupIds = a
+							s.nc |= 0x3
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.GroupIds = a
+				if lost {
+					s.nc |= 0x1
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -69,12 +84,15 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeAuthorizedOperations", r.off)
 		}
 		s.IncludeAuthorizedOperations = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncludeAuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("IncludeAuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("IncludeAuthorizedOperations")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncludeAuthorizedOperations)
 		}
 	}
 	s.UnknownTags = nil
@@ -84,6 +102,10 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -103,8 +125,16 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -134,7 +164,7 @@ func (s *ShareGroupDescribeRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *ShareGroupDescribeRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupIds")
 		{
 			w.BeginArray()
@@ -144,11 +174,12 @@ func (s *ShareGroupDescribeRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("IncludeAuthorizedOperations")
 		w.Bool(s.IncludeAuthorizedOperations)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -156,7 +187,18 @@ func (s *ShareGroupDescribeRequest) summarize(sm *Summary, version int16, c sumC
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ShareGroupDescribeRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ShareGroupDescribeRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ShareGroupDescribeRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ShareGroupDescribeRequest) AppendTo(dst []byte, version int16) []byte {
@@ -181,6 +223,10 @@ type ShareGroupDescribeResponse struct {
 	Groups         []ShareGroupDescribeResponseDescribedGroup // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ShareGroupDescribeResponseTopicPartitions is the TopicPartitions struct of ShareGroupDescribeResponse.
@@ -190,6 +236,8 @@ type ShareGroupDescribeResponseTopicPartitions struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareGroupDescribeResponseAssignment is the Assignment struct of ShareGroupDescribeResponse.
@@ -197,6 +245,8 @@ type ShareGroupDescribeResponseAssignment struct {
 	TopicPartitions []ShareGroupDescribeResponseTopicPartitions // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareGroupDescribeResponseDescribedGroup is the DescribedGroup struct of ShareGroupDescribeResponse.
@@ -212,6 +262,8 @@ type ShareGroupDescribeResponseDescribedGroup struct {
 	AuthorizedOperations int32                              // versions 0+, default "-2147483648"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareGroupDescribeResponseMember is the Member struct of ShareGroupDescribeResponse.
@@ -225,6 +277,8 @@ type ShareGroupDescribeResponseMember struct {
 	Assignment           ShareGroupDescribeResponseAssignment // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -232,9 +286,12 @@ func (s *ShareGroupDescribeResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Groups = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -242,12 +299,15 @@ func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -258,7 +318,7 @@ func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -266,6 +326,7 @@ func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Groups")
 					return
 				}
@@ -276,14 +337,15 @@ func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), ShareGroupDescribeResponseDescribedGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
 						s.Groups = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Groups = a
@@ -300,6 +362,10 @@ func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -319,8 +385,16 @@ func (s *ShareGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -350,11 +424,11 @@ func (s *ShareGroupDescribeResponse) appendTo(dst []byte, version int16) []byte 
 
 func (s *ShareGroupDescribeResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Groups")
 		{
 			w.BeginArray()
@@ -365,6 +439,7 @@ func (s *ShareGroupDescribeResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -374,9 +449,11 @@ func (s *ShareGroupDescribeResponseTopicPartitions) SetDefaults() {
 	s.TopicName = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -384,12 +461,15 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -397,12 +477,15 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	}
 	{
@@ -413,7 +496,7 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -421,10 +504,12 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -432,17 +517,23 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x4
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -456,6 +547,10 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -475,8 +570,16 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -509,15 +612,15 @@ func (s *ShareGroupDescribeResponseTopicPartitions) appendTo(dst []byte, version
 
 func (s *ShareGroupDescribeResponseTopicPartitions) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -535,9 +638,11 @@ func (s *ShareGroupDescribeResponseTopicPartitions) writeJSON(w *JSONWriter, ver
 func (s *ShareGroupDescribeResponseAssignment) SetDefaults() {
 	s.TopicPartitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareGroupDescribeResponseAssignment) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -548,7 +653,7 @@ func (s *ShareGroupDescribeResponseAssignment) readFrom(r *Reader, version int16
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -556,6 +661,7 @@ func (s *ShareGroupDescribeResponseAssignment) readFrom(r *Reader, version int16
 				n = r.NotNull(n)
 				r.checkCount(n, 19)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("TopicPartitions")
 					return
 				}
@@ -566,14 +672,15 @@ func (s *ShareGroupDescribeResponseAssignment) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), ShareGroupDescribeResponseTopicPartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicPartitions")
 						s.TopicPartitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicPartitions = a
@@ -590,6 +697,10 @@ func (s *ShareGroupDescribeResponseAssignment) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -609,8 +720,16 @@ func (s *ShareGroupDescribeResponseAssignment) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -637,7 +756,7 @@ func (s *ShareGroupDescribeResponseAssignment) appendTo(dst []byte, version int1
 
 func (s *ShareGroupDescribeResponseAssignment) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicPartitions")
 		{
 			w.BeginArray()
@@ -663,9 +782,11 @@ func (s *ShareGroupDescribeResponseDescribedGroup) SetDefaults() {
 	s.Members = nil
 	s.AuthorizedOperations = -2147483648
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -673,12 +794,15 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ff
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -686,12 +810,15 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fe
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -699,12 +826,15 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fc
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -712,12 +842,15 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("GroupState", r.off)
 		}
 		s.GroupState = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupState)
-		}
 		if r.err != nil {
-			r.PushPath("GroupState")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f8
+				r.PushPath("GroupState")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupState)
 		}
 	}
 	{
@@ -725,12 +858,15 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("GroupEpoch", r.off)
 		}
 		s.GroupEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("GroupEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f0
+				r.PushPath("GroupEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupEpoch)
 		}
 	}
 	{
@@ -738,12 +874,15 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("AssignmentEpoch", r.off)
 		}
 		s.AssignmentEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AssignmentEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("AssignmentEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e0
+				r.PushPath("AssignmentEpoch")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AssignmentEpoch)
 		}
 	}
 	{
@@ -751,12 +890,15 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("AssignorName", r.off)
 		}
 		s.AssignorName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AssignorName)
-		}
 		if r.err != nil {
-			r.PushPath("AssignorName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c0
+				r.PushPath("AssignorName")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AssignorName)
 		}
 	}
 	{
@@ -767,7 +909,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -775,6 +917,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 				n = r.NotNull(n)
 				r.checkCount(n, 12)
 				if r.err != nil {
+					s.nc |= 0x180
 					r.PushPath("Members")
 					return
 				}
@@ -785,14 +928,15 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), ShareGroupDescribeResponseMember{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Members")
 						s.Members = a
+						s.nc |= 0x100
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Members = a
@@ -807,12 +951,15 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			r.tr.Begin("AuthorizedOperations", r.off)
 		}
 		s.AuthorizedOperations = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("AuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x100
+				r.PushPath("AuthorizedOperations")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AuthorizedOperations)
 		}
 	}
 	s.UnknownTags = nil
@@ -822,6 +969,10 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -841,8 +992,16 @@ func (s *ShareGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -893,35 +1052,35 @@ func (s *ShareGroupDescribeResponseDescribedGroup) appendTo(dst []byte, version 
 
 func (s *ShareGroupDescribeResponseDescribedGroup) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("GroupState")
 		w.String(s.GroupState)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("GroupEpoch")
 		w.Int(int64(s.GroupEpoch))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("AssignmentEpoch")
 		w.Int(int64(s.AssignmentEpoch))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("AssignorName")
 		w.String(s.AssignorName)
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("Members")
 		{
 			w.BeginArray()
@@ -931,7 +1090,7 @@ func (s *ShareGroupDescribeResponseDescribedGroup) writeJSON(w *JSONWriter, vers
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("AuthorizedOperations")
 		w.Int(int64(s.AuthorizedOperations))
 	}
@@ -950,9 +1109,11 @@ func (s *ShareGroupDescribeResponseMember) SetDefaults() {
 	s.Assignment = ShareGroupDescribeResponseAssignment{}
 	s.Assignment.SetDefaults()
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -960,12 +1121,15 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -973,12 +1137,15 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RackId", r.off)
 		}
 		s.RackId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RackId)
-		}
 		if r.err != nil {
-			r.PushPath("RackId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("RackId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
 		}
 	}
 	{
@@ -986,12 +1153,15 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("MemberEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("MemberEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
 		}
 	}
 	{
@@ -999,12 +1169,15 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientId", r.off)
 		}
 		s.ClientId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientId)
-		}
 		if r.err != nil {
-			r.PushPath("ClientId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("ClientId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientId)
 		}
 	}
 	{
@@ -1012,12 +1185,15 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClientHost", r.off)
 		}
 		s.ClientHost = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientHost)
-		}
 		if r.err != nil {
-			r.PushPath("ClientHost")
-			return
+			if !r.skipped() {
+				s.nc |= 0x70
+				r.PushPath("ClientHost")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientHost)
 		}
 	}
 	{
@@ -1028,7 +1204,7 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1036,10 +1212,12 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x60
 					r.PushPath("SubscribedTopicNames")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1047,17 +1225,23 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("SubscribedTopicNames")
-						s.SubscribedTopicNames = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("SubscribedTopicNames")
+							s.SubscribedTopicNames = a
+							s.nc |= 0x60
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.SubscribedTopicNames = a
+				if lost {
+					s.nc |= 0x20
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1069,12 +1253,12 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Assignment", r.off)
 		}
 		s.Assignment.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x0
 			r.PushPath("Assignment")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	s.UnknownTags = nil
@@ -1084,6 +1268,10 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1103,8 +1291,16 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1149,27 +1345,27 @@ func (s *ShareGroupDescribeResponseMember) appendTo(dst []byte, version int16) [
 
 func (s *ShareGroupDescribeResponseMember) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("RackId")
 		w.NullableString(s.RackId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("MemberEpoch")
 		w.Int(int64(s.MemberEpoch))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("ClientId")
 		w.String(s.ClientId)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("ClientHost")
 		w.String(s.ClientHost)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("SubscribedTopicNames")
 		{
 			w.BeginArray()
@@ -1179,7 +1375,7 @@ func (s *ShareGroupDescribeResponseMember) writeJSON(w *JSONWriter, version int1
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("Assignment")
 		s.Assignment.writeJSON(w, version)
 	}
@@ -1188,44 +1384,77 @@ func (s *ShareGroupDescribeResponseMember) writeJSON(w *JSONWriter, version int1
 }
 
 func (s *ShareGroupDescribeResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Groups {
-		s.Groups[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Groups {
+			s.Groups[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ShareGroupDescribeResponseTopicPartitions) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
-	c = c.withTopic(s.TopicName)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
+	if s.nc&0x2 == 0 {
+		c = c.withTopic(s.TopicName)
+	}
 	sm.addTopic(c)
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x4 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 func (s *ShareGroupDescribeResponseAssignment) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.TopicPartitions {
-		s.TopicPartitions[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.TopicPartitions {
+			s.TopicPartitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ShareGroupDescribeResponseDescribedGroup) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Members {
-		s.Members[i].summarize(sm, version, c)
+	if s.nc&0x80 == 0 {
+		for i := range s.Members {
+			s.Members[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *ShareGroupDescribeResponseMember) summarize(sm *Summary, version int16, c sumCtx) {
-	for _, t := range s.SubscribedTopicNames {
-		sm.addTopic(c.withTopic(t))
+	if s.nc&0x20 == 0 {
+		for _, t := range s.SubscribedTopicNames {
+			sm.addTopic(c.withTopic(t))
+		}
 	}
-	s.Assignment.summarize(sm, version, c)
+	if s.nc&0x40 == 0 {
+		s.Assignment.summarize(sm, version, c)
+	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ShareGroupDescribeResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ShareGroupDescribeResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ShareGroupDescribeResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ShareGroupDescribeResponse) AppendTo(dst []byte, version int16) []byte {

@@ -11,6 +11,10 @@ type ShareGroupHeartbeatRequest struct {
 	SubscribedTopicNames []string // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -21,9 +25,12 @@ func (s *ShareGroupHeartbeatRequest) SetDefaults() {
 	s.RackId = nil
 	s.SubscribedTopicNames = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -31,12 +38,15 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -44,12 +54,15 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -57,12 +70,15 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("MemberEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("MemberEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
 		}
 	}
 	{
@@ -70,12 +86,15 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RackId", r.off)
 		}
 		s.RackId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RackId)
-		}
 		if r.err != nil {
-			r.PushPath("RackId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("RackId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
 		}
 	}
 	{
@@ -86,7 +105,7 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -96,10 +115,12 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x10
 					r.PushPath("SubscribedTopicNames")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -107,17 +128,23 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("SubscribedTopicNames")
-						s.SubscribedTopicNames = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("SubscribedTopicNames")
+							s.SubscribedTopicNames = a
+							s.nc |= 0x10
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.SubscribedTopicNames = a
+				if lost {
+					s.nc |= 0x10
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -131,6 +158,10 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -150,8 +181,16 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -190,23 +229,23 @@ func (s *ShareGroupHeartbeatRequest) appendTo(dst []byte, version int16) []byte 
 
 func (s *ShareGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("MemberEpoch")
 		w.Int(int64(s.MemberEpoch))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("RackId")
 		w.NullableString(s.RackId)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("SubscribedTopicNames")
 		if s.SubscribedTopicNames == nil {
 			w.Null()
@@ -219,6 +258,7 @@ func (s *ShareGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -226,7 +266,18 @@ func (s *ShareGroupHeartbeatRequest) summarize(sm *Summary, version int16, c sum
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ShareGroupHeartbeatRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ShareGroupHeartbeatRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ShareGroupHeartbeatRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ShareGroupHeartbeatRequest) AppendTo(dst []byte, version int16) []byte {
@@ -256,6 +307,10 @@ type ShareGroupHeartbeatResponse struct {
 	Assignment          *ShareGroupHeartbeatResponseAssignment // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // ShareGroupHeartbeatResponseTopicPartitions is the TopicPartitions struct of ShareGroupHeartbeatResponse.
@@ -264,6 +319,8 @@ type ShareGroupHeartbeatResponseTopicPartitions struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // ShareGroupHeartbeatResponseAssignment is the Assignment struct of ShareGroupHeartbeatResponse.
@@ -271,6 +328,8 @@ type ShareGroupHeartbeatResponseAssignment struct {
 	TopicPartitions []ShareGroupHeartbeatResponseTopicPartitions // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -283,9 +342,12 @@ func (s *ShareGroupHeartbeatResponse) SetDefaults() {
 	s.HeartbeatIntervalMs = 0
 	s.Assignment = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -293,12 +355,15 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -306,12 +371,15 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -319,12 +387,15 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -332,12 +403,15 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -345,12 +419,15 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("MemberEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x70
+				r.PushPath("MemberEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
 		}
 	}
 	{
@@ -358,30 +435,37 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("HeartbeatIntervalMs", r.off)
 		}
 		s.HeartbeatIntervalMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.HeartbeatIntervalMs)
-		}
 		if r.err != nil {
-			r.PushPath("HeartbeatIntervalMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x60
+				r.PushPath("HeartbeatIntervalMs")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.HeartbeatIntervalMs)
 		}
 	}
 	{
 		if r.tr != nil {
 			r.tr.Begin("Assignment", r.off)
 		}
-		if r.tracedNullMarker() {
+		if r.tracedNullMarker() || r.err != nil {
 			s.Assignment = nil
 		} else {
 			s.Assignment = new(ShareGroupHeartbeatResponseAssignment)
 			s.Assignment.readFrom(r, version)
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			if s.Assignment == nil {
+				s.nc |= 0x40
+			} else {
+				s.nc |= 0x0
+			}
 			r.PushPath("Assignment")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	s.UnknownTags = nil
@@ -391,6 +475,10 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -410,8 +498,16 @@ func (s *ShareGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -458,31 +554,31 @@ func (s *ShareGroupHeartbeatResponse) appendTo(dst []byte, version int16) []byte
 
 func (s *ShareGroupHeartbeatResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("MemberId")
 		w.NullableString(s.MemberId)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("MemberEpoch")
 		w.Int(int64(s.MemberEpoch))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("HeartbeatIntervalMs")
 		w.Int(int64(s.HeartbeatIntervalMs))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("Assignment")
 		if s.Assignment == nil {
 			w.Null()
@@ -491,6 +587,7 @@ func (s *ShareGroupHeartbeatResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -499,9 +596,11 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -509,12 +608,15 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -525,7 +627,7 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -533,10 +635,12 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -544,17 +648,23 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -568,6 +678,10 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -587,8 +701,16 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -618,11 +740,11 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) appendTo(dst []byte, versio
 
 func (s *ShareGroupHeartbeatResponseTopicPartitions) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -640,9 +762,11 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) writeJSON(w *JSONWriter, ve
 func (s *ShareGroupHeartbeatResponseAssignment) SetDefaults() {
 	s.TopicPartitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -653,7 +777,7 @@ func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int1
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -661,6 +785,7 @@ func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int1
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("TopicPartitions")
 					return
 				}
@@ -671,14 +796,15 @@ func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int1
 					}
 					a = append(grow(a, n), ShareGroupHeartbeatResponseTopicPartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicPartitions")
 						s.TopicPartitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicPartitions = a
@@ -695,6 +821,10 @@ func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -714,8 +844,16 @@ func (s *ShareGroupHeartbeatResponseAssignment) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -742,7 +880,7 @@ func (s *ShareGroupHeartbeatResponseAssignment) appendTo(dst []byte, version int
 
 func (s *ShareGroupHeartbeatResponseAssignment) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicPartitions")
 		{
 			w.BeginArray()
@@ -757,30 +895,50 @@ func (s *ShareGroupHeartbeatResponseAssignment) writeJSON(w *JSONWriter, version
 }
 
 func (s *ShareGroupHeartbeatResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if s.Assignment != nil {
+	if s.nc&0x40 == 0 && s.Assignment != nil {
 		s.Assignment.summarize(sm, version, c)
 	}
 }
 
 func (s *ShareGroupHeartbeatResponseTopicPartitions) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 func (s *ShareGroupHeartbeatResponseAssignment) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.TopicPartitions {
-		s.TopicPartitions[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.TopicPartitions {
+			s.TopicPartitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *ShareGroupHeartbeatResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *ShareGroupHeartbeatResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *ShareGroupHeartbeatResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ShareGroupHeartbeatResponse) AppendTo(dst []byte, version int16) []byte {

@@ -14,6 +14,10 @@ type StopReplicaRequest struct {
 	TopicStates         []StopReplicaRequestStopReplicaTopicState  // versions 3+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // StopReplicaRequestStopReplicaPartitionV0 is the StopReplicaPartitionV0 struct of StopReplicaRequest.
@@ -22,6 +26,8 @@ type StopReplicaRequestStopReplicaPartitionV0 struct {
 	PartitionIndex int32  // versions 0
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StopReplicaRequestStopReplicaTopicV1 is the StopReplicaTopicV1 struct of StopReplicaRequest.
@@ -30,6 +36,8 @@ type StopReplicaRequestStopReplicaTopicV1 struct {
 	PartitionIndexes []int32 // versions 1-2
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StopReplicaRequestStopReplicaTopicState is the StopReplicaTopicState struct of StopReplicaRequest.
@@ -38,6 +46,8 @@ type StopReplicaRequestStopReplicaTopicState struct {
 	PartitionStates []StopReplicaRequestStopReplicaPartitionState // versions 3+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StopReplicaRequestStopReplicaPartitionState is the StopReplicaPartitionState struct of StopReplicaRequest.
@@ -47,6 +57,8 @@ type StopReplicaRequestStopReplicaPartitionState struct {
 	DeletePartition bool  // versions 3+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -60,9 +72,12 @@ func (s *StopReplicaRequest) SetDefaults() {
 	s.Topics = nil
 	s.TopicStates = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -70,12 +85,15 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ControllerId)
-		}
 		if r.err != nil {
-			r.PushPath("ControllerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("ControllerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ControllerId)
 		}
 	}
 	if version >= 4 {
@@ -83,12 +101,15 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("isKRaftController", r.off)
 		}
 		s.isKRaftController = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.isKRaftController)
-		}
 		if r.err != nil {
-			r.PushPath("isKRaftController")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("isKRaftController")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.isKRaftController)
 		}
 	} else {
 		s.isKRaftController = false
@@ -98,12 +119,15 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerEpoch", r.off)
 		}
 		s.ControllerEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ControllerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ControllerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("ControllerEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ControllerEpoch)
 		}
 	}
 	if version >= 1 {
@@ -111,12 +135,15 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("BrokerEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
 		}
 	} else {
 		s.BrokerEpoch = -1
@@ -126,12 +153,15 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("DeletePartitions", r.off)
 		}
 		s.DeletePartitions = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.DeletePartitions)
-		}
 		if r.err != nil {
-			r.PushPath("DeletePartitions")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("DeletePartitions")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.DeletePartitions)
 		}
 	} else {
 		s.DeletePartitions = false
@@ -144,7 +174,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -152,6 +182,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0xe0
 					r.PushPath("UngroupedPartitions")
 					return
 				}
@@ -162,14 +193,15 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StopReplicaRequestStopReplicaPartitionV0{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("UngroupedPartitions")
 						s.UngroupedPartitions = a
+						s.nc |= 0xc0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.UngroupedPartitions = a
@@ -193,7 +225,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -205,6 +237,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0xc0
 					r.PushPath("Topics")
 					return
 				}
@@ -215,14 +248,15 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StopReplicaRequestStopReplicaTopicV1{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x80
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -242,7 +276,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -250,6 +284,7 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x80
 					r.PushPath("TopicStates")
 					return
 				}
@@ -260,14 +295,15 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StopReplicaRequestStopReplicaTopicState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicStates")
 						s.TopicStates = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicStates = a
@@ -286,6 +322,10 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -305,8 +345,16 @@ func (s *StopReplicaRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -364,27 +412,27 @@ func (s *StopReplicaRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *StopReplicaRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ControllerId")
 		w.Int(int64(s.ControllerId))
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x2 == 0 {
 		w.Key("isKRaftController")
 		w.Bool(s.isKRaftController)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ControllerEpoch")
 		w.Int(int64(s.ControllerEpoch))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("BrokerEpoch")
 		w.Int(int64(s.BrokerEpoch))
 	}
-	if version <= 2 {
+	if version <= 2 && s.nc&0x10 == 0 {
 		w.Key("DeletePartitions")
 		w.Bool(s.DeletePartitions)
 	}
-	if version <= 0 {
+	if version <= 0 && s.nc&0x20 == 0 {
 		w.Key("UngroupedPartitions")
 		{
 			w.BeginArray()
@@ -394,7 +442,7 @@ func (s *StopReplicaRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 1 && version <= 2 {
+	if version >= 1 && version <= 2 && s.nc&0x40 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -404,7 +452,7 @@ func (s *StopReplicaRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x80 == 0 {
 		w.Key("TopicStates")
 		{
 			w.BeginArray()
@@ -415,6 +463,7 @@ func (s *StopReplicaRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -423,9 +472,11 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) SetDefaults() {
 	s.TopicName = ""
 	s.PartitionIndex = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	if version <= 0 {
@@ -433,12 +484,15 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version i
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.String()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	} else {
 		s.TopicName = ""
@@ -448,12 +502,15 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version i
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	} else {
 		s.PartitionIndex = 0
@@ -465,6 +522,10 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -484,8 +545,16 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -512,11 +581,11 @@ func (s *StopReplicaRequestStopReplicaPartitionV0) appendTo(dst []byte, version 
 
 func (s *StopReplicaRequestStopReplicaPartitionV0) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 0 {
+	if version <= 0 && s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	if version <= 0 {
+	if version <= 0 && s.nc&0x2 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
@@ -529,9 +598,11 @@ func (s *StopReplicaRequestStopReplicaTopicV1) SetDefaults() {
 	s.Name = ""
 	s.PartitionIndexes = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	if version >= 1 && version <= 2 {
@@ -543,12 +614,15 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	} else {
 		s.Name = ""
@@ -565,7 +639,7 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -573,10 +647,12 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("PartitionIndexes")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -584,17 +660,23 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("PartitionIndexes")
-						s.PartitionIndexes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("PartitionIndexes")
+							s.PartitionIndexes = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.PartitionIndexes = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -610,6 +692,10 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -629,8 +715,16 @@ func (s *StopReplicaRequestStopReplicaTopicV1) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -668,11 +762,11 @@ func (s *StopReplicaRequestStopReplicaTopicV1) appendTo(dst []byte, version int1
 
 func (s *StopReplicaRequestStopReplicaTopicV1) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 && version <= 2 {
+	if version >= 1 && version <= 2 && s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	if version >= 1 && version <= 2 {
+	if version >= 1 && version <= 2 && s.nc&0x2 == 0 {
 		w.Key("PartitionIndexes")
 		{
 			w.BeginArray()
@@ -691,9 +785,11 @@ func (s *StopReplicaRequestStopReplicaTopicState) SetDefaults() {
 	s.TopicName = ""
 	s.PartitionStates = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	if version >= 3 {
@@ -701,12 +797,15 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	} else {
 		s.TopicName = ""
@@ -719,7 +818,7 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -727,6 +826,7 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 10)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("PartitionStates")
 					return
 				}
@@ -737,14 +837,15 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StopReplicaRequestStopReplicaPartitionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionStates")
 						s.PartitionStates = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.PartitionStates = a
@@ -763,6 +864,10 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -782,8 +887,16 @@ func (s *StopReplicaRequestStopReplicaTopicState) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -813,11 +926,11 @@ func (s *StopReplicaRequestStopReplicaTopicState) appendTo(dst []byte, version i
 
 func (s *StopReplicaRequestStopReplicaTopicState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		w.Key("PartitionStates")
 		{
 			w.BeginArray()
@@ -837,9 +950,11 @@ func (s *StopReplicaRequestStopReplicaPartitionState) SetDefaults() {
 	s.LeaderEpoch = -1
 	s.DeletePartition = false
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	if version >= 3 {
@@ -847,12 +962,15 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	} else {
 		s.PartitionIndex = 0
@@ -862,12 +980,15 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	} else {
 		s.LeaderEpoch = -1
@@ -877,12 +998,15 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 			r.tr.Begin("DeletePartition", r.off)
 		}
 		s.DeletePartition = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.DeletePartition)
-		}
 		if r.err != nil {
-			r.PushPath("DeletePartition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("DeletePartition")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.DeletePartition)
 		}
 	} else {
 		s.DeletePartition = false
@@ -894,6 +1018,10 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -913,8 +1041,16 @@ func (s *StopReplicaRequestStopReplicaPartitionState) readFrom(r *Reader, versio
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -944,15 +1080,15 @@ func (s *StopReplicaRequestStopReplicaPartitionState) appendTo(dst []byte, versi
 
 func (s *StopReplicaRequestStopReplicaPartitionState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x4 == 0 {
 		w.Key("DeletePartition")
 		w.Bool(s.DeletePartition)
 	}
@@ -961,17 +1097,17 @@ func (s *StopReplicaRequestStopReplicaPartitionState) writeJSON(w *JSONWriter, v
 }
 
 func (s *StopReplicaRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 0 {
+	if version <= 0 && s.nc&0x20 == 0 {
 		for i := range s.UngroupedPartitions {
 			s.UngroupedPartitions[i].summarize(sm, version, c)
 		}
 	}
-	if version >= 1 && version <= 2 {
+	if version >= 1 && version <= 2 && s.nc&0x40 == 0 {
 		for i := range s.Topics {
 			s.Topics[i].summarize(sm, version, c)
 		}
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x80 == 0 {
 		for i := range s.TopicStates {
 			s.TopicStates[i].summarize(sm, version, c)
 		}
@@ -979,21 +1115,29 @@ func (s *StopReplicaRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 func (s *StopReplicaRequestStopReplicaPartitionV0) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 0 {
+	if version <= 0 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 0 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.TopicName)
 	}
-	if version <= 0 {
+	if version <= 0 && s.nc&0x2 == 0 {
 		c = c.withPartition(s.PartitionIndex)
+	} else if version <= 0 && s.nc&0x2 != 0 {
+		c = c.withoutPartition()
 	}
 	sm.addPartition(c)
 }
 
 func (s *StopReplicaRequestStopReplicaTopicV1) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 1 && version <= 2 {
+	if version >= 1 && version <= 2 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 1 && version <= 2 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.Name)
 	}
 	sm.addTopic(c)
-	if version >= 1 && version <= 2 {
+	if version >= 1 && version <= 2 && s.nc&0x2 == 0 {
 		for _, p := range s.PartitionIndexes {
 			sm.addPartition(c.withPartition(p))
 		}
@@ -1001,11 +1145,14 @@ func (s *StopReplicaRequestStopReplicaTopicV1) summarize(sm *Summary, version in
 }
 
 func (s *StopReplicaRequestStopReplicaTopicState) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 3 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.TopicName)
 	}
 	sm.addTopic(c)
-	if version >= 3 {
+	if version >= 3 && s.nc&0x2 == 0 {
 		for i := range s.PartitionStates {
 			s.PartitionStates[i].summarize(sm, version, c)
 		}
@@ -1013,14 +1160,27 @@ func (s *StopReplicaRequestStopReplicaTopicState) summarize(sm *Summary, version
 }
 
 func (s *StopReplicaRequestStopReplicaPartitionState) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 3 {
+	if version >= 3 && s.nc&0x1 == 0 {
 		c = c.withPartition(s.PartitionIndex)
+	} else if version >= 3 && s.nc&0x1 != 0 {
+		c = c.withoutPartition()
 	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *StopReplicaRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *StopReplicaRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *StopReplicaRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *StopReplicaRequest) AppendTo(dst []byte, version int16) []byte {
@@ -1047,6 +1207,10 @@ type StopReplicaResponse struct {
 	PartitionErrors []StopReplicaResponseStopReplicaPartitionError // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // StopReplicaResponseStopReplicaPartitionError is the StopReplicaPartitionError struct of StopReplicaResponse.
@@ -1056,6 +1220,8 @@ type StopReplicaResponseStopReplicaPartitionError struct {
 	ErrorCode      int16  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -1063,9 +1229,12 @@ func (s *StopReplicaResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.PartitionErrors = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -1073,12 +1242,15 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1093,7 +1265,7 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1101,6 +1273,7 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("PartitionErrors")
 					return
 				}
@@ -1111,14 +1284,15 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StopReplicaResponseStopReplicaPartitionError{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionErrors")
 						s.PartitionErrors = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.PartitionErrors = a
@@ -1135,6 +1309,10 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1154,8 +1332,16 @@ func (s *StopReplicaResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1189,11 +1375,11 @@ func (s *StopReplicaResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *StopReplicaResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionErrors")
 		{
 			w.BeginArray()
@@ -1204,6 +1390,7 @@ func (s *StopReplicaResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -1213,9 +1400,11 @@ func (s *StopReplicaResponseStopReplicaPartitionError) SetDefaults() {
 	s.PartitionIndex = 0
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 2
 	_ = flexible
 	{
@@ -1227,12 +1416,15 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 		} else {
 			s.TopicName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	}
 	{
@@ -1240,12 +1432,15 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1253,12 +1448,15 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	s.UnknownTags = nil
@@ -1268,6 +1466,10 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1287,8 +1489,16 @@ func (s *StopReplicaResponseStopReplicaPartitionError) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1322,15 +1532,15 @@ func (s *StopReplicaResponseStopReplicaPartitionError) appendTo(dst []byte, vers
 
 func (s *StopReplicaResponseStopReplicaPartitionError) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
@@ -1339,25 +1549,47 @@ func (s *StopReplicaResponseStopReplicaPartitionError) writeJSON(w *JSONWriter, 
 }
 
 func (s *StopReplicaResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.PartitionErrors {
-		s.PartitionErrors[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.PartitionErrors {
+			s.PartitionErrors[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *StopReplicaResponseStopReplicaPartitionError) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.TopicName)
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.TopicName)
+	}
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x4 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *StopReplicaResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *StopReplicaResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *StopReplicaResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *StopReplicaResponse) AppendTo(dst []byte, version int16) []byte {

@@ -9,6 +9,10 @@ type StreamsGroupDescribeRequest struct {
 	IncludeTopologyDescription  bool     // versions 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -17,9 +21,12 @@ func (s *StreamsGroupDescribeRequest) SetDefaults() {
 	s.IncludeAuthorizedOperations = false
 	s.IncludeTopologyDescription = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -30,7 +37,7 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -38,10 +45,12 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x7
 					r.PushPath("GroupIds")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -49,17 +58,23 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("GroupIds")
-						s.GroupIds = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("GroupIds")
+							s.GroupIds = a
+							s.nc |= 0x7
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.GroupIds = a
+				if lost {
+					s.nc |= 0x1
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -71,12 +86,15 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeAuthorizedOperations", r.off)
 		}
 		s.IncludeAuthorizedOperations = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncludeAuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("IncludeAuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("IncludeAuthorizedOperations")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncludeAuthorizedOperations)
 		}
 	}
 	if version >= 1 {
@@ -84,12 +102,15 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("IncludeTopologyDescription", r.off)
 		}
 		s.IncludeTopologyDescription = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IncludeTopologyDescription)
-		}
 		if r.err != nil {
-			r.PushPath("IncludeTopologyDescription")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("IncludeTopologyDescription")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IncludeTopologyDescription)
 		}
 	} else {
 		s.IncludeTopologyDescription = false
@@ -101,6 +122,10 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -120,8 +145,16 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -154,7 +187,7 @@ func (s *StreamsGroupDescribeRequest) appendTo(dst []byte, version int16) []byte
 
 func (s *StreamsGroupDescribeRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupIds")
 		{
 			w.BeginArray()
@@ -164,15 +197,16 @@ func (s *StreamsGroupDescribeRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("IncludeAuthorizedOperations")
 		w.Bool(s.IncludeAuthorizedOperations)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("IncludeTopologyDescription")
 		w.Bool(s.IncludeTopologyDescription)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -180,7 +214,18 @@ func (s *StreamsGroupDescribeRequest) summarize(sm *Summary, version int16, c su
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *StreamsGroupDescribeRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *StreamsGroupDescribeRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *StreamsGroupDescribeRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *StreamsGroupDescribeRequest) AppendTo(dst []byte, version int16) []byte {
@@ -207,6 +252,10 @@ type StreamsGroupDescribeResponse struct {
 	Groups         []StreamsGroupDescribeResponseDescribedGroup // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // StreamsGroupDescribeResponseEndpoint is the Endpoint struct of StreamsGroupDescribeResponse.
@@ -215,6 +264,8 @@ type StreamsGroupDescribeResponseEndpoint struct {
 	Port uint16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseTaskOffset is the TaskOffset struct of StreamsGroupDescribeResponse.
@@ -224,6 +275,8 @@ type StreamsGroupDescribeResponseTaskOffset struct {
 	Offset        int64  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseAssignment is the Assignment struct of StreamsGroupDescribeResponse.
@@ -233,6 +286,8 @@ type StreamsGroupDescribeResponseAssignment struct {
 	WarmupTasks  []StreamsGroupDescribeResponseTaskIds // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseTaskIds is the TaskIds struct of StreamsGroupDescribeResponse.
@@ -241,6 +296,8 @@ type StreamsGroupDescribeResponseTaskIds struct {
 	Partitions    []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseKeyValue is the KeyValue struct of StreamsGroupDescribeResponse.
@@ -249,6 +306,8 @@ type StreamsGroupDescribeResponseKeyValue struct {
 	Value string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseTopicInfo is the TopicInfo struct of StreamsGroupDescribeResponse.
@@ -259,6 +318,8 @@ type StreamsGroupDescribeResponseTopicInfo struct {
 	TopicConfigs      []StreamsGroupDescribeResponseKeyValue // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseTopologyDescriptionSubtopology is the TopologyDescriptionSubtopology struct of StreamsGroupDescribeResponse.
@@ -267,6 +328,8 @@ type StreamsGroupDescribeResponseTopologyDescriptionSubtopology struct {
 	Nodes         []StreamsGroupDescribeResponseTopologyDescriptionNode // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseTopologyDescriptionNode is the TopologyDescriptionNode struct of StreamsGroupDescribeResponse.
@@ -279,6 +342,8 @@ type StreamsGroupDescribeResponseTopologyDescriptionNode struct {
 	Successors   []string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseTopologyDescriptionGlobalStore is the TopologyDescriptionGlobalStore struct of StreamsGroupDescribeResponse.
@@ -287,6 +352,8 @@ type StreamsGroupDescribeResponseTopologyDescriptionGlobalStore struct {
 	Processor StreamsGroupDescribeResponseTopologyDescriptionNode // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseDescribedGroup is the DescribedGroup struct of StreamsGroupDescribeResponse.
@@ -305,6 +372,8 @@ type StreamsGroupDescribeResponseDescribedGroup struct {
 	AssignorName              *string                                          // versions 1+, nullable 1+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseTopology is the Topology struct of StreamsGroupDescribeResponse.
@@ -313,6 +382,8 @@ type StreamsGroupDescribeResponseTopology struct {
 	Subtopologies []StreamsGroupDescribeResponseSubtopology // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseSubtopology is the Subtopology struct of StreamsGroupDescribeResponse.
@@ -324,6 +395,8 @@ type StreamsGroupDescribeResponseSubtopology struct {
 	RepartitionSourceTopics []StreamsGroupDescribeResponseTopicInfo // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseMember is the Member struct of StreamsGroupDescribeResponse.
@@ -345,6 +418,8 @@ type StreamsGroupDescribeResponseMember struct {
 	IsClassic        bool                                     // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupDescribeResponseTopologyDescription is the TopologyDescription struct of StreamsGroupDescribeResponse.
@@ -353,6 +428,8 @@ type StreamsGroupDescribeResponseTopologyDescription struct {
 	GlobalStores  []StreamsGroupDescribeResponseTopologyDescriptionGlobalStore // versions 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -360,9 +437,12 @@ func (s *StreamsGroupDescribeResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.Groups = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -370,12 +450,15 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -386,7 +469,7 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -394,6 +477,7 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Groups")
 					return
 				}
@@ -404,14 +488,15 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseDescribedGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Groups")
 						s.Groups = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Groups = a
@@ -428,6 +513,10 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -447,8 +536,16 @@ func (s *StreamsGroupDescribeResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -478,11 +575,11 @@ func (s *StreamsGroupDescribeResponse) appendTo(dst []byte, version int16) []byt
 
 func (s *StreamsGroupDescribeResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Groups")
 		{
 			w.BeginArray()
@@ -493,6 +590,7 @@ func (s *StreamsGroupDescribeResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -501,9 +599,11 @@ func (s *StreamsGroupDescribeResponseEndpoint) SetDefaults() {
 	s.Host = ""
 	s.Port = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -511,12 +611,15 @@ func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -524,12 +627,15 @@ func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	s.UnknownTags = nil
@@ -539,6 +645,10 @@ func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -558,8 +668,16 @@ func (s *StreamsGroupDescribeResponseEndpoint) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -586,11 +704,11 @@ func (s *StreamsGroupDescribeResponseEndpoint) appendTo(dst []byte, version int1
 
 func (s *StreamsGroupDescribeResponseEndpoint) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Port")
 		w.Uint(uint64(s.Port))
 	}
@@ -604,9 +722,11 @@ func (s *StreamsGroupDescribeResponseTaskOffset) SetDefaults() {
 	s.Partition = 0
 	s.Offset = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -614,12 +734,15 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubtopologyId)
-		}
 		if r.err != nil {
-			r.PushPath("SubtopologyId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("SubtopologyId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
 		}
 	}
 	{
@@ -627,12 +750,15 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -640,12 +766,15 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("Offset", r.off)
 		}
 		s.Offset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Offset)
-		}
 		if r.err != nil {
-			r.PushPath("Offset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Offset")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Offset)
 		}
 	}
 	s.UnknownTags = nil
@@ -655,6 +784,10 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -674,8 +807,16 @@ func (s *StreamsGroupDescribeResponseTaskOffset) readFrom(r *Reader, version int
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -705,15 +846,15 @@ func (s *StreamsGroupDescribeResponseTaskOffset) appendTo(dst []byte, version in
 
 func (s *StreamsGroupDescribeResponseTaskOffset) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("SubtopologyId")
 		w.String(s.SubtopologyId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Offset")
 		w.Int(int64(s.Offset))
 	}
@@ -727,9 +868,11 @@ func (s *StreamsGroupDescribeResponseAssignment) SetDefaults() {
 	s.StandbyTasks = nil
 	s.WarmupTasks = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -740,7 +883,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -748,6 +891,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x7
 					r.PushPath("ActiveTasks")
 					return
 				}
@@ -758,14 +902,15 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ActiveTasks")
 						s.ActiveTasks = a
+						s.nc |= 0x6
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ActiveTasks = a
@@ -783,7 +928,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -791,6 +936,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x6
 					r.PushPath("StandbyTasks")
 					return
 				}
@@ -801,14 +947,15 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StandbyTasks")
 						s.StandbyTasks = a
+						s.nc |= 0x4
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.StandbyTasks = a
@@ -826,7 +973,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -834,6 +981,7 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("WarmupTasks")
 					return
 				}
@@ -844,14 +992,15 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("WarmupTasks")
 						s.WarmupTasks = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.WarmupTasks = a
@@ -868,6 +1017,10 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -887,8 +1040,16 @@ func (s *StreamsGroupDescribeResponseAssignment) readFrom(r *Reader, version int
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -927,7 +1088,7 @@ func (s *StreamsGroupDescribeResponseAssignment) appendTo(dst []byte, version in
 
 func (s *StreamsGroupDescribeResponseAssignment) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ActiveTasks")
 		{
 			w.BeginArray()
@@ -937,7 +1098,7 @@ func (s *StreamsGroupDescribeResponseAssignment) writeJSON(w *JSONWriter, versio
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("StandbyTasks")
 		{
 			w.BeginArray()
@@ -947,7 +1108,7 @@ func (s *StreamsGroupDescribeResponseAssignment) writeJSON(w *JSONWriter, versio
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("WarmupTasks")
 		{
 			w.BeginArray()
@@ -966,9 +1127,11 @@ func (s *StreamsGroupDescribeResponseTaskIds) SetDefaults() {
 	s.SubtopologyId = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -976,12 +1139,15 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubtopologyId)
-		}
 		if r.err != nil {
-			r.PushPath("SubtopologyId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("SubtopologyId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
 		}
 	}
 	{
@@ -992,7 +1158,7 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1000,10 +1166,12 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1011,17 +1179,23 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1035,6 +1209,10 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1054,8 +1232,16 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1085,11 +1271,11 @@ func (s *StreamsGroupDescribeResponseTaskIds) appendTo(dst []byte, version int16
 
 func (s *StreamsGroupDescribeResponseTaskIds) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("SubtopologyId")
 		w.String(s.SubtopologyId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1108,9 +1294,11 @@ func (s *StreamsGroupDescribeResponseKeyValue) SetDefaults() {
 	s.Key = ""
 	s.Value = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1118,12 +1306,15 @@ func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16
 			r.tr.Begin("Key", r.off)
 		}
 		s.Key = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Key)
-		}
 		if r.err != nil {
-			r.PushPath("Key")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Key")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Key)
 		}
 	}
 	{
@@ -1131,12 +1322,15 @@ func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16
 			r.tr.Begin("Value", r.off)
 		}
 		s.Value = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Value)
-		}
 		if r.err != nil {
-			r.PushPath("Value")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Value")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 	}
 	s.UnknownTags = nil
@@ -1146,6 +1340,10 @@ func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1165,8 +1363,16 @@ func (s *StreamsGroupDescribeResponseKeyValue) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1193,11 +1399,11 @@ func (s *StreamsGroupDescribeResponseKeyValue) appendTo(dst []byte, version int1
 
 func (s *StreamsGroupDescribeResponseKeyValue) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Key")
 		w.String(s.Key)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Value")
 		w.String(s.Value)
 	}
@@ -1212,9 +1418,11 @@ func (s *StreamsGroupDescribeResponseTopicInfo) SetDefaults() {
 	s.ReplicationFactor = 0
 	s.TopicConfigs = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1222,12 +1430,15 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -1235,12 +1446,15 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("Partitions", r.off)
 		}
 		s.Partitions = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partitions)
-		}
 		if r.err != nil {
-			r.PushPath("Partitions")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Partitions")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partitions)
 		}
 	}
 	{
@@ -1248,12 +1462,15 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("ReplicationFactor", r.off)
 		}
 		s.ReplicationFactor = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicationFactor)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicationFactor")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ReplicationFactor")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicationFactor)
 		}
 	}
 	{
@@ -1264,7 +1481,7 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1272,6 +1489,7 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("TopicConfigs")
 					return
 				}
@@ -1282,14 +1500,15 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseKeyValue{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicConfigs")
 						s.TopicConfigs = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicConfigs = a
@@ -1306,6 +1525,10 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1325,8 +1548,16 @@ func (s *StreamsGroupDescribeResponseTopicInfo) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1362,19 +1593,19 @@ func (s *StreamsGroupDescribeResponseTopicInfo) appendTo(dst []byte, version int
 
 func (s *StreamsGroupDescribeResponseTopicInfo) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		w.Int(int64(s.Partitions))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ReplicationFactor")
 		w.Int(int64(s.ReplicationFactor))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("TopicConfigs")
 		{
 			w.BeginArray()
@@ -1393,9 +1624,11 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) SetDefaults
 	s.SubtopologyId = ""
 	s.Nodes = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1403,12 +1636,15 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubtopologyId)
-		}
 		if r.err != nil {
-			r.PushPath("SubtopologyId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("SubtopologyId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
 		}
 	}
 	{
@@ -1419,7 +1655,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1427,6 +1663,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 				n = r.NotNull(n)
 				r.checkCount(n, 7)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Nodes")
 					return
 				}
@@ -1437,14 +1674,15 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTopologyDescriptionNode{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Nodes")
 						s.Nodes = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Nodes = a
@@ -1461,6 +1699,10 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1480,8 +1722,16 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) readFrom(r 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1511,11 +1761,11 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) appendTo(ds
 
 func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("SubtopologyId")
 		w.String(s.SubtopologyId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Nodes")
 		{
 			w.BeginArray()
@@ -1538,9 +1788,11 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) SetDefaults() {
 	s.Stores = nil
 	s.Successors = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1548,12 +1800,15 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -1561,12 +1816,15 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 			r.tr.Begin("NodeType", r.off)
 		}
 		s.NodeType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeType)
-		}
 		if r.err != nil {
-			r.PushPath("NodeType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("NodeType")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeType)
 		}
 	}
 	{
@@ -1577,7 +1835,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1585,10 +1843,12 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x3c
 					r.PushPath("SourceTopics")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1596,17 +1856,23 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("SourceTopics")
-						s.SourceTopics = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("SourceTopics")
+							s.SourceTopics = a
+							s.nc |= 0x3c
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.SourceTopics = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1618,12 +1884,15 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 			r.tr.Begin("SinkTopic", r.off)
 		}
 		s.SinkTopic = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SinkTopic)
-		}
 		if r.err != nil {
-			r.PushPath("SinkTopic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("SinkTopic")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SinkTopic)
 		}
 	}
 	{
@@ -1634,7 +1903,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1642,10 +1911,12 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x30
 					r.PushPath("Stores")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1653,17 +1924,23 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Stores")
-						s.Stores = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Stores")
+							s.Stores = a
+							s.nc |= 0x30
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Stores = a
+				if lost {
+					s.nc |= 0x10
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1678,7 +1955,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1686,10 +1963,12 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x20
 					r.PushPath("Successors")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1697,17 +1976,23 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Successors")
-						s.Successors = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Successors")
+							s.Successors = a
+							s.nc |= 0x20
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Successors = a
+				if lost {
+					s.nc |= 0x20
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1721,6 +2006,10 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1740,8 +2029,16 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1789,15 +2086,15 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) appendTo(dst []byt
 
 func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("NodeType")
 		w.Int(int64(s.NodeType))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("SourceTopics")
 		{
 			w.BeginArray()
@@ -1807,11 +2104,11 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) writeJSON(w *JSONW
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("SinkTopic")
 		w.NullableString(s.SinkTopic)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Stores")
 		{
 			w.BeginArray()
@@ -1821,7 +2118,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) writeJSON(w *JSONW
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("Successors")
 		{
 			w.BeginArray()
@@ -1842,9 +2139,11 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) SetDefaults
 	s.Processor = StreamsGroupDescribeResponseTopologyDescriptionNode{}
 	s.Processor.SetDefaults()
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1852,12 +2151,12 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r 
 			r.tr.Begin("Source", r.off)
 		}
 		s.Source.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x2
 			r.PushPath("Source")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
@@ -1865,12 +2164,12 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r 
 			r.tr.Begin("Processor", r.off)
 		}
 		s.Processor.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x0
 			r.PushPath("Processor")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	s.UnknownTags = nil
@@ -1880,6 +2179,10 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1899,8 +2202,16 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) readFrom(r 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1927,11 +2238,11 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) appendTo(ds
 
 func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Source")
 		s.Source.writeJSON(w, version)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Processor")
 		s.Processor.writeJSON(w, version)
 	}
@@ -1954,9 +2265,11 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) SetDefaults() {
 	s.TopologyDescriptionStatus = 0
 	s.AssignorName = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1964,12 +2277,15 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfff
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1977,12 +2293,15 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xffe
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -1990,12 +2309,15 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xffc
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -2003,12 +2325,15 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("GroupState", r.off)
 		}
 		s.GroupState = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupState)
-		}
 		if r.err != nil {
-			r.PushPath("GroupState")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff8
+				r.PushPath("GroupState")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupState)
 		}
 	}
 	{
@@ -2016,12 +2341,15 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("GroupEpoch", r.off)
 		}
 		s.GroupEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("GroupEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff0
+				r.PushPath("GroupEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupEpoch)
 		}
 	}
 	{
@@ -2029,30 +2357,37 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("AssignmentEpoch", r.off)
 		}
 		s.AssignmentEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AssignmentEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("AssignmentEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe0
+				r.PushPath("AssignmentEpoch")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AssignmentEpoch)
 		}
 	}
 	{
 		if r.tr != nil {
 			r.tr.Begin("Topology", r.off)
 		}
-		if r.tracedNullMarker() {
+		if r.tracedNullMarker() || r.err != nil {
 			s.Topology = nil
 		} else {
 			s.Topology = new(StreamsGroupDescribeResponseTopology)
 			s.Topology.readFrom(r, version)
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			if s.Topology == nil {
+				s.nc |= 0xfc0
+			} else {
+				s.nc |= 0xf80
+			}
 			r.PushPath("Topology")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
@@ -2063,7 +2398,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2071,6 +2406,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 				n = r.NotNull(n)
 				r.checkCount(n, 28)
 				if r.err != nil {
+					s.nc |= 0xf80
 					r.PushPath("Members")
 					return
 				}
@@ -2081,14 +2417,15 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseMember{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Members")
 						s.Members = a
+						s.nc |= 0xf00
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Members = a
@@ -2103,30 +2440,37 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("AuthorizedOperations", r.off)
 		}
 		s.AuthorizedOperations = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AuthorizedOperations)
-		}
 		if r.err != nil {
-			r.PushPath("AuthorizedOperations")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf00
+				r.PushPath("AuthorizedOperations")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AuthorizedOperations)
 		}
 	}
 	if version >= 1 {
 		if r.tr != nil {
 			r.tr.Begin("TopologyDescription", r.off)
 		}
-		if r.tracedNullMarker() {
+		if r.tracedNullMarker() || r.err != nil {
 			s.TopologyDescription = nil
 		} else {
 			s.TopologyDescription = new(StreamsGroupDescribeResponseTopologyDescription)
 			s.TopologyDescription.readFrom(r, version)
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			if s.TopologyDescription == nil {
+				s.nc |= 0xe00
+			} else {
+				s.nc |= 0xc00
+			}
 			r.PushPath("TopologyDescription")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	} else {
 		s.TopologyDescription = nil
@@ -2136,12 +2480,15 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("TopologyDescriptionStatus", r.off)
 		}
 		s.TopologyDescriptionStatus = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopologyDescriptionStatus)
-		}
 		if r.err != nil {
-			r.PushPath("TopologyDescriptionStatus")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc00
+				r.PushPath("TopologyDescriptionStatus")
+				return
+			}
+			s.nc |= 0x400
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopologyDescriptionStatus)
 		}
 	} else {
 		s.TopologyDescriptionStatus = 0
@@ -2151,12 +2498,15 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			r.tr.Begin("AssignorName", r.off)
 		}
 		s.AssignorName = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AssignorName)
-		}
 		if r.err != nil {
-			r.PushPath("AssignorName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x800
+				r.PushPath("AssignorName")
+				return
+			}
+			s.nc |= 0x800
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AssignorName)
 		}
 	} else {
 		s.AssignorName = nil
@@ -2168,6 +2518,10 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2187,8 +2541,16 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) readFrom(r *Reader, version
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2258,31 +2620,31 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) appendTo(dst []byte, versio
 
 func (s *StreamsGroupDescribeResponseDescribedGroup) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("GroupState")
 		w.String(s.GroupState)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("GroupEpoch")
 		w.Int(int64(s.GroupEpoch))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("AssignmentEpoch")
 		w.Int(int64(s.AssignmentEpoch))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("Topology")
 		if s.Topology == nil {
 			w.Null()
@@ -2290,7 +2652,7 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) writeJSON(w *JSONWriter, ve
 			s.Topology.writeJSON(w, version)
 		}
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("Members")
 		{
 			w.BeginArray()
@@ -2300,11 +2662,11 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) writeJSON(w *JSONWriter, ve
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("AuthorizedOperations")
 		w.Int(int64(s.AuthorizedOperations))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x200 == 0 {
 		w.Key("TopologyDescription")
 		if s.TopologyDescription == nil {
 			w.Null()
@@ -2312,11 +2674,11 @@ func (s *StreamsGroupDescribeResponseDescribedGroup) writeJSON(w *JSONWriter, ve
 			s.TopologyDescription.writeJSON(w, version)
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x400 == 0 {
 		w.Key("TopologyDescriptionStatus")
 		w.Int(int64(s.TopologyDescriptionStatus))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x800 == 0 {
 		w.Key("AssignorName")
 		w.NullableString(s.AssignorName)
 	}
@@ -2329,9 +2691,11 @@ func (s *StreamsGroupDescribeResponseTopology) SetDefaults() {
 	s.Epoch = 0
 	s.Subtopologies = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -2339,12 +2703,15 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Epoch)
-		}
 		if r.err != nil {
-			r.PushPath("Epoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Epoch")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
 		}
 	}
 	{
@@ -2355,7 +2722,7 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2365,6 +2732,7 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 				n = r.NotNull(n)
 				r.checkCount(n, 6)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Subtopologies")
 					return
 				}
@@ -2375,14 +2743,15 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseSubtopology{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Subtopologies")
 						s.Subtopologies = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Subtopologies = a
@@ -2399,6 +2768,10 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2418,8 +2791,16 @@ func (s *StreamsGroupDescribeResponseTopology) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2449,11 +2830,11 @@ func (s *StreamsGroupDescribeResponseTopology) appendTo(dst []byte, version int1
 
 func (s *StreamsGroupDescribeResponseTopology) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Epoch")
 		w.Int(int64(s.Epoch))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Subtopologies")
 		if s.Subtopologies == nil {
 			w.Null()
@@ -2477,9 +2858,11 @@ func (s *StreamsGroupDescribeResponseSubtopology) SetDefaults() {
 	s.StateChangelogTopics = nil
 	s.RepartitionSourceTopics = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -2487,12 +2870,15 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubtopologyId)
-		}
 		if r.err != nil {
-			r.PushPath("SubtopologyId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("SubtopologyId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
 		}
 	}
 	{
@@ -2503,7 +2889,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2511,10 +2897,12 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x1e
 					r.PushPath("SourceTopics")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -2522,17 +2910,23 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("SourceTopics")
-						s.SourceTopics = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("SourceTopics")
+							s.SourceTopics = a
+							s.nc |= 0x1e
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.SourceTopics = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -2547,7 +2941,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2555,10 +2949,12 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x1c
 					r.PushPath("RepartitionSinkTopics")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -2566,17 +2962,23 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("RepartitionSinkTopics")
-						s.RepartitionSinkTopics = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("RepartitionSinkTopics")
+							s.RepartitionSinkTopics = a
+							s.nc |= 0x1c
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.RepartitionSinkTopics = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -2591,7 +2993,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2599,6 +3001,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
 				if r.err != nil {
+					s.nc |= 0x18
 					r.PushPath("StateChangelogTopics")
 					return
 				}
@@ -2609,14 +3012,15 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTopicInfo{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StateChangelogTopics")
 						s.StateChangelogTopics = a
+						s.nc |= 0x10
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.StateChangelogTopics = a
@@ -2634,7 +3038,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2642,6 +3046,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
 				if r.err != nil {
+					s.nc |= 0x10
 					r.PushPath("RepartitionSourceTopics")
 					return
 				}
@@ -2652,14 +3057,15 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTopicInfo{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("RepartitionSourceTopics")
 						s.RepartitionSourceTopics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.RepartitionSourceTopics = a
@@ -2676,6 +3082,10 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2695,8 +3105,16 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2744,11 +3162,11 @@ func (s *StreamsGroupDescribeResponseSubtopology) appendTo(dst []byte, version i
 
 func (s *StreamsGroupDescribeResponseSubtopology) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("SubtopologyId")
 		w.String(s.SubtopologyId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("SourceTopics")
 		{
 			w.BeginArray()
@@ -2758,7 +3176,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) writeJSON(w *JSONWriter, versi
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("RepartitionSinkTopics")
 		{
 			w.BeginArray()
@@ -2768,7 +3186,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) writeJSON(w *JSONWriter, versi
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("StateChangelogTopics")
 		{
 			w.BeginArray()
@@ -2778,7 +3196,7 @@ func (s *StreamsGroupDescribeResponseSubtopology) writeJSON(w *JSONWriter, versi
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("RepartitionSourceTopics")
 		{
 			w.BeginArray()
@@ -2812,9 +3230,11 @@ func (s *StreamsGroupDescribeResponseMember) SetDefaults() {
 	s.TargetAssignment.SetDefaults()
 	s.IsClassic = false
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -2822,12 +3242,15 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7fff
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -2835,12 +3258,15 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("MemberEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7ffe
+				r.PushPath("MemberEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
 		}
 	}
 	{
@@ -2848,12 +3274,15 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("InstanceId", r.off)
 		}
 		s.InstanceId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.InstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("InstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7ffc
+				r.PushPath("InstanceId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.InstanceId)
 		}
 	}
 	{
@@ -2861,12 +3290,15 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("RackId", r.off)
 		}
 		s.RackId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RackId)
-		}
 		if r.err != nil {
-			r.PushPath("RackId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7ff8
+				r.PushPath("RackId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
 		}
 	}
 	{
@@ -2874,12 +3306,15 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ClientId", r.off)
 		}
 		s.ClientId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientId)
-		}
 		if r.err != nil {
-			r.PushPath("ClientId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7ff0
+				r.PushPath("ClientId")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientId)
 		}
 	}
 	{
@@ -2887,12 +3322,15 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ClientHost", r.off)
 		}
 		s.ClientHost = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClientHost)
-		}
 		if r.err != nil {
-			r.PushPath("ClientHost")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7fe0
+				r.PushPath("ClientHost")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClientHost)
 		}
 	}
 	{
@@ -2900,12 +3338,15 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("TopologyEpoch", r.off)
 		}
 		s.TopologyEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopologyEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("TopologyEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7fc0
+				r.PushPath("TopologyEpoch")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopologyEpoch)
 		}
 	}
 	{
@@ -2913,30 +3354,37 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("ProcessId", r.off)
 		}
 		s.ProcessId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProcessId)
-		}
 		if r.err != nil {
-			r.PushPath("ProcessId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f80
+				r.PushPath("ProcessId")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProcessId)
 		}
 	}
 	{
 		if r.tr != nil {
 			r.tr.Begin("UserEndpoint", r.off)
 		}
-		if r.tracedNullMarker() {
+		if r.tracedNullMarker() || r.err != nil {
 			s.UserEndpoint = nil
 		} else {
 			s.UserEndpoint = new(StreamsGroupDescribeResponseEndpoint)
 			s.UserEndpoint.readFrom(r, version)
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			if s.UserEndpoint == nil {
+				s.nc |= 0x7f00
+			} else {
+				s.nc |= 0x7e00
+			}
 			r.PushPath("UserEndpoint")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
@@ -2947,7 +3395,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2955,6 +3403,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x7e00
 					r.PushPath("ClientTags")
 					return
 				}
@@ -2965,14 +3414,15 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseKeyValue{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ClientTags")
 						s.ClientTags = a
+						s.nc |= 0x7c00
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ClientTags = a
@@ -2990,7 +3440,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2998,6 +3448,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 				n = r.NotNull(n)
 				r.checkCount(n, 14)
 				if r.err != nil {
+					s.nc |= 0x7c00
 					r.PushPath("TaskOffsets")
 					return
 				}
@@ -3008,14 +3459,15 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTaskOffset{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TaskOffsets")
 						s.TaskOffsets = a
+						s.nc |= 0x7800
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TaskOffsets = a
@@ -3033,7 +3485,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -3041,6 +3493,7 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 				n = r.NotNull(n)
 				r.checkCount(n, 14)
 				if r.err != nil {
+					s.nc |= 0x7800
 					r.PushPath("TaskEndOffsets")
 					return
 				}
@@ -3051,14 +3504,15 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTaskOffset{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TaskEndOffsets")
 						s.TaskEndOffsets = a
+						s.nc |= 0x7000
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TaskEndOffsets = a
@@ -3073,12 +3527,12 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("Assignment", r.off)
 		}
 		s.Assignment.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x6000
 			r.PushPath("Assignment")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
@@ -3086,12 +3540,12 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("TargetAssignment", r.off)
 		}
 		s.TargetAssignment.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x4000
 			r.PushPath("TargetAssignment")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
@@ -3099,12 +3553,15 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			r.tr.Begin("IsClassic", r.off)
 		}
 		s.IsClassic = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.IsClassic)
-		}
 		if r.err != nil {
-			r.PushPath("IsClassic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4000
+				r.PushPath("IsClassic")
+				return
+			}
+			s.nc |= 0x4000
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.IsClassic)
 		}
 	}
 	s.UnknownTags = nil
@@ -3114,6 +3571,10 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -3133,8 +3594,16 @@ func (s *StreamsGroupDescribeResponseMember) readFrom(r *Reader, version int16) 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -3214,39 +3683,39 @@ func (s *StreamsGroupDescribeResponseMember) appendTo(dst []byte, version int16)
 
 func (s *StreamsGroupDescribeResponseMember) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MemberEpoch")
 		w.Int(int64(s.MemberEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("InstanceId")
 		w.NullableString(s.InstanceId)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("RackId")
 		w.NullableString(s.RackId)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("ClientId")
 		w.String(s.ClientId)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("ClientHost")
 		w.String(s.ClientHost)
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("TopologyEpoch")
 		w.Int(int64(s.TopologyEpoch))
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("ProcessId")
 		w.String(s.ProcessId)
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("UserEndpoint")
 		if s.UserEndpoint == nil {
 			w.Null()
@@ -3254,7 +3723,7 @@ func (s *StreamsGroupDescribeResponseMember) writeJSON(w *JSONWriter, version in
 			s.UserEndpoint.writeJSON(w, version)
 		}
 	}
-	{
+	if s.nc&0x200 == 0 {
 		w.Key("ClientTags")
 		{
 			w.BeginArray()
@@ -3264,7 +3733,7 @@ func (s *StreamsGroupDescribeResponseMember) writeJSON(w *JSONWriter, version in
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x400 == 0 {
 		w.Key("TaskOffsets")
 		{
 			w.BeginArray()
@@ -3274,7 +3743,7 @@ func (s *StreamsGroupDescribeResponseMember) writeJSON(w *JSONWriter, version in
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x800 == 0 {
 		w.Key("TaskEndOffsets")
 		{
 			w.BeginArray()
@@ -3284,15 +3753,15 @@ func (s *StreamsGroupDescribeResponseMember) writeJSON(w *JSONWriter, version in
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x1000 == 0 {
 		w.Key("Assignment")
 		s.Assignment.writeJSON(w, version)
 	}
-	{
+	if s.nc&0x2000 == 0 {
 		w.Key("TargetAssignment")
 		s.TargetAssignment.writeJSON(w, version)
 	}
-	{
+	if s.nc&0x4000 == 0 {
 		w.Key("IsClassic")
 		w.Bool(s.IsClassic)
 	}
@@ -3305,9 +3774,11 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) SetDefaults() {
 	s.Subtopologies = nil
 	s.GlobalStores = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	if version >= 1 {
@@ -3318,7 +3789,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -3326,6 +3797,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("Subtopologies")
 					return
 				}
@@ -3336,14 +3808,15 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTopologyDescriptionSubtopology{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Subtopologies")
 						s.Subtopologies = a
+						s.nc |= 0x2
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Subtopologies = a
@@ -3363,7 +3836,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -3371,6 +3844,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 				n = r.NotNull(n)
 				r.checkCount(n, 15)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("GlobalStores")
 					return
 				}
@@ -3381,14 +3855,15 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 					}
 					a = append(grow(a, n), StreamsGroupDescribeResponseTopologyDescriptionGlobalStore{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("GlobalStores")
 						s.GlobalStores = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.GlobalStores = a
@@ -3407,6 +3882,10 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -3426,8 +3905,16 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) readFrom(r *Reader, ve
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -3460,7 +3947,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) appendTo(dst []byte, v
 
 func (s *StreamsGroupDescribeResponseTopologyDescription) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("Subtopologies")
 		{
 			w.BeginArray()
@@ -3470,7 +3957,7 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) writeJSON(w *JSONWrite
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("GlobalStores")
 		{
 			w.BeginArray()
@@ -3485,85 +3972,120 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) writeJSON(w *JSONWrite
 }
 
 func (s *StreamsGroupDescribeResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Groups {
-		s.Groups[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Groups {
+			s.Groups[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *StreamsGroupDescribeResponseTaskOffset) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 func (s *StreamsGroupDescribeResponseAssignment) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.ActiveTasks {
-		s.ActiveTasks[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.ActiveTasks {
+			s.ActiveTasks[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.StandbyTasks {
-		s.StandbyTasks[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.StandbyTasks {
+			s.StandbyTasks[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.WarmupTasks {
-		s.WarmupTasks[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.WarmupTasks {
+			s.WarmupTasks[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *StreamsGroupDescribeResponseTaskIds) summarize(sm *Summary, version int16, c sumCtx) {
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Nodes {
-		s.Nodes[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Nodes {
+			s.Nodes[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.SinkTopic != nil {
+	if s.nc&0x8 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x8 == 0 && s.SinkTopic != nil {
 		c = c.withTopic(*s.SinkTopic)
 	}
 	sm.addTopic(c)
-	for _, t := range s.SourceTopics {
-		sm.addTopic(c.withTopic(t))
+	if s.nc&0x4 == 0 {
+		for _, t := range s.SourceTopics {
+			sm.addTopic(c.withTopic(t))
+		}
 	}
 }
 
 func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) summarize(sm *Summary, version int16, c sumCtx) {
-	s.Source.summarize(sm, version, c)
-	s.Processor.summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		s.Source.summarize(sm, version, c)
+	}
+	if s.nc&0x2 == 0 {
+		s.Processor.summarize(sm, version, c)
+	}
 }
 
 func (s *StreamsGroupDescribeResponseDescribedGroup) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Members {
-		s.Members[i].summarize(sm, version, c)
+	if s.nc&0x80 == 0 {
+		for i := range s.Members {
+			s.Members[i].summarize(sm, version, c)
+		}
 	}
-	if version >= 1 && s.TopologyDescription != nil {
+	if version >= 1 && s.nc&0x200 == 0 && s.TopologyDescription != nil {
 		s.TopologyDescription.summarize(sm, version, c)
 	}
 }
 
 func (s *StreamsGroupDescribeResponseMember) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.TaskOffsets {
-		s.TaskOffsets[i].summarize(sm, version, c)
+	if s.nc&0x400 == 0 {
+		for i := range s.TaskOffsets {
+			s.TaskOffsets[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.TaskEndOffsets {
-		s.TaskEndOffsets[i].summarize(sm, version, c)
+	if s.nc&0x800 == 0 {
+		for i := range s.TaskEndOffsets {
+			s.TaskEndOffsets[i].summarize(sm, version, c)
+		}
 	}
-	s.Assignment.summarize(sm, version, c)
-	s.TargetAssignment.summarize(sm, version, c)
+	if s.nc&0x1000 == 0 {
+		s.Assignment.summarize(sm, version, c)
+	}
+	if s.nc&0x2000 == 0 {
+		s.TargetAssignment.summarize(sm, version, c)
+	}
 }
 
 func (s *StreamsGroupDescribeResponseTopologyDescription) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		for i := range s.Subtopologies {
 			s.Subtopologies[i].summarize(sm, version, c)
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		for i := range s.GlobalStores {
 			s.GlobalStores[i].summarize(sm, version, c)
 		}
@@ -3571,7 +4093,18 @@ func (s *StreamsGroupDescribeResponseTopologyDescription) summarize(sm *Summary,
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *StreamsGroupDescribeResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *StreamsGroupDescribeResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *StreamsGroupDescribeResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *StreamsGroupDescribeResponse) AppendTo(dst []byte, version int16) []byte {

@@ -23,6 +23,10 @@ type StreamsGroupHeartbeatRequest struct {
 	ShutdownApplication      bool                                     // versions 0+, default "false"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // StreamsGroupHeartbeatRequestKeyValue is the KeyValue struct of StreamsGroupHeartbeatRequest.
@@ -31,6 +35,8 @@ type StreamsGroupHeartbeatRequestKeyValue struct {
 	Value string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupHeartbeatRequestTopicInfo is the TopicInfo struct of StreamsGroupHeartbeatRequest.
@@ -41,6 +47,8 @@ type StreamsGroupHeartbeatRequestTopicInfo struct {
 	TopicConfigs      []StreamsGroupHeartbeatRequestKeyValue // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupHeartbeatRequestEndpoint is the Endpoint struct of StreamsGroupHeartbeatRequest.
@@ -49,6 +57,8 @@ type StreamsGroupHeartbeatRequestEndpoint struct {
 	Port uint16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupHeartbeatRequestTaskOffset is the TaskOffset struct of StreamsGroupHeartbeatRequest.
@@ -58,6 +68,8 @@ type StreamsGroupHeartbeatRequestTaskOffset struct {
 	Offset        int64  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupHeartbeatRequestTaskIds is the TaskIds struct of StreamsGroupHeartbeatRequest.
@@ -66,6 +78,8 @@ type StreamsGroupHeartbeatRequestTaskIds struct {
 	Partitions    []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupHeartbeatRequestTopology is the Topology struct of StreamsGroupHeartbeatRequest.
@@ -74,6 +88,8 @@ type StreamsGroupHeartbeatRequestTopology struct {
 	Subtopologies []StreamsGroupHeartbeatRequestSubtopology // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupHeartbeatRequestSubtopology is the Subtopology struct of StreamsGroupHeartbeatRequest.
@@ -87,6 +103,8 @@ type StreamsGroupHeartbeatRequestSubtopology struct {
 	CopartitionGroups       []StreamsGroupHeartbeatRequestCopartitionGroup // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupHeartbeatRequestCopartitionGroup is the CopartitionGroup struct of StreamsGroupHeartbeatRequest.
@@ -96,6 +114,8 @@ type StreamsGroupHeartbeatRequestCopartitionGroup struct {
 	RepartitionSourceTopics []int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -118,9 +138,12 @@ func (s *StreamsGroupHeartbeatRequest) SetDefaults() {
 	s.TaskEndOffsets = nil
 	s.ShutdownApplication = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -128,12 +151,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ffff
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -141,12 +167,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fffe
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -154,12 +183,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("MemberEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fffc
+				r.PushPath("MemberEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
 		}
 	}
 	{
@@ -167,12 +199,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndpointInformationEpoch", r.off)
 		}
 		s.EndpointInformationEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EndpointInformationEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("EndpointInformationEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fff8
+				r.PushPath("EndpointInformationEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EndpointInformationEpoch)
 		}
 	}
 	{
@@ -180,12 +215,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("InstanceId", r.off)
 		}
 		s.InstanceId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.InstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("InstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fff0
+				r.PushPath("InstanceId")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.InstanceId)
 		}
 	}
 	{
@@ -193,12 +231,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RackId", r.off)
 		}
 		s.RackId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RackId)
-		}
 		if r.err != nil {
-			r.PushPath("RackId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ffe0
+				r.PushPath("RackId")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RackId)
 		}
 	}
 	{
@@ -206,30 +247,37 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("RebalanceTimeoutMs", r.off)
 		}
 		s.RebalanceTimeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.RebalanceTimeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("RebalanceTimeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ffc0
+				r.PushPath("RebalanceTimeoutMs")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.RebalanceTimeoutMs)
 		}
 	}
 	{
 		if r.tr != nil {
 			r.tr.Begin("Topology", r.off)
 		}
-		if r.tracedNullMarker() {
+		if r.tracedNullMarker() || r.err != nil {
 			s.Topology = nil
 		} else {
 			s.Topology = new(StreamsGroupHeartbeatRequestTopology)
 			s.Topology.readFrom(r, version)
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			if s.Topology == nil {
+				s.nc |= 0x1ff80
+			} else {
+				s.nc |= 0x1ff00
+			}
 			r.PushPath("Topology")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
@@ -240,7 +288,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -250,6 +298,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x1ff00
 					r.PushPath("ActiveTasks")
 					return
 				}
@@ -260,14 +309,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ActiveTasks")
 						s.ActiveTasks = a
+						s.nc |= 0x1fe00
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ActiveTasks = a
@@ -285,7 +335,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -295,6 +345,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x1fe00
 					r.PushPath("StandbyTasks")
 					return
 				}
@@ -305,14 +356,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StandbyTasks")
 						s.StandbyTasks = a
+						s.nc |= 0x1fc00
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.StandbyTasks = a
@@ -330,7 +382,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -340,6 +392,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x1fc00
 					r.PushPath("WarmupTasks")
 					return
 				}
@@ -350,14 +403,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("WarmupTasks")
 						s.WarmupTasks = a
+						s.nc |= 0x1f800
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.WarmupTasks = a
@@ -372,30 +426,37 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProcessId", r.off)
 		}
 		s.ProcessId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProcessId)
-		}
 		if r.err != nil {
-			r.PushPath("ProcessId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f800
+				r.PushPath("ProcessId")
+				return
+			}
+			s.nc |= 0x800
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProcessId)
 		}
 	}
 	{
 		if r.tr != nil {
 			r.tr.Begin("UserEndpoint", r.off)
 		}
-		if r.tracedNullMarker() {
+		if r.tracedNullMarker() || r.err != nil {
 			s.UserEndpoint = nil
 		} else {
 			s.UserEndpoint = new(StreamsGroupHeartbeatRequestEndpoint)
 			s.UserEndpoint.readFrom(r, version)
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			if s.UserEndpoint == nil {
+				s.nc |= 0x1f000
+			} else {
+				s.nc |= 0x1e000
+			}
 			r.PushPath("UserEndpoint")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
@@ -406,7 +467,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -416,6 +477,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x1e000
 					r.PushPath("ClientTags")
 					return
 				}
@@ -426,14 +488,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestKeyValue{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ClientTags")
 						s.ClientTags = a
+						s.nc |= 0x1c000
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ClientTags = a
@@ -451,7 +514,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -461,6 +524,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 14)
 				if r.err != nil {
+					s.nc |= 0x1c000
 					r.PushPath("TaskOffsets")
 					return
 				}
@@ -471,14 +535,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskOffset{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TaskOffsets")
 						s.TaskOffsets = a
+						s.nc |= 0x18000
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TaskOffsets = a
@@ -496,7 +561,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -506,6 +571,7 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 14)
 				if r.err != nil {
+					s.nc |= 0x18000
 					r.PushPath("TaskEndOffsets")
 					return
 				}
@@ -516,14 +582,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTaskOffset{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TaskEndOffsets")
 						s.TaskEndOffsets = a
+						s.nc |= 0x10000
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TaskEndOffsets = a
@@ -538,12 +605,15 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ShutdownApplication", r.off)
 		}
 		s.ShutdownApplication = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ShutdownApplication)
-		}
 		if r.err != nil {
-			r.PushPath("ShutdownApplication")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10000
+				r.PushPath("ShutdownApplication")
+				return
+			}
+			s.nc |= 0x10000
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ShutdownApplication)
 		}
 	}
 	s.UnknownTags = nil
@@ -553,6 +623,10 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -572,8 +646,16 @@ func (s *StreamsGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -673,35 +755,35 @@ func (s *StreamsGroupHeartbeatRequest) appendTo(dst []byte, version int16) []byt
 
 func (s *StreamsGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("MemberEpoch")
 		w.Int(int64(s.MemberEpoch))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("EndpointInformationEpoch")
 		w.Int(int64(s.EndpointInformationEpoch))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("InstanceId")
 		w.NullableString(s.InstanceId)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("RackId")
 		w.NullableString(s.RackId)
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("RebalanceTimeoutMs")
 		w.Int(int64(s.RebalanceTimeoutMs))
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("Topology")
 		if s.Topology == nil {
 			w.Null()
@@ -709,7 +791,7 @@ func (s *StreamsGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 			s.Topology.writeJSON(w, version)
 		}
 	}
-	{
+	if s.nc&0x100 == 0 {
 		w.Key("ActiveTasks")
 		if s.ActiveTasks == nil {
 			w.Null()
@@ -721,7 +803,7 @@ func (s *StreamsGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x200 == 0 {
 		w.Key("StandbyTasks")
 		if s.StandbyTasks == nil {
 			w.Null()
@@ -733,7 +815,7 @@ func (s *StreamsGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x400 == 0 {
 		w.Key("WarmupTasks")
 		if s.WarmupTasks == nil {
 			w.Null()
@@ -745,11 +827,11 @@ func (s *StreamsGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x800 == 0 {
 		w.Key("ProcessId")
 		w.NullableString(s.ProcessId)
 	}
-	{
+	if s.nc&0x1000 == 0 {
 		w.Key("UserEndpoint")
 		if s.UserEndpoint == nil {
 			w.Null()
@@ -757,7 +839,7 @@ func (s *StreamsGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 			s.UserEndpoint.writeJSON(w, version)
 		}
 	}
-	{
+	if s.nc&0x2000 == 0 {
 		w.Key("ClientTags")
 		if s.ClientTags == nil {
 			w.Null()
@@ -769,7 +851,7 @@ func (s *StreamsGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x4000 == 0 {
 		w.Key("TaskOffsets")
 		if s.TaskOffsets == nil {
 			w.Null()
@@ -781,7 +863,7 @@ func (s *StreamsGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x8000 == 0 {
 		w.Key("TaskEndOffsets")
 		if s.TaskEndOffsets == nil {
 			w.Null()
@@ -793,11 +875,12 @@ func (s *StreamsGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x10000 == 0 {
 		w.Key("ShutdownApplication")
 		w.Bool(s.ShutdownApplication)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -806,9 +889,11 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) SetDefaults() {
 	s.Key = ""
 	s.Value = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatRequestKeyValue) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -816,12 +901,15 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) readFrom(r *Reader, version int16
 			r.tr.Begin("Key", r.off)
 		}
 		s.Key = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Key)
-		}
 		if r.err != nil {
-			r.PushPath("Key")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Key")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Key)
 		}
 	}
 	{
@@ -829,12 +917,15 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) readFrom(r *Reader, version int16
 			r.tr.Begin("Value", r.off)
 		}
 		s.Value = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Value)
-		}
 		if r.err != nil {
-			r.PushPath("Value")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Value")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Value)
 		}
 	}
 	s.UnknownTags = nil
@@ -844,6 +935,10 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -863,8 +958,16 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -891,11 +994,11 @@ func (s *StreamsGroupHeartbeatRequestKeyValue) appendTo(dst []byte, version int1
 
 func (s *StreamsGroupHeartbeatRequestKeyValue) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Key")
 		w.String(s.Key)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Value")
 		w.String(s.Value)
 	}
@@ -910,9 +1013,11 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) SetDefaults() {
 	s.ReplicationFactor = 0
 	s.TopicConfigs = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -920,12 +1025,15 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -933,12 +1041,15 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("Partitions", r.off)
 		}
 		s.Partitions = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partitions)
-		}
 		if r.err != nil {
-			r.PushPath("Partitions")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Partitions")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partitions)
 		}
 	}
 	{
@@ -946,12 +1057,15 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 			r.tr.Begin("ReplicationFactor", r.off)
 		}
 		s.ReplicationFactor = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ReplicationFactor)
-		}
 		if r.err != nil {
-			r.PushPath("ReplicationFactor")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ReplicationFactor")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ReplicationFactor)
 		}
 	}
 	{
@@ -962,7 +1076,7 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -970,6 +1084,7 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("TopicConfigs")
 					return
 				}
@@ -980,14 +1095,15 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestKeyValue{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicConfigs")
 						s.TopicConfigs = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicConfigs = a
@@ -1004,6 +1120,10 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1023,8 +1143,16 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1060,19 +1188,19 @@ func (s *StreamsGroupHeartbeatRequestTopicInfo) appendTo(dst []byte, version int
 
 func (s *StreamsGroupHeartbeatRequestTopicInfo) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		w.Int(int64(s.Partitions))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ReplicationFactor")
 		w.Int(int64(s.ReplicationFactor))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("TopicConfigs")
 		{
 			w.BeginArray()
@@ -1091,9 +1219,11 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) SetDefaults() {
 	s.Host = ""
 	s.Port = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatRequestEndpoint) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1101,12 +1231,15 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -1114,12 +1247,15 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) readFrom(r *Reader, version int16
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	s.UnknownTags = nil
@@ -1129,6 +1265,10 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1148,8 +1288,16 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1176,11 +1324,11 @@ func (s *StreamsGroupHeartbeatRequestEndpoint) appendTo(dst []byte, version int1
 
 func (s *StreamsGroupHeartbeatRequestEndpoint) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Port")
 		w.Uint(uint64(s.Port))
 	}
@@ -1194,9 +1342,11 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) SetDefaults() {
 	s.Partition = 0
 	s.Offset = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1204,12 +1354,15 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubtopologyId)
-		}
 		if r.err != nil {
-			r.PushPath("SubtopologyId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("SubtopologyId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
 		}
 	}
 	{
@@ -1217,12 +1370,15 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -1230,12 +1386,15 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 			r.tr.Begin("Offset", r.off)
 		}
 		s.Offset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Offset)
-		}
 		if r.err != nil {
-			r.PushPath("Offset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Offset")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Offset)
 		}
 	}
 	s.UnknownTags = nil
@@ -1245,6 +1404,10 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1264,8 +1427,16 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) readFrom(r *Reader, version int
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1295,15 +1466,15 @@ func (s *StreamsGroupHeartbeatRequestTaskOffset) appendTo(dst []byte, version in
 
 func (s *StreamsGroupHeartbeatRequestTaskOffset) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("SubtopologyId")
 		w.String(s.SubtopologyId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Offset")
 		w.Int(int64(s.Offset))
 	}
@@ -1316,9 +1487,11 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) SetDefaults() {
 	s.SubtopologyId = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1326,12 +1499,15 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubtopologyId)
-		}
 		if r.err != nil {
-			r.PushPath("SubtopologyId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("SubtopologyId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
 		}
 	}
 	{
@@ -1342,7 +1518,7 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1350,10 +1526,12 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1361,17 +1539,23 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1385,6 +1569,10 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1404,8 +1592,16 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1435,11 +1631,11 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) appendTo(dst []byte, version int16
 
 func (s *StreamsGroupHeartbeatRequestTaskIds) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("SubtopologyId")
 		w.String(s.SubtopologyId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1458,9 +1654,11 @@ func (s *StreamsGroupHeartbeatRequestTopology) SetDefaults() {
 	s.Epoch = 0
 	s.Subtopologies = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1468,12 +1666,15 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 			r.tr.Begin("Epoch", r.off)
 		}
 		s.Epoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Epoch)
-		}
 		if r.err != nil {
-			r.PushPath("Epoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Epoch")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Epoch)
 		}
 	}
 	{
@@ -1484,7 +1685,7 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1492,6 +1693,7 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Subtopologies")
 					return
 				}
@@ -1502,14 +1704,15 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestSubtopology{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Subtopologies")
 						s.Subtopologies = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Subtopologies = a
@@ -1526,6 +1729,10 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1545,8 +1752,16 @@ func (s *StreamsGroupHeartbeatRequestTopology) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1576,11 +1791,11 @@ func (s *StreamsGroupHeartbeatRequestTopology) appendTo(dst []byte, version int1
 
 func (s *StreamsGroupHeartbeatRequestTopology) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Epoch")
 		w.Int(int64(s.Epoch))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Subtopologies")
 		{
 			w.BeginArray()
@@ -1604,9 +1819,11 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) SetDefaults() {
 	s.RepartitionSourceTopics = nil
 	s.CopartitionGroups = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1614,12 +1831,15 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubtopologyId)
-		}
 		if r.err != nil {
-			r.PushPath("SubtopologyId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("SubtopologyId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
 		}
 	}
 	{
@@ -1630,7 +1850,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1638,10 +1858,12 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x7e
 					r.PushPath("SourceTopics")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1649,17 +1871,23 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("SourceTopics")
-						s.SourceTopics = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("SourceTopics")
+							s.SourceTopics = a
+							s.nc |= 0x7e
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.SourceTopics = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1674,7 +1902,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1682,10 +1910,12 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x7c
 					r.PushPath("SourceTopicRegex")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1693,17 +1923,23 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("SourceTopicRegex")
-						s.SourceTopicRegex = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("SourceTopicRegex")
+							s.SourceTopicRegex = a
+							s.nc |= 0x7c
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.SourceTopicRegex = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1718,7 +1954,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1726,6 +1962,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
 				if r.err != nil {
+					s.nc |= 0x78
 					r.PushPath("StateChangelogTopics")
 					return
 				}
@@ -1736,14 +1973,15 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTopicInfo{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StateChangelogTopics")
 						s.StateChangelogTopics = a
+						s.nc |= 0x70
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.StateChangelogTopics = a
@@ -1761,7 +1999,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1769,10 +2007,12 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x70
 					r.PushPath("RepartitionSinkTopics")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -1780,17 +2020,23 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("RepartitionSinkTopics")
-						s.RepartitionSinkTopics = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("RepartitionSinkTopics")
+							s.RepartitionSinkTopics = a
+							s.nc |= 0x70
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.RepartitionSinkTopics = a
+				if lost {
+					s.nc |= 0x10
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -1805,7 +2051,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1813,6 +2059,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 9)
 				if r.err != nil {
+					s.nc |= 0x60
 					r.PushPath("RepartitionSourceTopics")
 					return
 				}
@@ -1823,14 +2070,15 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestTopicInfo{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("RepartitionSourceTopics")
 						s.RepartitionSourceTopics = a
+						s.nc |= 0x40
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.RepartitionSourceTopics = a
@@ -1848,7 +2096,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1856,6 +2104,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x40
 					r.PushPath("CopartitionGroups")
 					return
 				}
@@ -1866,14 +2115,15 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatRequestCopartitionGroup{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("CopartitionGroups")
 						s.CopartitionGroups = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.CopartitionGroups = a
@@ -1890,6 +2140,10 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1909,8 +2163,16 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1970,11 +2232,11 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) appendTo(dst []byte, version i
 
 func (s *StreamsGroupHeartbeatRequestSubtopology) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("SubtopologyId")
 		w.String(s.SubtopologyId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("SourceTopics")
 		{
 			w.BeginArray()
@@ -1984,7 +2246,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) writeJSON(w *JSONWriter, versi
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("SourceTopicRegex")
 		{
 			w.BeginArray()
@@ -1994,7 +2256,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) writeJSON(w *JSONWriter, versi
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("StateChangelogTopics")
 		{
 			w.BeginArray()
@@ -2004,7 +2266,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) writeJSON(w *JSONWriter, versi
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("RepartitionSinkTopics")
 		{
 			w.BeginArray()
@@ -2014,7 +2276,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) writeJSON(w *JSONWriter, versi
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("RepartitionSourceTopics")
 		{
 			w.BeginArray()
@@ -2024,7 +2286,7 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) writeJSON(w *JSONWriter, versi
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("CopartitionGroups")
 		{
 			w.BeginArray()
@@ -2044,9 +2306,11 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) SetDefaults() {
 	s.SourceTopicRegex = nil
 	s.RepartitionSourceTopics = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -2057,7 +2321,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2065,10 +2329,12 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 				n = r.NotNull(n)
 				r.checkCount(n, 2)
 				if r.err != nil {
+					s.nc |= 0x7
 					r.PushPath("SourceTopics")
 					return
 				}
 				a := prealloc[int16](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -2076,17 +2342,23 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					var e int16
 					e = r.Int16()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("SourceTopics")
-						s.SourceTopics = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("SourceTopics")
+							s.SourceTopics = a
+							s.nc |= 0x7
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.SourceTopics = a
+				if lost {
+					s.nc |= 0x1
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -2101,7 +2373,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2109,10 +2381,12 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 				n = r.NotNull(n)
 				r.checkCount(n, 2)
 				if r.err != nil {
+					s.nc |= 0x6
 					r.PushPath("SourceTopicRegex")
 					return
 				}
 				a := prealloc[int16](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -2120,17 +2394,23 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					var e int16
 					e = r.Int16()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("SourceTopicRegex")
-						s.SourceTopicRegex = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("SourceTopicRegex")
+							s.SourceTopicRegex = a
+							s.nc |= 0x6
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.SourceTopicRegex = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -2145,7 +2425,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2153,10 +2433,12 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 				n = r.NotNull(n)
 				r.checkCount(n, 2)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("RepartitionSourceTopics")
 					return
 				}
 				a := prealloc[int16](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -2164,17 +2446,23 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 					var e int16
 					e = r.Int16()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("RepartitionSourceTopics")
-						s.RepartitionSourceTopics = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("RepartitionSourceTopics")
+							s.RepartitionSourceTopics = a
+							s.nc |= 0x4
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.RepartitionSourceTopics = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -2188,6 +2476,10 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2207,8 +2499,16 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2247,7 +2547,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) appendTo(dst []byte, vers
 
 func (s *StreamsGroupHeartbeatRequestCopartitionGroup) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("SourceTopics")
 		{
 			w.BeginArray()
@@ -2257,7 +2557,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) writeJSON(w *JSONWriter, 
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("SourceTopicRegex")
 		{
 			w.BeginArray()
@@ -2267,7 +2567,7 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) writeJSON(w *JSONWriter, 
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("RepartitionSourceTopics")
 		{
 			w.BeginArray()
@@ -2282,36 +2582,63 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) writeJSON(w *JSONWriter, 
 }
 
 func (s *StreamsGroupHeartbeatRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.ActiveTasks {
-		s.ActiveTasks[i].summarize(sm, version, c)
+	if s.nc&0x100 == 0 {
+		for i := range s.ActiveTasks {
+			s.ActiveTasks[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.StandbyTasks {
-		s.StandbyTasks[i].summarize(sm, version, c)
+	if s.nc&0x200 == 0 {
+		for i := range s.StandbyTasks {
+			s.StandbyTasks[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.WarmupTasks {
-		s.WarmupTasks[i].summarize(sm, version, c)
+	if s.nc&0x400 == 0 {
+		for i := range s.WarmupTasks {
+			s.WarmupTasks[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.TaskOffsets {
-		s.TaskOffsets[i].summarize(sm, version, c)
+	if s.nc&0x4000 == 0 {
+		for i := range s.TaskOffsets {
+			s.TaskOffsets[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.TaskEndOffsets {
-		s.TaskEndOffsets[i].summarize(sm, version, c)
+	if s.nc&0x8000 == 0 {
+		for i := range s.TaskEndOffsets {
+			s.TaskEndOffsets[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *StreamsGroupHeartbeatRequestTaskOffset) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 func (s *StreamsGroupHeartbeatRequestTaskIds) summarize(sm *Summary, version int16, c sumCtx) {
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *StreamsGroupHeartbeatRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *StreamsGroupHeartbeatRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *StreamsGroupHeartbeatRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *StreamsGroupHeartbeatRequest) AppendTo(dst []byte, version int16) []byte {
@@ -2354,6 +2681,10 @@ type StreamsGroupHeartbeatResponse struct {
 	PartitionsByUserEndpoint    []StreamsGroupHeartbeatResponseEndpointToPartitions // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // StreamsGroupHeartbeatResponseStatus is the Status struct of StreamsGroupHeartbeatResponse.
@@ -2362,6 +2693,8 @@ type StreamsGroupHeartbeatResponseStatus struct {
 	StatusDetail string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupHeartbeatResponseTopicPartition is the TopicPartition struct of StreamsGroupHeartbeatResponse.
@@ -2370,6 +2703,8 @@ type StreamsGroupHeartbeatResponseTopicPartition struct {
 	Partitions []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupHeartbeatResponseTaskIds is the TaskIds struct of StreamsGroupHeartbeatResponse.
@@ -2378,6 +2713,8 @@ type StreamsGroupHeartbeatResponseTaskIds struct {
 	Partitions    []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupHeartbeatResponseEndpoint is the Endpoint struct of StreamsGroupHeartbeatResponse.
@@ -2386,6 +2723,8 @@ type StreamsGroupHeartbeatResponseEndpoint struct {
 	Port uint16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupHeartbeatResponseEndpointToPartitions is the EndpointToPartitions struct of StreamsGroupHeartbeatResponse.
@@ -2395,6 +2734,8 @@ type StreamsGroupHeartbeatResponseEndpointToPartitions struct {
 	StandbyPartitions []StreamsGroupHeartbeatResponseTopicPartition // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -2416,9 +2757,12 @@ func (s *StreamsGroupHeartbeatResponse) SetDefaults() {
 	s.EndpointInformationEpoch = 0
 	s.PartitionsByUserEndpoint = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -2426,12 +2770,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xffff
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -2439,12 +2786,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfffe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -2452,12 +2802,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfffc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	{
@@ -2465,12 +2818,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfff8
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -2478,12 +2834,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("MemberEpoch", r.off)
 		}
 		s.MemberEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("MemberEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfff0
+				r.PushPath("MemberEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberEpoch)
 		}
 	}
 	{
@@ -2491,12 +2850,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("HeartbeatIntervalMs", r.off)
 		}
 		s.HeartbeatIntervalMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.HeartbeatIntervalMs)
-		}
 		if r.err != nil {
-			r.PushPath("HeartbeatIntervalMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xffe0
+				r.PushPath("HeartbeatIntervalMs")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.HeartbeatIntervalMs)
 		}
 	}
 	if version <= 0 {
@@ -2504,12 +2866,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcceptableRecoveryLagLegacy", r.off)
 		}
 		s.AcceptableRecoveryLagLegacy = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AcceptableRecoveryLagLegacy)
-		}
 		if r.err != nil {
-			r.PushPath("AcceptableRecoveryLagLegacy")
-			return
+			if !r.skipped() {
+				s.nc |= 0xffc0
+				r.PushPath("AcceptableRecoveryLagLegacy")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AcceptableRecoveryLagLegacy)
 		}
 	} else {
 		s.AcceptableRecoveryLagLegacy = 0
@@ -2519,12 +2884,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TaskOffsetIntervalMs", r.off)
 		}
 		s.TaskOffsetIntervalMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TaskOffsetIntervalMs)
-		}
 		if r.err != nil {
-			r.PushPath("TaskOffsetIntervalMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff80
+				r.PushPath("TaskOffsetIntervalMs")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TaskOffsetIntervalMs)
 		}
 	}
 	if version >= 1 {
@@ -2532,12 +2900,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("AcceptableRecoveryLag", r.off)
 		}
 		s.AcceptableRecoveryLag = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AcceptableRecoveryLag)
-		}
 		if r.err != nil {
-			r.PushPath("AcceptableRecoveryLag")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff00
+				r.PushPath("AcceptableRecoveryLag")
+				return
+			}
+			s.nc |= 0x100
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AcceptableRecoveryLag)
 		}
 	} else {
 		s.AcceptableRecoveryLag = -1
@@ -2550,7 +2921,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2560,6 +2931,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0xfe00
 					r.PushPath("Status")
 					return
 				}
@@ -2570,14 +2942,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseStatus{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Status")
 						s.Status = a
+						s.nc |= 0xfc00
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Status = a
@@ -2595,7 +2968,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2605,6 +2978,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0xfc00
 					r.PushPath("ActiveTasks")
 					return
 				}
@@ -2615,14 +2989,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ActiveTasks")
 						s.ActiveTasks = a
+						s.nc |= 0xf800
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ActiveTasks = a
@@ -2640,7 +3015,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2650,6 +3025,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0xf800
 					r.PushPath("StandbyTasks")
 					return
 				}
@@ -2660,14 +3036,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StandbyTasks")
 						s.StandbyTasks = a
+						s.nc |= 0xf000
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.StandbyTasks = a
@@ -2685,7 +3062,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2695,6 +3072,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0xf000
 					r.PushPath("WarmupTasks")
 					return
 				}
@@ -2705,14 +3083,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseTaskIds{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("WarmupTasks")
 						s.WarmupTasks = a
+						s.nc |= 0xe000
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.WarmupTasks = a
@@ -2727,12 +3106,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopologyDescriptionRequired", r.off)
 		}
 		s.TopologyDescriptionRequired = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopologyDescriptionRequired)
-		}
 		if r.err != nil {
-			r.PushPath("TopologyDescriptionRequired")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe000
+				r.PushPath("TopologyDescriptionRequired")
+				return
+			}
+			s.nc |= 0x2000
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopologyDescriptionRequired)
 		}
 	} else {
 		s.TopologyDescriptionRequired = false
@@ -2742,12 +3124,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("EndpointInformationEpoch", r.off)
 		}
 		s.EndpointInformationEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.EndpointInformationEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("EndpointInformationEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc000
+				r.PushPath("EndpointInformationEpoch")
+				return
+			}
+			s.nc |= 0x4000
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.EndpointInformationEpoch)
 		}
 	}
 	{
@@ -2758,7 +3143,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -2768,6 +3153,7 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 7)
 				if r.err != nil {
+					s.nc |= 0x8000
 					r.PushPath("PartitionsByUserEndpoint")
 					return
 				}
@@ -2778,14 +3164,15 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseEndpointToPartitions{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionsByUserEndpoint")
 						s.PartitionsByUserEndpoint = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.PartitionsByUserEndpoint = a
@@ -2802,6 +3189,10 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -2821,8 +3212,16 @@ func (s *StreamsGroupHeartbeatResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -2906,43 +3305,43 @@ func (s *StreamsGroupHeartbeatResponse) appendTo(dst []byte, version int16) []by
 
 func (s *StreamsGroupHeartbeatResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("MemberEpoch")
 		w.Int(int64(s.MemberEpoch))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("HeartbeatIntervalMs")
 		w.Int(int64(s.HeartbeatIntervalMs))
 	}
-	if version <= 0 {
+	if version <= 0 && s.nc&0x40 == 0 {
 		w.Key("AcceptableRecoveryLagLegacy")
 		w.Int(int64(s.AcceptableRecoveryLagLegacy))
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("TaskOffsetIntervalMs")
 		w.Int(int64(s.TaskOffsetIntervalMs))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x100 == 0 {
 		w.Key("AcceptableRecoveryLag")
 		w.Int(int64(s.AcceptableRecoveryLag))
 	}
-	{
+	if s.nc&0x200 == 0 {
 		w.Key("Status")
 		if s.Status == nil {
 			w.Null()
@@ -2954,7 +3353,7 @@ func (s *StreamsGroupHeartbeatResponse) writeJSON(w *JSONWriter, version int16) 
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x400 == 0 {
 		w.Key("ActiveTasks")
 		if s.ActiveTasks == nil {
 			w.Null()
@@ -2966,7 +3365,7 @@ func (s *StreamsGroupHeartbeatResponse) writeJSON(w *JSONWriter, version int16) 
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x800 == 0 {
 		w.Key("StandbyTasks")
 		if s.StandbyTasks == nil {
 			w.Null()
@@ -2978,7 +3377,7 @@ func (s *StreamsGroupHeartbeatResponse) writeJSON(w *JSONWriter, version int16) 
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x1000 == 0 {
 		w.Key("WarmupTasks")
 		if s.WarmupTasks == nil {
 			w.Null()
@@ -2990,15 +3389,15 @@ func (s *StreamsGroupHeartbeatResponse) writeJSON(w *JSONWriter, version int16) 
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2000 == 0 {
 		w.Key("TopologyDescriptionRequired")
 		w.Bool(s.TopologyDescriptionRequired)
 	}
-	{
+	if s.nc&0x4000 == 0 {
 		w.Key("EndpointInformationEpoch")
 		w.Int(int64(s.EndpointInformationEpoch))
 	}
-	{
+	if s.nc&0x8000 == 0 {
 		w.Key("PartitionsByUserEndpoint")
 		if s.PartitionsByUserEndpoint == nil {
 			w.Null()
@@ -3011,6 +3410,7 @@ func (s *StreamsGroupHeartbeatResponse) writeJSON(w *JSONWriter, version int16) 
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -3019,9 +3419,11 @@ func (s *StreamsGroupHeartbeatResponseStatus) SetDefaults() {
 	s.StatusCode = 0
 	s.StatusDetail = ""
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatResponseStatus) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -3029,12 +3431,15 @@ func (s *StreamsGroupHeartbeatResponseStatus) readFrom(r *Reader, version int16)
 			r.tr.Begin("StatusCode", r.off)
 		}
 		s.StatusCode = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.StatusCode)
-		}
 		if r.err != nil {
-			r.PushPath("StatusCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("StatusCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.StatusCode)
 		}
 	}
 	{
@@ -3042,12 +3447,15 @@ func (s *StreamsGroupHeartbeatResponseStatus) readFrom(r *Reader, version int16)
 			r.tr.Begin("StatusDetail", r.off)
 		}
 		s.StatusDetail = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.StatusDetail)
-		}
 		if r.err != nil {
-			r.PushPath("StatusDetail")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("StatusDetail")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.StatusDetail)
 		}
 	}
 	s.UnknownTags = nil
@@ -3057,6 +3465,10 @@ func (s *StreamsGroupHeartbeatResponseStatus) readFrom(r *Reader, version int16)
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -3076,8 +3488,16 @@ func (s *StreamsGroupHeartbeatResponseStatus) readFrom(r *Reader, version int16)
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -3104,11 +3524,11 @@ func (s *StreamsGroupHeartbeatResponseStatus) appendTo(dst []byte, version int16
 
 func (s *StreamsGroupHeartbeatResponseStatus) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("StatusCode")
 		w.Int(int64(s.StatusCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("StatusDetail")
 		w.String(s.StatusDetail)
 	}
@@ -3121,9 +3541,11 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) SetDefaults() {
 	s.Topic = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -3131,12 +3553,15 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 			r.tr.Begin("Topic", r.off)
 		}
 		s.Topic = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Topic)
-		}
 		if r.err != nil {
-			r.PushPath("Topic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Topic")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Topic)
 		}
 	}
 	{
@@ -3147,7 +3572,7 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -3155,10 +3580,12 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -3166,17 +3593,23 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -3190,6 +3623,10 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -3209,8 +3646,16 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -3240,11 +3685,11 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) appendTo(dst []byte, versi
 
 func (s *StreamsGroupHeartbeatResponseTopicPartition) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Topic")
 		w.String(s.Topic)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -3263,9 +3708,11 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) SetDefaults() {
 	s.SubtopologyId = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -3273,12 +3720,15 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubtopologyId)
-		}
 		if r.err != nil {
-			r.PushPath("SubtopologyId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("SubtopologyId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
 		}
 	}
 	{
@@ -3289,7 +3739,7 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -3297,10 +3747,12 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -3308,17 +3760,23 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Partitions")
-						s.Partitions = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Partitions")
+							s.Partitions = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Partitions = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -3332,6 +3790,10 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -3351,8 +3813,16 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -3382,11 +3852,11 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) appendTo(dst []byte, version int1
 
 func (s *StreamsGroupHeartbeatResponseTaskIds) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("SubtopologyId")
 		w.String(s.SubtopologyId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -3405,9 +3875,11 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) SetDefaults() {
 	s.Host = ""
 	s.Port = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatResponseEndpoint) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -3415,12 +3887,15 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) readFrom(r *Reader, version int1
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -3428,12 +3903,15 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) readFrom(r *Reader, version int1
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	s.UnknownTags = nil
@@ -3443,6 +3921,10 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -3462,8 +3944,16 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -3490,11 +3980,11 @@ func (s *StreamsGroupHeartbeatResponseEndpoint) appendTo(dst []byte, version int
 
 func (s *StreamsGroupHeartbeatResponseEndpoint) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Port")
 		w.Uint(uint64(s.Port))
 	}
@@ -3509,9 +3999,11 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) SetDefaults() {
 	s.ActivePartitions = nil
 	s.StandbyPartitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -3519,12 +4011,12 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 			r.tr.Begin("UserEndpoint", r.off)
 		}
 		s.UserEndpoint.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x6
 			r.PushPath("UserEndpoint")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
@@ -3535,7 +4027,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -3543,6 +4035,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x6
 					r.PushPath("ActivePartitions")
 					return
 				}
@@ -3553,14 +4046,15 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseTopicPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("ActivePartitions")
 						s.ActivePartitions = a
+						s.nc |= 0x4
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.ActivePartitions = a
@@ -3578,7 +4072,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -3586,6 +4080,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("StandbyPartitions")
 					return
 				}
@@ -3596,14 +4091,15 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 					}
 					a = append(grow(a, n), StreamsGroupHeartbeatResponseTopicPartition{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StandbyPartitions")
 						s.StandbyPartitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.StandbyPartitions = a
@@ -3620,6 +4116,10 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -3639,8 +4139,16 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) readFrom(r *Reader, 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -3676,11 +4184,11 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) appendTo(dst []byte,
 
 func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("UserEndpoint")
 		s.UserEndpoint.writeJSON(w, version)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ActivePartitions")
 		{
 			w.BeginArray()
@@ -3690,7 +4198,7 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) writeJSON(w *JSONWri
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("StandbyPartitions")
 		{
 			w.BeginArray()
@@ -3705,46 +4213,73 @@ func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) writeJSON(w *JSONWri
 }
 
 func (s *StreamsGroupHeartbeatResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.ActiveTasks {
-		s.ActiveTasks[i].summarize(sm, version, c)
+	if s.nc&0x400 == 0 {
+		for i := range s.ActiveTasks {
+			s.ActiveTasks[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.StandbyTasks {
-		s.StandbyTasks[i].summarize(sm, version, c)
+	if s.nc&0x800 == 0 {
+		for i := range s.StandbyTasks {
+			s.StandbyTasks[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.WarmupTasks {
-		s.WarmupTasks[i].summarize(sm, version, c)
+	if s.nc&0x1000 == 0 {
+		for i := range s.WarmupTasks {
+			s.WarmupTasks[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.PartitionsByUserEndpoint {
-		s.PartitionsByUserEndpoint[i].summarize(sm, version, c)
+	if s.nc&0x8000 == 0 {
+		for i := range s.PartitionsByUserEndpoint {
+			s.PartitionsByUserEndpoint[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *StreamsGroupHeartbeatResponseTopicPartition) summarize(sm *Summary, version int16, c sumCtx) {
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 func (s *StreamsGroupHeartbeatResponseTaskIds) summarize(sm *Summary, version int16, c sumCtx) {
-	for _, p := range s.Partitions {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.Partitions {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 func (s *StreamsGroupHeartbeatResponseEndpointToPartitions) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.ActivePartitions {
-		s.ActivePartitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.ActivePartitions {
+			s.ActivePartitions[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.StandbyPartitions {
-		s.StandbyPartitions[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.StandbyPartitions {
+			s.StandbyPartitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *StreamsGroupHeartbeatResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *StreamsGroupHeartbeatResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *StreamsGroupHeartbeatResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *StreamsGroupHeartbeatResponse) AppendTo(dst []byte, version int16) []byte {

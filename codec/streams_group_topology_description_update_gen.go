@@ -10,6 +10,10 @@ type StreamsGroupTopologyDescriptionUpdateRequest struct {
 	TopologyDescription StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription is the TopologyDescription struct of StreamsGroupTopologyDescriptionUpdateRequest.
@@ -18,6 +22,8 @@ type StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription struct {
 	GlobalStores  []StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology is the TopologyDescriptionSubtopology struct of StreamsGroupTopologyDescriptionUpdateRequest.
@@ -26,6 +32,8 @@ type StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology 
 	Nodes         []StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode is the TopologyDescriptionNode struct of StreamsGroupTopologyDescriptionUpdateRequest.
@@ -38,6 +46,8 @@ type StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode struct 
 	Successors   []string // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore is the TopologyDescriptionGlobalStore struct of StreamsGroupTopologyDescriptionUpdateRequest.
@@ -46,6 +56,8 @@ type StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore 
 	Processor StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -56,9 +68,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) SetDefaults() {
 	s.TopologyDescription = StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription{}
 	s.TopologyDescription.SetDefaults()
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -66,12 +81,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -79,12 +97,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 			r.tr.Begin("MemberId", r.off)
 		}
 		s.MemberId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -92,12 +113,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 			r.tr.Begin("TopologyEpoch", r.off)
 		}
 		s.TopologyEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopologyEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("TopologyEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("TopologyEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopologyEpoch)
 		}
 	}
 	{
@@ -105,12 +129,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 			r.tr.Begin("TopologyDescription", r.off)
 		}
 		s.TopologyDescription.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x0
 			r.PushPath("TopologyDescription")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	s.UnknownTags = nil
@@ -120,6 +144,10 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -139,8 +167,16 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -173,23 +209,24 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) appendTo(dst []byte, vers
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("TopologyEpoch")
 		w.Int(int64(s.TopologyEpoch))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("TopologyDescription")
 		s.TopologyDescription.writeJSON(w, version)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -198,9 +235,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) SetDef
 	s.Subtopologies = nil
 	s.GlobalStores = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -211,7 +250,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -219,6 +258,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x3
 					r.PushPath("Subtopologies")
 					return
 				}
@@ -229,14 +269,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 					}
 					a = append(grow(a, n), StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Subtopologies")
 						s.Subtopologies = a
+						s.nc |= 0x2
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Subtopologies = a
@@ -254,7 +295,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -262,6 +303,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 				n = r.NotNull(n)
 				r.checkCount(n, 15)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("GlobalStores")
 					return
 				}
@@ -272,14 +314,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 					}
 					a = append(grow(a, n), StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("GlobalStores")
 						s.GlobalStores = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.GlobalStores = a
@@ -296,6 +339,10 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -315,8 +362,16 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) readFr
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -349,7 +404,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) append
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Subtopologies")
 		{
 			w.BeginArray()
@@ -359,7 +414,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) writeJ
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("GlobalStores")
 		{
 			w.BeginArray()
@@ -378,9 +433,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 	s.SubtopologyId = ""
 	s.Nodes = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -388,12 +445,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 			r.tr.Begin("SubtopologyId", r.off)
 		}
 		s.SubtopologyId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SubtopologyId)
-		}
 		if r.err != nil {
-			r.PushPath("SubtopologyId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("SubtopologyId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SubtopologyId)
 		}
 	}
 	{
@@ -404,7 +464,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -412,6 +472,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 				n = r.NotNull(n)
 				r.checkCount(n, 7)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Nodes")
 					return
 				}
@@ -422,14 +483,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 					}
 					a = append(grow(a, n), StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Nodes")
 						s.Nodes = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Nodes = a
@@ -446,6 +508,10 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -465,8 +531,16 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -496,11 +570,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("SubtopologyId")
 		w.String(s.SubtopologyId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Nodes")
 		{
 			w.BeginArray()
@@ -523,9 +597,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) Se
 	s.Stores = nil
 	s.Successors = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -533,12 +609,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -546,12 +625,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 			r.tr.Begin("NodeType", r.off)
 		}
 		s.NodeType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeType)
-		}
 		if r.err != nil {
-			r.PushPath("NodeType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("NodeType")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeType)
 		}
 	}
 	{
@@ -562,7 +644,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -570,10 +652,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x3c
 					r.PushPath("SourceTopics")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -581,17 +665,23 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("SourceTopics")
-						s.SourceTopics = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("SourceTopics")
+							s.SourceTopics = a
+							s.nc |= 0x3c
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.SourceTopics = a
+				if lost {
+					s.nc |= 0x4
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -603,12 +693,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 			r.tr.Begin("SinkTopic", r.off)
 		}
 		s.SinkTopic = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SinkTopic)
-		}
 		if r.err != nil {
-			r.PushPath("SinkTopic")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("SinkTopic")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SinkTopic)
 		}
 	}
 	{
@@ -619,7 +712,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -627,10 +720,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x30
 					r.PushPath("Stores")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -638,17 +733,23 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Stores")
-						s.Stores = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Stores")
+							s.Stores = a
+							s.nc |= 0x30
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Stores = a
+				if lost {
+					s.nc |= 0x10
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -663,7 +764,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -671,10 +772,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 				n = r.NotNull(n)
 				r.checkCount(n, 1)
 				if r.err != nil {
+					s.nc |= 0x20
 					r.PushPath("Successors")
 					return
 				}
 				a := prealloc[string](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -682,17 +785,23 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 					var e string
 					e = r.CompactString()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Successors")
-						s.Successors = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Successors")
+							s.Successors = a
+							s.nc |= 0x20
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Successors = a
+				if lost {
+					s.nc |= 0x20
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -706,6 +815,10 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -725,8 +838,16 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -774,15 +895,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) ap
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("NodeType")
 		w.Int(int64(s.NodeType))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("SourceTopics")
 		{
 			w.BeginArray()
@@ -792,11 +913,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) wr
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("SinkTopic")
 		w.NullableString(s.SinkTopic)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Stores")
 		{
 			w.BeginArray()
@@ -806,7 +927,7 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) wr
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("Successors")
 		{
 			w.BeginArray()
@@ -827,9 +948,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 	s.Processor = StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode{}
 	s.Processor.SetDefaults()
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -837,12 +960,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 			r.tr.Begin("Source", r.off)
 		}
 		s.Source.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x2
 			r.PushPath("Source")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	{
@@ -850,12 +973,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 			r.tr.Begin("Processor", r.off)
 		}
 		s.Processor.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x0
 			r.PushPath("Processor")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	s.UnknownTags = nil
@@ -865,6 +988,10 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -884,8 +1011,16 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -912,11 +1047,11 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Source")
 		s.Source.writeJSON(w, version)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Processor")
 		s.Processor.writeJSON(w, version)
 	}
@@ -925,42 +1060,70 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	s.TopologyDescription.summarize(sm, version, c)
+	if s.nc&0x8 == 0 {
+		s.TopologyDescription.summarize(sm, version, c)
+	}
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Subtopologies {
-		s.Subtopologies[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Subtopologies {
+			s.Subtopologies[i].summarize(sm, version, c)
+		}
 	}
-	for i := range s.GlobalStores {
-		s.GlobalStores[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.GlobalStores {
+			s.GlobalStores[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Nodes {
-		s.Nodes[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Nodes {
+			s.Nodes[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.SinkTopic != nil {
+	if s.nc&0x8 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x8 == 0 && s.SinkTopic != nil {
 		c = c.withTopic(*s.SinkTopic)
 	}
 	sm.addTopic(c)
-	for _, t := range s.SourceTopics {
-		sm.addTopic(c.withTopic(t))
+	if s.nc&0x4 == 0 {
+		for _, t := range s.SourceTopics {
+			sm.addTopic(c.withTopic(t))
+		}
 	}
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) summarize(sm *Summary, version int16, c sumCtx) {
-	s.Source.summarize(sm, version, c)
-	s.Processor.summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		s.Source.summarize(sm, version, c)
+	}
+	if s.nc&0x2 == 0 {
+		s.Processor.summarize(sm, version, c)
+	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *StreamsGroupTopologyDescriptionUpdateRequest) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *StreamsGroupTopologyDescriptionUpdateRequest) NotCaptured() []NotCaptured {
+	return s.notCaptured
 }
 
 // AppendTo appends the body encoded at version to dst.
@@ -991,6 +1154,10 @@ type StreamsGroupTopologyDescriptionUpdateResponse struct {
 	ErrorMessage   *string // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -999,9 +1166,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1009,12 +1179,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) readFrom(r *Reader, vers
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -1022,12 +1195,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) readFrom(r *Reader, vers
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1035,12 +1211,15 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) readFrom(r *Reader, vers
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -1050,6 +1229,10 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) readFrom(r *Reader, vers
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1069,8 +1252,16 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) readFrom(r *Reader, vers
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1100,31 +1291,43 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) appendTo(dst []byte, ver
 
 func (s *StreamsGroupTopologyDescriptionUpdateResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *StreamsGroupTopologyDescriptionUpdateResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *StreamsGroupTopologyDescriptionUpdateResponse) ReadFrom(r *Reader, version int16) {
-	s.readFrom(r, version)
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *StreamsGroupTopologyDescriptionUpdateResponse) NotCaptured() []NotCaptured {
+	return s.notCaptured
 }
 
 // AppendTo appends the body encoded at version to dst.

@@ -4,6 +4,12 @@ package codec
 // non-zero error codes with where they were reported, and record sets. It
 // is filled by Message.Summarize, driven by the schema's @topic, @topicid,
 // @partition, @partitions and @error annotations.
+//
+// Of a body read from a gapped Reader, fields not captured are left out: a
+// partition whose index was not captured is not listed, nor a topic whose
+// name and ID were not (its partitions neither; its errors are, without a
+// topic), an error code not captured is no error, a records field not
+// captured is no record set.
 type Summary struct {
 	Topics  []TopicPartitions
 	Errors  []ErrorRef
@@ -57,16 +63,38 @@ type sumCtx struct {
 	hasTopic     bool
 	partition    int32
 	hasPartition bool
+	// topicLost says a topic field of the struct was not captured: an
+	// empty name or a zero TopicId (no ID) beside it does not name the
+	// topic.
+	topicLost bool
 }
 
 func (c sumCtx) withTopic(t string) sumCtx {
-	c.topic, c.hasTopic = t, true
-	c.hasPartition = false
+	c.topic, c.hasPartition = t, false
+	if !c.topicLost || t != "" { // beside a topic field lost, "" names nothing
+		c.hasTopic, c.topicLost = true, false
+	}
 	return c
 }
 
 func (c sumCtx) withTopicID(id UUID) sumCtx {
-	c.topicID, c.hasTopic = id, true
+	c.topicID, c.hasPartition = id, false
+	if !c.topicLost || !id.IsZero() { // beside a topic field lost, no ID names nothing
+		c.hasTopic, c.topicLost = true, false
+	}
+	return c
+}
+
+// withoutTopic leaves c under no known topic: a topic field was not
+// captured (a gapped Reader).
+func (c sumCtx) withoutTopic() sumCtx {
+	c.topic, c.topicID, c.hasTopic = "", UUID{}, false
+	c.hasPartition, c.topicLost = false, true
+	return c
+}
+
+// withoutPartition leaves c under no known partition.
+func (c sumCtx) withoutPartition() sumCtx {
 	c.hasPartition = false
 	return c
 }

@@ -13,6 +13,10 @@ type SyncGroupRequest struct {
 	Assignments     []SyncGroupRequestAssignment // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SyncGroupRequestAssignment is the SyncGroupRequestAssignment struct of SyncGroupRequest.
@@ -21,6 +25,8 @@ type SyncGroupRequestAssignment struct {
 	Assignment []byte // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -33,9 +39,12 @@ func (s *SyncGroupRequest) SetDefaults() {
 	s.ProtocolName = nil
 	s.Assignments = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -47,12 +56,15 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7f
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -60,12 +72,15 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GenerationId", r.off)
 		}
 		s.GenerationId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GenerationId)
-		}
 		if r.err != nil {
-			r.PushPath("GenerationId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7e
+				r.PushPath("GenerationId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GenerationId)
 		}
 	}
 	{
@@ -77,12 +92,15 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7c
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	if version >= 3 {
@@ -94,12 +112,15 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		} else {
 			s.GroupInstanceId = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupInstanceId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupInstanceId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x78
+				r.PushPath("GroupInstanceId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupInstanceId)
 		}
 	} else {
 		s.GroupInstanceId = nil
@@ -109,12 +130,15 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProtocolType", r.off)
 		}
 		s.ProtocolType = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProtocolType)
-		}
 		if r.err != nil {
-			r.PushPath("ProtocolType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x70
+				r.PushPath("ProtocolType")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolType)
 		}
 	} else {
 		s.ProtocolType = nil
@@ -124,12 +148,15 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProtocolName", r.off)
 		}
 		s.ProtocolName = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProtocolName)
-		}
 		if r.err != nil {
-			r.PushPath("ProtocolName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x60
+				r.PushPath("ProtocolName")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolName)
 		}
 	} else {
 		s.ProtocolName = nil
@@ -146,7 +173,7 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -158,6 +185,7 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x40
 					r.PushPath("Assignments")
 					return
 				}
@@ -168,14 +196,15 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), SyncGroupRequestAssignment{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Assignments")
 						s.Assignments = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Assignments = a
@@ -192,6 +221,10 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -211,8 +244,16 @@ func (s *SyncGroupRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -273,31 +314,31 @@ func (s *SyncGroupRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *SyncGroupRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("GenerationId")
 		w.Int(int64(s.GenerationId))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x8 == 0 {
 		w.Key("GroupInstanceId")
 		w.NullableString(s.GroupInstanceId)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x10 == 0 {
 		w.Key("ProtocolType")
 		w.NullableString(s.ProtocolType)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x20 == 0 {
 		w.Key("ProtocolName")
 		w.NullableString(s.ProtocolName)
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("Assignments")
 		{
 			w.BeginArray()
@@ -308,6 +349,7 @@ func (s *SyncGroupRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -316,9 +358,11 @@ func (s *SyncGroupRequestAssignment) SetDefaults() {
 	s.MemberId = ""
 	s.Assignment = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	{
@@ -330,12 +374,15 @@ func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
 		} else {
 			s.MemberId = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MemberId)
-		}
 		if r.err != nil {
-			r.PushPath("MemberId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("MemberId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MemberId)
 		}
 	}
 	{
@@ -347,12 +394,15 @@ func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
 		} else {
 			s.Assignment = r.Bytes()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Assignment)
-		}
 		if r.err != nil {
-			r.PushPath("Assignment")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("Assignment")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Assignment)
 		}
 	}
 	s.UnknownTags = nil
@@ -362,6 +412,10 @@ func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -381,8 +435,16 @@ func (s *SyncGroupRequestAssignment) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -417,11 +479,11 @@ func (s *SyncGroupRequestAssignment) appendTo(dst []byte, version int16) []byte 
 
 func (s *SyncGroupRequestAssignment) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("MemberId")
 		w.String(s.MemberId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Assignment")
 		w.ByteString(s.Assignment)
 	}
@@ -433,7 +495,18 @@ func (s *SyncGroupRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *SyncGroupRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *SyncGroupRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *SyncGroupRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *SyncGroupRequest) AppendTo(dst []byte, version int16) []byte {
@@ -461,6 +534,10 @@ type SyncGroupResponse struct {
 	Assignment     []byte  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -471,9 +548,12 @@ func (s *SyncGroupResponse) SetDefaults() {
 	s.ProtocolName = nil
 	s.Assignment = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 4
 	_ = flexible
 	if version >= 1 {
@@ -481,12 +561,15 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	} else {
 		s.ThrottleTimeMs = 0
@@ -496,12 +579,15 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	if version >= 5 {
@@ -509,12 +595,15 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProtocolType", r.off)
 		}
 		s.ProtocolType = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProtocolType)
-		}
 		if r.err != nil {
-			r.PushPath("ProtocolType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("ProtocolType")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolType)
 		}
 	} else {
 		s.ProtocolType = nil
@@ -524,12 +613,15 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ProtocolName", r.off)
 		}
 		s.ProtocolName = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProtocolName)
-		}
 		if r.err != nil {
-			r.PushPath("ProtocolName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("ProtocolName")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProtocolName)
 		}
 	} else {
 		s.ProtocolName = nil
@@ -543,12 +635,15 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 		} else {
 			s.Assignment = r.Bytes()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Assignment)
-		}
 		if r.err != nil {
-			r.PushPath("Assignment")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("Assignment")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Assignment)
 		}
 	}
 	s.UnknownTags = nil
@@ -558,6 +653,10 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -577,8 +676,16 @@ func (s *SyncGroupResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -618,38 +725,50 @@ func (s *SyncGroupResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *SyncGroupResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x4 == 0 {
 		w.Key("ProtocolType")
 		w.NullableString(s.ProtocolType)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x8 == 0 {
 		w.Key("ProtocolName")
 		w.NullableString(s.ProtocolName)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Assignment")
 		w.ByteString(s.Assignment)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *SyncGroupResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *SyncGroupResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *SyncGroupResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *SyncGroupResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *SyncGroupResponse) AppendTo(dst []byte, version int16) []byte {

@@ -9,6 +9,10 @@ type UpdateFeaturesRequest struct {
 	ValidateOnly   bool                                    // versions 1+, default "false"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // UpdateFeaturesRequestFeatureUpdateKey is the FeatureUpdateKey struct of UpdateFeaturesRequest.
@@ -19,6 +23,8 @@ type UpdateFeaturesRequestFeatureUpdateKey struct {
 	UpgradeType     int8   // versions 1+, default "1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -27,9 +33,12 @@ func (s *UpdateFeaturesRequest) SetDefaults() {
 	s.FeatureUpdates = nil
 	s.ValidateOnly = false
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -37,12 +46,15 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("timeoutMs", r.off)
 		}
 		s.timeoutMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.timeoutMs)
-		}
 		if r.err != nil {
-			r.PushPath("timeoutMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("timeoutMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.timeoutMs)
 		}
 	}
 	{
@@ -53,7 +65,7 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -61,6 +73,7 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
 				if r.err != nil {
+					s.nc |= 0x6
 					r.PushPath("FeatureUpdates")
 					return
 				}
@@ -71,14 +84,15 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), UpdateFeaturesRequestFeatureUpdateKey{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("FeatureUpdates")
 						s.FeatureUpdates = a
+						s.nc |= 0x4
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.FeatureUpdates = a
@@ -93,12 +107,15 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ValidateOnly", r.off)
 		}
 		s.ValidateOnly = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ValidateOnly)
-		}
 		if r.err != nil {
-			r.PushPath("ValidateOnly")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ValidateOnly")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ValidateOnly)
 		}
 	} else {
 		s.ValidateOnly = false
@@ -110,6 +127,10 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -129,8 +150,16 @@ func (s *UpdateFeaturesRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -163,11 +192,11 @@ func (s *UpdateFeaturesRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *UpdateFeaturesRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("timeoutMs")
 		w.Int(int64(s.timeoutMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("FeatureUpdates")
 		{
 			w.BeginArray()
@@ -177,11 +206,12 @@ func (s *UpdateFeaturesRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("ValidateOnly")
 		w.Bool(s.ValidateOnly)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -192,9 +222,11 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) SetDefaults() {
 	s.AllowDowngrade = false
 	s.UpgradeType = 1
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -202,12 +234,15 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 			r.tr.Begin("Feature", r.off)
 		}
 		s.Feature = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Feature)
-		}
 		if r.err != nil {
-			r.PushPath("Feature")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("Feature")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Feature)
 		}
 	}
 	{
@@ -215,12 +250,15 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 			r.tr.Begin("MaxVersionLevel", r.off)
 		}
 		s.MaxVersionLevel = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxVersionLevel)
-		}
 		if r.err != nil {
-			r.PushPath("MaxVersionLevel")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("MaxVersionLevel")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxVersionLevel)
 		}
 	}
 	if version <= 0 {
@@ -228,12 +266,15 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 			r.tr.Begin("AllowDowngrade", r.off)
 		}
 		s.AllowDowngrade = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.AllowDowngrade)
-		}
 		if r.err != nil {
-			r.PushPath("AllowDowngrade")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("AllowDowngrade")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.AllowDowngrade)
 		}
 	} else {
 		s.AllowDowngrade = false
@@ -243,12 +284,15 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 			r.tr.Begin("UpgradeType", r.off)
 		}
 		s.UpgradeType = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.UpgradeType)
-		}
 		if r.err != nil {
-			r.PushPath("UpgradeType")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("UpgradeType")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.UpgradeType)
 		}
 	} else {
 		s.UpgradeType = 1
@@ -260,6 +304,10 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -279,8 +327,16 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -313,19 +369,19 @@ func (s *UpdateFeaturesRequestFeatureUpdateKey) appendTo(dst []byte, version int
 
 func (s *UpdateFeaturesRequestFeatureUpdateKey) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Feature")
 		w.String(s.Feature)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MaxVersionLevel")
 		w.Int(int64(s.MaxVersionLevel))
 	}
-	if version <= 0 {
+	if version <= 0 && s.nc&0x4 == 0 {
 		w.Key("AllowDowngrade")
 		w.Bool(s.AllowDowngrade)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("UpgradeType")
 		w.Int(int64(s.UpgradeType))
 	}
@@ -337,7 +393,18 @@ func (s *UpdateFeaturesRequest) summarize(sm *Summary, version int16, c sumCtx) 
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *UpdateFeaturesRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *UpdateFeaturesRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *UpdateFeaturesRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *UpdateFeaturesRequest) AppendTo(dst []byte, version int16) []byte {
@@ -364,6 +431,10 @@ type UpdateFeaturesResponse struct {
 	Results        []UpdateFeaturesResponseUpdatableFeatureResult // versions 0-1
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // UpdateFeaturesResponseUpdatableFeatureResult is the UpdatableFeatureResult struct of UpdateFeaturesResponse.
@@ -373,6 +444,8 @@ type UpdateFeaturesResponseUpdatableFeatureResult struct {
 	ErrorMessage *string // versions 0+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -382,9 +455,12 @@ func (s *UpdateFeaturesResponse) SetDefaults() {
 	s.ErrorMessage = ptrString("")
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -392,12 +468,15 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -405,12 +484,15 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -418,12 +500,15 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	if version <= 1 {
@@ -434,7 +519,7 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -442,6 +527,7 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
 				if r.err != nil {
+					s.nc |= 0x8
 					r.PushPath("Results")
 					return
 				}
@@ -452,14 +538,15 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), UpdateFeaturesResponseUpdatableFeatureResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -478,6 +565,10 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -497,8 +588,16 @@ func (s *UpdateFeaturesResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -534,19 +633,19 @@ func (s *UpdateFeaturesResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *UpdateFeaturesResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
-	if version <= 1 {
+	if version <= 1 && s.nc&0x8 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -557,6 +656,7 @@ func (s *UpdateFeaturesResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -566,9 +666,11 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -576,12 +678,15 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 			r.tr.Begin("Feature", r.off)
 		}
 		s.Feature = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Feature)
-		}
 		if r.err != nil {
-			r.PushPath("Feature")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Feature")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Feature)
 		}
 	}
 	{
@@ -589,12 +694,15 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -602,12 +710,15 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -617,6 +728,10 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -636,8 +751,16 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -667,15 +790,15 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) appendTo(dst []byte, vers
 
 func (s *UpdateFeaturesResponseUpdatableFeatureResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Feature")
 		w.String(s.Feature)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
@@ -684,10 +807,10 @@ func (s *UpdateFeaturesResponseUpdatableFeatureResult) writeJSON(w *JSONWriter, 
 }
 
 func (s *UpdateFeaturesResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	if version <= 1 {
+	if version <= 1 && s.nc&0x8 == 0 {
 		for i := range s.Results {
 			s.Results[i].summarize(sm, version, c)
 		}
@@ -695,13 +818,24 @@ func (s *UpdateFeaturesResponse) summarize(sm *Summary, version int16, c sumCtx)
 }
 
 func (s *UpdateFeaturesResponseUpdatableFeatureResult) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *UpdateFeaturesResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *UpdateFeaturesResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *UpdateFeaturesResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *UpdateFeaturesResponse) AppendTo(dst []byte, version int16) []byte {

@@ -14,6 +14,10 @@ type UpdateMetadataRequest struct {
 	LiveBrokers              []UpdateMetadataRequestUpdateMetadataBroker         // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // UpdateMetadataRequestUpdateMetadataPartitionState is the UpdateMetadataPartitionState struct of UpdateMetadataRequest.
@@ -29,6 +33,8 @@ type UpdateMetadataRequestUpdateMetadataPartitionState struct {
 	OfflineReplicas []int32 // versions 4+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // UpdateMetadataRequestUpdateMetadataTopicState is the UpdateMetadataTopicState struct of UpdateMetadataRequest.
@@ -38,6 +44,8 @@ type UpdateMetadataRequestUpdateMetadataTopicState struct {
 	PartitionStates []UpdateMetadataRequestUpdateMetadataPartitionState // versions 5+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // UpdateMetadataRequestUpdateMetadataBroker is the UpdateMetadataBroker struct of UpdateMetadataRequest.
@@ -49,6 +57,8 @@ type UpdateMetadataRequestUpdateMetadataBroker struct {
 	Rack      *string                                       // versions 2+, nullable 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // UpdateMetadataRequestUpdateMetadataEndpoint is the UpdateMetadataEndpoint struct of UpdateMetadataRequest.
@@ -59,6 +69,8 @@ type UpdateMetadataRequestUpdateMetadataEndpoint struct {
 	SecurityProtocol int16  // versions 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -72,9 +84,12 @@ func (s *UpdateMetadataRequest) SetDefaults() {
 	s.TopicStates = nil
 	s.LiveBrokers = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	{
@@ -82,12 +97,15 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerId", r.off)
 		}
 		s.ControllerId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ControllerId)
-		}
 		if r.err != nil {
-			r.PushPath("ControllerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("ControllerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ControllerId)
 		}
 	}
 	if version >= 8 {
@@ -95,12 +113,15 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("isKRaftController", r.off)
 		}
 		s.isKRaftController = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.isKRaftController)
-		}
 		if r.err != nil {
-			r.PushPath("isKRaftController")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("isKRaftController")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.isKRaftController)
 		}
 	} else {
 		s.isKRaftController = false
@@ -111,12 +132,15 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ControllerEpoch", r.off)
 		}
 		s.ControllerEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ControllerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ControllerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("ControllerEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ControllerEpoch)
 		}
 	}
 	if version >= 5 {
@@ -124,12 +148,15 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("BrokerEpoch", r.off)
 		}
 		s.BrokerEpoch = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.BrokerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("BrokerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf4
+				r.PushPath("BrokerEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.BrokerEpoch)
 		}
 	} else {
 		s.BrokerEpoch = -1
@@ -142,7 +169,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.ArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -150,6 +177,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 30)
 				if r.err != nil {
+					s.nc |= 0xe4
 					r.PushPath("UngroupedPartitionStates")
 					return
 				}
@@ -160,14 +188,15 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataPartitionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("UngroupedPartitionStates")
 						s.UngroupedPartitionStates = a
+						s.nc |= 0xc4
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.UngroupedPartitionStates = a
@@ -191,7 +220,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -203,6 +232,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0xc4
 					r.PushPath("TopicStates")
 					return
 				}
@@ -213,14 +243,15 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataTopicState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("TopicStates")
 						s.TopicStates = a
+						s.nc |= 0x84
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.TopicStates = a
@@ -244,7 +275,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -256,6 +287,7 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 8)
 				}
 				if r.err != nil {
+					s.nc |= 0x84
 					r.PushPath("LiveBrokers")
 					return
 				}
@@ -266,14 +298,15 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataBroker{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("LiveBrokers")
 						s.LiveBrokers = a
+						s.nc |= 0x4
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.LiveBrokers = a
@@ -290,16 +323,23 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x4
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x4 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -311,13 +351,17 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 				}
 				s.Type = r.Int8()
 				r.unlimit(full, end, 0)
-				if r.tr != nil && r.err == nil {
+				if r.err != nil {
+					if !r.skipped() {
+						s.nc |= (0x4 &^ got)
+						r.PushPath("Type")
+						return
+					}
+					s.nc |= 0x4
+				} else if r.tr != nil {
 					r.tr.End(r.off, s.Type)
 				}
-				if r.err != nil {
-					r.PushPath("Type")
-					return
-				}
+				got |= 0x4
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -326,8 +370,17 @@ func (s *UpdateMetadataRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x4 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -392,27 +445,27 @@ func (s *UpdateMetadataRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *UpdateMetadataRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ControllerId")
 		w.Int(int64(s.ControllerId))
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x2 == 0 {
 		w.Key("isKRaftController")
 		w.Bool(s.isKRaftController)
 	}
-	if version >= 8 {
+	if version >= 8 && s.nc&0x4 == 0 {
 		w.Key("Type")
 		w.Int(int64(s.Type))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("ControllerEpoch")
 		w.Int(int64(s.ControllerEpoch))
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x10 == 0 {
 		w.Key("BrokerEpoch")
 		w.Int(int64(s.BrokerEpoch))
 	}
-	if version <= 4 {
+	if version <= 4 && s.nc&0x20 == 0 {
 		w.Key("UngroupedPartitionStates")
 		{
 			w.BeginArray()
@@ -422,7 +475,7 @@ func (s *UpdateMetadataRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x40 == 0 {
 		w.Key("TopicStates")
 		{
 			w.BeginArray()
@@ -432,7 +485,7 @@ func (s *UpdateMetadataRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("LiveBrokers")
 		{
 			w.BeginArray()
@@ -443,6 +496,7 @@ func (s *UpdateMetadataRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -458,9 +512,11 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) SetDefaults() {
 	s.Replicas = nil
 	s.OfflineReplicas = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version <= 4 {
@@ -468,12 +524,15 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.String()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1ff
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	} else {
 		s.TopicName = ""
@@ -483,12 +542,15 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fe
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -496,12 +558,15 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("ControllerEpoch", r.off)
 		}
 		s.ControllerEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ControllerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ControllerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1fc
+				r.PushPath("ControllerEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ControllerEpoch)
 		}
 	}
 	{
@@ -509,12 +574,15 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("Leader", r.off)
 		}
 		s.Leader = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Leader)
-		}
 		if r.err != nil {
-			r.PushPath("Leader")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f8
+				r.PushPath("Leader")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Leader)
 		}
 	}
 	{
@@ -522,12 +590,15 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f0
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	{
@@ -542,7 +613,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -550,10 +621,12 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x1e0
 					r.PushPath("Isr")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -561,17 +634,23 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Isr")
-						s.Isr = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Isr")
+							s.Isr = a
+							s.nc |= 0x1e0
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Isr = a
+				if lost {
+					s.nc |= 0x20
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -583,12 +662,15 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			r.tr.Begin("ZkVersion", r.off)
 		}
 		s.ZkVersion = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ZkVersion)
-		}
 		if r.err != nil {
-			r.PushPath("ZkVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c0
+				r.PushPath("ZkVersion")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ZkVersion)
 		}
 	}
 	{
@@ -603,7 +685,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -611,10 +693,12 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x180
 					r.PushPath("Replicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -622,17 +706,23 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("Replicas")
-						s.Replicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("Replicas")
+							s.Replicas = a
+							s.nc |= 0x180
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.Replicas = a
+				if lost {
+					s.nc |= 0x80
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -651,7 +741,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -659,10 +749,12 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x100
 					r.PushPath("OfflineReplicas")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -670,17 +762,23 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("OfflineReplicas")
-						s.OfflineReplicas = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("OfflineReplicas")
+							s.OfflineReplicas = a
+							s.nc |= 0x100
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.OfflineReplicas = a
+				if lost {
+					s.nc |= 0x100
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -696,6 +794,10 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -715,8 +817,16 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -785,27 +895,27 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) appendTo(dst []byte,
 
 func (s *UpdateMetadataRequestUpdateMetadataPartitionState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version <= 4 {
+	if version <= 4 && s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ControllerEpoch")
 		w.Int(int64(s.ControllerEpoch))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Leader")
 		w.Int(int64(s.Leader))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("Isr")
 		{
 			w.BeginArray()
@@ -815,11 +925,11 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) writeJSON(w *JSONWri
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("ZkVersion")
 		w.Int(int64(s.ZkVersion))
 	}
-	{
+	if s.nc&0x80 == 0 {
 		w.Key("Replicas")
 		{
 			w.BeginArray()
@@ -829,7 +939,7 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) writeJSON(w *JSONWri
 			w.EndArray()
 		}
 	}
-	if version >= 4 {
+	if version >= 4 && s.nc&0x100 == 0 {
 		w.Key("OfflineReplicas")
 		{
 			w.BeginArray()
@@ -849,9 +959,11 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) SetDefaults() {
 	s.TopicId = UUID{}
 	s.PartitionStates = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version >= 5 {
@@ -863,12 +975,15 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 		} else {
 			s.TopicName = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	} else {
 		s.TopicName = ""
@@ -878,12 +993,15 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	} else {
 		s.TopicId = UUID{}
@@ -900,7 +1018,7 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -912,6 +1030,7 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 					r.checkCount(n, 32)
 				}
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("PartitionStates")
 					return
 				}
@@ -922,14 +1041,15 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 					}
 					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataPartitionState{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("PartitionStates")
 						s.PartitionStates = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.PartitionStates = a
@@ -948,6 +1068,10 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -967,8 +1091,16 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) readFrom(r *Reader, vers
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1009,15 +1141,15 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) appendTo(dst []byte, ver
 
 func (s *UpdateMetadataRequestUpdateMetadataTopicState) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 5 {
+	if version >= 5 && s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x2 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x4 == 0 {
 		w.Key("PartitionStates")
 		{
 			w.BeginArray()
@@ -1039,9 +1171,11 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) SetDefaults() {
 	s.Endpoints = nil
 	s.Rack = ptrString("")
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	{
@@ -1049,12 +1183,15 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 			r.tr.Begin("Id", r.off)
 		}
 		s.Id = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Id)
-		}
 		if r.err != nil {
-			r.PushPath("Id")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("Id")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Id)
 		}
 	}
 	if version <= 0 {
@@ -1062,12 +1199,15 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 			r.tr.Begin("V0Host", r.off)
 		}
 		s.V0Host = r.String()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.V0Host)
-		}
 		if r.err != nil {
-			r.PushPath("V0Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("V0Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.V0Host)
 		}
 	} else {
 		s.V0Host = ""
@@ -1077,12 +1217,15 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 			r.tr.Begin("V0Port", r.off)
 		}
 		s.V0Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.V0Port)
-		}
 		if r.err != nil {
-			r.PushPath("V0Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("V0Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.V0Port)
 		}
 	} else {
 		s.V0Port = 0
@@ -1099,7 +1242,7 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -1111,6 +1254,7 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 					r.checkCount(n, 8)
 				}
 				if r.err != nil {
+					s.nc |= 0x18
 					r.PushPath("Endpoints")
 					return
 				}
@@ -1121,14 +1265,15 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 					}
 					a = append(grow(a, n), UpdateMetadataRequestUpdateMetadataEndpoint{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Endpoints")
 						s.Endpoints = a
+						s.nc |= 0x10
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Endpoints = a
@@ -1149,12 +1294,15 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 		} else {
 			s.Rack = r.NullableString()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Rack)
-		}
 		if r.err != nil {
-			r.PushPath("Rack")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("Rack")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Rack)
 		}
 	} else {
 		s.Rack = ptrString("")
@@ -1166,6 +1314,10 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1185,8 +1337,16 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) readFrom(r *Reader, version 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1233,19 +1393,19 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) appendTo(dst []byte, version
 
 func (s *UpdateMetadataRequestUpdateMetadataBroker) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Id")
 		w.Int(int64(s.Id))
 	}
-	if version <= 0 {
+	if version <= 0 && s.nc&0x2 == 0 {
 		w.Key("V0Host")
 		w.String(s.V0Host)
 	}
-	if version <= 0 {
+	if version <= 0 && s.nc&0x4 == 0 {
 		w.Key("V0Port")
 		w.Int(int64(s.V0Port))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("Endpoints")
 		{
 			w.BeginArray()
@@ -1255,7 +1415,7 @@ func (s *UpdateMetadataRequestUpdateMetadataBroker) writeJSON(w *JSONWriter, ver
 			w.EndArray()
 		}
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x10 == 0 {
 		w.Key("Rack")
 		w.NullableString(s.Rack)
 	}
@@ -1270,9 +1430,11 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) SetDefaults() {
 	s.Listener = ""
 	s.SecurityProtocol = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	if version >= 1 {
@@ -1280,12 +1442,15 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	} else {
 		s.Port = 0
@@ -1299,12 +1464,15 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 		} else {
 			s.Host = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	} else {
 		s.Host = ""
@@ -1318,12 +1486,15 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 		} else {
 			s.Listener = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Listener)
-		}
 		if r.err != nil {
-			r.PushPath("Listener")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("Listener")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Listener)
 		}
 	} else {
 		s.Listener = ""
@@ -1333,12 +1504,15 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 			r.tr.Begin("SecurityProtocol", r.off)
 		}
 		s.SecurityProtocol = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.SecurityProtocol)
-		}
 		if r.err != nil {
-			r.PushPath("SecurityProtocol")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("SecurityProtocol")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.SecurityProtocol)
 		}
 	} else {
 		s.SecurityProtocol = 0
@@ -1350,6 +1524,10 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1369,8 +1547,16 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) readFrom(r *Reader, versio
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1411,19 +1597,19 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) appendTo(dst []byte, versi
 
 func (s *UpdateMetadataRequestUpdateMetadataEndpoint) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("Port")
 		w.Int(int64(s.Port))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	if version >= 3 {
+	if version >= 3 && s.nc&0x4 == 0 {
 		w.Key("Listener")
 		w.String(s.Listener)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("SecurityProtocol")
 		w.Int(int64(s.SecurityProtocol))
 	}
@@ -1432,12 +1618,12 @@ func (s *UpdateMetadataRequestUpdateMetadataEndpoint) writeJSON(w *JSONWriter, v
 }
 
 func (s *UpdateMetadataRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 4 {
+	if version <= 4 && s.nc&0x20 == 0 {
 		for i := range s.UngroupedPartitionStates {
 			s.UngroupedPartitionStates[i].summarize(sm, version, c)
 		}
 	}
-	if version >= 5 {
+	if version >= 5 && s.nc&0x40 == 0 {
 		for i := range s.TopicStates {
 			s.TopicStates[i].summarize(sm, version, c)
 		}
@@ -1445,22 +1631,35 @@ func (s *UpdateMetadataRequest) summarize(sm *Summary, version int16, c sumCtx) 
 }
 
 func (s *UpdateMetadataRequestUpdateMetadataPartitionState) summarize(sm *Summary, version int16, c sumCtx) {
-	if version <= 4 {
+	if version <= 4 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version <= 4 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.TopicName)
 	}
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x2 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x2 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 func (s *UpdateMetadataRequestUpdateMetadataTopicState) summarize(sm *Summary, version int16, c sumCtx) {
-	if version >= 5 {
+	if version >= 5 && s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 7 && s.nc&0x2 != 0 {
+		c = c.withoutTopic()
+	}
+	if version >= 5 && s.nc&0x1 == 0 {
 		c = c.withTopic(s.TopicName)
 	}
-	if version >= 7 {
+	if version >= 7 && s.nc&0x2 == 0 {
 		c = c.withTopicID(s.TopicId)
 	}
 	sm.addTopic(c)
-	if version >= 5 {
+	if version >= 5 && s.nc&0x4 == 0 {
 		for i := range s.PartitionStates {
 			s.PartitionStates[i].summarize(sm, version, c)
 		}
@@ -1468,7 +1667,18 @@ func (s *UpdateMetadataRequestUpdateMetadataTopicState) summarize(sm *Summary, v
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *UpdateMetadataRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *UpdateMetadataRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *UpdateMetadataRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *UpdateMetadataRequest) AppendTo(dst []byte, version int16) []byte {
@@ -1494,15 +1704,22 @@ type UpdateMetadataResponse struct {
 	ErrorCode int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
 func (s *UpdateMetadataResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *UpdateMetadataResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 6
 	_ = flexible
 	{
@@ -1510,12 +1727,15 @@ func (s *UpdateMetadataResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	s.UnknownTags = nil
@@ -1525,6 +1745,10 @@ func (s *UpdateMetadataResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1544,8 +1768,16 @@ func (s *UpdateMetadataResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1569,22 +1801,34 @@ func (s *UpdateMetadataResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *UpdateMetadataResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
 func (s *UpdateMetadataResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *UpdateMetadataResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *UpdateMetadataResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *UpdateMetadataResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *UpdateMetadataResponse) AppendTo(dst []byte, version int16) []byte {

@@ -12,6 +12,10 @@ type UpdateRaftVoterRequest struct {
 	KRaftVersionFeature UpdateRaftVoterRequestKRaftVersionFeature // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // UpdateRaftVoterRequestListener is the Listener struct of UpdateRaftVoterRequest.
@@ -21,6 +25,8 @@ type UpdateRaftVoterRequestListener struct {
 	Port uint16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // UpdateRaftVoterRequestKRaftVersionFeature is the KRaftVersionFeature struct of UpdateRaftVoterRequest.
@@ -29,6 +35,8 @@ type UpdateRaftVoterRequestKRaftVersionFeature struct {
 	MaxSupportedVersion int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -41,9 +49,12 @@ func (s *UpdateRaftVoterRequest) SetDefaults() {
 	s.KRaftVersionFeature = UpdateRaftVoterRequestKRaftVersionFeature{}
 	s.KRaftVersionFeature.SetDefaults()
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -51,12 +62,15 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterId", r.off)
 		}
 		s.ClusterId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClusterId)
-		}
 		if r.err != nil {
-			r.PushPath("ClusterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("ClusterId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
 		}
 	}
 	{
@@ -64,12 +78,15 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CurrentLeaderEpoch", r.off)
 		}
 		s.CurrentLeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CurrentLeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("CurrentLeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("CurrentLeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CurrentLeaderEpoch)
 		}
 	}
 	{
@@ -77,12 +94,15 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("VoterId", r.off)
 		}
 		s.VoterId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.VoterId)
-		}
 		if r.err != nil {
-			r.PushPath("VoterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("VoterId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.VoterId)
 		}
 	}
 	{
@@ -90,12 +110,15 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("VoterDirectoryId", r.off)
 		}
 		s.VoterDirectoryId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.VoterDirectoryId)
-		}
 		if r.err != nil {
-			r.PushPath("VoterDirectoryId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("VoterDirectoryId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.VoterDirectoryId)
 		}
 	}
 	{
@@ -106,7 +129,7 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -114,6 +137,7 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 5)
 				if r.err != nil {
+					s.nc |= 0x30
 					r.PushPath("Listeners")
 					return
 				}
@@ -124,14 +148,15 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), UpdateRaftVoterRequestListener{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Listeners")
 						s.Listeners = a
+						s.nc |= 0x20
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Listeners = a
@@ -146,12 +171,12 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("KRaftVersionFeature", r.off)
 		}
 		s.KRaftVersionFeature.readFrom(r, version)
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, nil)
-		}
 		if r.err != nil {
+			s.nc |= 0x0
 			r.PushPath("KRaftVersionFeature")
 			return
+		} else if r.tr != nil {
+			r.tr.End(r.off, nil)
 		}
 	}
 	s.UnknownTags = nil
@@ -161,6 +186,10 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -180,8 +209,16 @@ func (s *UpdateRaftVoterRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -223,23 +260,23 @@ func (s *UpdateRaftVoterRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *UpdateRaftVoterRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ClusterId")
 		w.NullableString(s.ClusterId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("CurrentLeaderEpoch")
 		w.Int(int64(s.CurrentLeaderEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("VoterId")
 		w.Int(int64(s.VoterId))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("VoterDirectoryId")
 		w.UUID(s.VoterDirectoryId)
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("Listeners")
 		{
 			w.BeginArray()
@@ -249,11 +286,12 @@ func (s *UpdateRaftVoterRequest) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("KRaftVersionFeature")
 		s.KRaftVersionFeature.writeJSON(w, version)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -263,9 +301,11 @@ func (s *UpdateRaftVoterRequestListener) SetDefaults() {
 	s.Host = ""
 	s.Port = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *UpdateRaftVoterRequestListener) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -273,12 +313,15 @@ func (s *UpdateRaftVoterRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Name", r.off)
 		}
 		s.Name = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -286,12 +329,15 @@ func (s *UpdateRaftVoterRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -299,12 +345,15 @@ func (s *UpdateRaftVoterRequestListener) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	s.UnknownTags = nil
@@ -314,6 +363,10 @@ func (s *UpdateRaftVoterRequestListener) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -333,8 +386,16 @@ func (s *UpdateRaftVoterRequestListener) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -364,15 +425,15 @@ func (s *UpdateRaftVoterRequestListener) appendTo(dst []byte, version int16) []b
 
 func (s *UpdateRaftVoterRequestListener) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Uint(uint64(s.Port))
 	}
@@ -385,9 +446,11 @@ func (s *UpdateRaftVoterRequestKRaftVersionFeature) SetDefaults() {
 	s.MinSupportedVersion = 0
 	s.MaxSupportedVersion = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *UpdateRaftVoterRequestKRaftVersionFeature) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -395,12 +458,15 @@ func (s *UpdateRaftVoterRequestKRaftVersionFeature) readFrom(r *Reader, version 
 			r.tr.Begin("MinSupportedVersion", r.off)
 		}
 		s.MinSupportedVersion = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MinSupportedVersion)
-		}
 		if r.err != nil {
-			r.PushPath("MinSupportedVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("MinSupportedVersion")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MinSupportedVersion)
 		}
 	}
 	{
@@ -408,12 +474,15 @@ func (s *UpdateRaftVoterRequestKRaftVersionFeature) readFrom(r *Reader, version 
 			r.tr.Begin("MaxSupportedVersion", r.off)
 		}
 		s.MaxSupportedVersion = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.MaxSupportedVersion)
-		}
 		if r.err != nil {
-			r.PushPath("MaxSupportedVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("MaxSupportedVersion")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.MaxSupportedVersion)
 		}
 	}
 	s.UnknownTags = nil
@@ -423,6 +492,10 @@ func (s *UpdateRaftVoterRequestKRaftVersionFeature) readFrom(r *Reader, version 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -442,8 +515,16 @@ func (s *UpdateRaftVoterRequestKRaftVersionFeature) readFrom(r *Reader, version 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -470,11 +551,11 @@ func (s *UpdateRaftVoterRequestKRaftVersionFeature) appendTo(dst []byte, version
 
 func (s *UpdateRaftVoterRequestKRaftVersionFeature) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("MinSupportedVersion")
 		w.Int(int64(s.MinSupportedVersion))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("MaxSupportedVersion")
 		w.Int(int64(s.MaxSupportedVersion))
 	}
@@ -486,7 +567,18 @@ func (s *UpdateRaftVoterRequest) summarize(sm *Summary, version int16, c sumCtx)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *UpdateRaftVoterRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *UpdateRaftVoterRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *UpdateRaftVoterRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *UpdateRaftVoterRequest) AppendTo(dst []byte, version int16) []byte {
@@ -512,6 +604,10 @@ type UpdateRaftVoterResponse struct {
 	CurrentLeader  UpdateRaftVoterResponseCurrentLeader // versions 0+, tag 0 in 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // UpdateRaftVoterResponseCurrentLeader is the CurrentLeader struct of UpdateRaftVoterResponse.
@@ -522,6 +618,8 @@ type UpdateRaftVoterResponseCurrentLeader struct {
 	Port        int32  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -531,9 +629,12 @@ func (s *UpdateRaftVoterResponse) SetDefaults() {
 	s.CurrentLeader = UpdateRaftVoterResponseCurrentLeader{}
 	s.CurrentLeader.SetDefaults()
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *UpdateRaftVoterResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -541,12 +642,15 @@ func (s *UpdateRaftVoterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ThrottleTimeMs", r.off)
 		}
 		s.ThrottleTimeMs = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ThrottleTimeMs)
-		}
 		if r.err != nil {
-			r.PushPath("ThrottleTimeMs")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ThrottleTimeMs")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ThrottleTimeMs)
 		}
 	}
 	{
@@ -554,12 +658,15 @@ func (s *UpdateRaftVoterResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	s.CurrentLeader = UpdateRaftVoterResponseCurrentLeader{}
@@ -571,16 +678,23 @@ func (s *UpdateRaftVoterResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x4
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x4 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -596,13 +710,14 @@ func (s *UpdateRaftVoterResponse) readFrom(r *Reader, version int16) {
 				}
 				s.CurrentLeader.readFrom(r, version)
 				r.unlimit(full, end, 0)
-				if r.tr != nil && r.err == nil {
-					r.tr.End(r.off, nil)
-				}
 				if r.err != nil {
+					s.nc |= (0x0 &^ got)
 					r.PushPath("CurrentLeader")
 					return
+				} else if r.tr != nil {
+					r.tr.End(r.off, nil)
 				}
+				got |= 0x4
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -611,8 +726,17 @@ func (s *UpdateRaftVoterResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x4 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -645,19 +769,20 @@ func (s *UpdateRaftVoterResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *UpdateRaftVoterResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
 		w.Int(int64(s.ThrottleTimeMs))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("CurrentLeader")
 		s.CurrentLeader.writeJSON(w, version)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -668,9 +793,11 @@ func (s *UpdateRaftVoterResponseCurrentLeader) SetDefaults() {
 	s.Host = ""
 	s.Port = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *UpdateRaftVoterResponseCurrentLeader) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -678,12 +805,15 @@ func (s *UpdateRaftVoterResponseCurrentLeader) readFrom(r *Reader, version int16
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderId)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("LeaderId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
 		}
 	}
 	{
@@ -691,12 +821,15 @@ func (s *UpdateRaftVoterResponseCurrentLeader) readFrom(r *Reader, version int16
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	{
@@ -704,12 +837,15 @@ func (s *UpdateRaftVoterResponseCurrentLeader) readFrom(r *Reader, version int16
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	}
 	{
@@ -717,12 +853,15 @@ func (s *UpdateRaftVoterResponseCurrentLeader) readFrom(r *Reader, version int16
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	}
 	s.UnknownTags = nil
@@ -732,6 +871,10 @@ func (s *UpdateRaftVoterResponseCurrentLeader) readFrom(r *Reader, version int16
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -751,8 +894,16 @@ func (s *UpdateRaftVoterResponseCurrentLeader) readFrom(r *Reader, version int16
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -785,19 +936,19 @@ func (s *UpdateRaftVoterResponseCurrentLeader) appendTo(dst []byte, version int1
 
 func (s *UpdateRaftVoterResponseCurrentLeader) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("LeaderId")
 		w.Int(int64(s.LeaderId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Port")
 		w.Int(int64(s.Port))
 	}
@@ -814,13 +965,24 @@ func (s *UpdateRaftVoterResponseCurrentLeader) isDefault() bool {
 }
 
 func (s *UpdateRaftVoterResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *UpdateRaftVoterResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *UpdateRaftVoterResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *UpdateRaftVoterResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *UpdateRaftVoterResponse) AppendTo(dst []byte, version int16) []byte {

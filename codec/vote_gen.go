@@ -9,6 +9,10 @@ type VoteRequest struct {
 	Topics    []VoteRequestTopicData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // VoteRequestTopicData is the TopicData struct of VoteRequest.
@@ -17,6 +21,8 @@ type VoteRequestTopicData struct {
 	Partitions []VoteRequestPartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // VoteRequestPartitionData is the PartitionData struct of VoteRequest.
@@ -31,6 +37,8 @@ type VoteRequestPartitionData struct {
 	PreVote              bool  // versions 2+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -39,9 +47,12 @@ func (s *VoteRequest) SetDefaults() {
 	s.VoterId = -1
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *VoteRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -49,12 +60,15 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ClusterId", r.off)
 		}
 		s.ClusterId = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ClusterId)
-		}
 		if r.err != nil {
-			r.PushPath("ClusterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ClusterId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ClusterId)
 		}
 	}
 	if version >= 1 {
@@ -62,12 +76,15 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("VoterId", r.off)
 		}
 		s.VoterId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.VoterId)
-		}
 		if r.err != nil {
-			r.PushPath("VoterId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("VoterId")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.VoterId)
 		}
 	} else {
 		s.VoterId = -1
@@ -80,7 +97,7 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -88,6 +105,7 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x4
 					r.PushPath("Topics")
 					return
 				}
@@ -98,14 +116,15 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), VoteRequestTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -122,6 +141,10 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -141,8 +164,16 @@ func (s *VoteRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -175,15 +206,15 @@ func (s *VoteRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *VoteRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ClusterId")
 		w.NullableString(s.ClusterId)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("VoterId")
 		w.Int(int64(s.VoterId))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -194,6 +225,7 @@ func (s *VoteRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -202,9 +234,11 @@ func (s *VoteRequestTopicData) SetDefaults() {
 	s.TopicName = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *VoteRequestTopicData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -212,12 +246,15 @@ func (s *VoteRequestTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	}
 	{
@@ -228,7 +265,7 @@ func (s *VoteRequestTopicData) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -236,6 +273,7 @@ func (s *VoteRequestTopicData) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 25)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -246,14 +284,15 @@ func (s *VoteRequestTopicData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), VoteRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -270,6 +309,10 @@ func (s *VoteRequestTopicData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -289,8 +332,16 @@ func (s *VoteRequestTopicData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -320,11 +371,11 @@ func (s *VoteRequestTopicData) appendTo(dst []byte, version int16) []byte {
 
 func (s *VoteRequestTopicData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -349,9 +400,11 @@ func (s *VoteRequestPartitionData) SetDefaults() {
 	s.LastOffset = 0
 	s.PreVote = false
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -359,12 +412,15 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0xff
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -372,12 +428,15 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CandidateEpoch", r.off)
 		}
 		s.CandidateEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CandidateEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("CandidateEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfe
+				r.PushPath("CandidateEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CandidateEpoch)
 		}
 	}
 	{
@@ -385,12 +444,15 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CandidateId", r.off)
 		}
 		s.CandidateId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CandidateId)
-		}
 		if r.err != nil {
-			r.PushPath("CandidateId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xfc
+				r.PushPath("CandidateId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CandidateId)
 		}
 	}
 	if version >= 1 {
@@ -398,12 +460,15 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("CandidateDirectoryId", r.off)
 		}
 		s.CandidateDirectoryId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CandidateDirectoryId)
-		}
 		if r.err != nil {
-			r.PushPath("CandidateDirectoryId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf8
+				r.PushPath("CandidateDirectoryId")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CandidateDirectoryId)
 		}
 	} else {
 		s.CandidateDirectoryId = UUID{}
@@ -413,12 +478,15 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("VoterDirectoryId", r.off)
 		}
 		s.VoterDirectoryId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.VoterDirectoryId)
-		}
 		if r.err != nil {
-			r.PushPath("VoterDirectoryId")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf0
+				r.PushPath("VoterDirectoryId")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.VoterDirectoryId)
 		}
 	} else {
 		s.VoterDirectoryId = UUID{}
@@ -428,12 +496,15 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LastOffsetEpoch", r.off)
 		}
 		s.LastOffsetEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastOffsetEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LastOffsetEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe0
+				r.PushPath("LastOffsetEpoch")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastOffsetEpoch)
 		}
 	}
 	{
@@ -441,12 +512,15 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LastOffset", r.off)
 		}
 		s.LastOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastOffset)
-		}
 		if r.err != nil {
-			r.PushPath("LastOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc0
+				r.PushPath("LastOffset")
+				return
+			}
+			s.nc |= 0x40
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastOffset)
 		}
 	}
 	if version >= 2 {
@@ -454,12 +528,15 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PreVote", r.off)
 		}
 		s.PreVote = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PreVote)
-		}
 		if r.err != nil {
-			r.PushPath("PreVote")
-			return
+			if !r.skipped() {
+				s.nc |= 0x80
+				r.PushPath("PreVote")
+				return
+			}
+			s.nc |= 0x80
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PreVote)
 		}
 	} else {
 		s.PreVote = false
@@ -471,6 +548,10 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -490,8 +571,16 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -536,35 +625,35 @@ func (s *VoteRequestPartitionData) appendTo(dst []byte, version int16) []byte {
 
 func (s *VoteRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("CandidateEpoch")
 		w.Int(int64(s.CandidateEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("CandidateId")
 		w.Int(int64(s.CandidateId))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x8 == 0 {
 		w.Key("CandidateDirectoryId")
 		w.UUID(s.CandidateDirectoryId)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x10 == 0 {
 		w.Key("VoterDirectoryId")
 		w.UUID(s.VoterDirectoryId)
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("LastOffsetEpoch")
 		w.Int(int64(s.LastOffsetEpoch))
 	}
-	{
+	if s.nc&0x40 == 0 {
 		w.Key("LastOffset")
 		w.Int(int64(s.LastOffset))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x80 == 0 {
 		w.Key("PreVote")
 		w.Bool(s.PreVote)
 	}
@@ -573,26 +662,50 @@ func (s *VoteRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *VoteRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x4 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *VoteRequestTopicData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.TopicName)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.TopicName)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *VoteRequestPartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *VoteRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *VoteRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *VoteRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *VoteRequest) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }
@@ -616,6 +729,10 @@ type VoteResponse struct {
 	NodeEndpoints []VoteResponseNodeEndpoint // versions 1+, tag 0 in 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // VoteResponseTopicData is the TopicData struct of VoteResponse.
@@ -624,6 +741,8 @@ type VoteResponseTopicData struct {
 	Partitions []VoteResponsePartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // VoteResponsePartitionData is the PartitionData struct of VoteResponse.
@@ -635,6 +754,8 @@ type VoteResponsePartitionData struct {
 	VoteGranted    bool  // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // VoteResponseNodeEndpoint is the NodeEndpoint struct of VoteResponse.
@@ -644,6 +765,8 @@ type VoteResponseNodeEndpoint struct {
 	Port   uint16 // versions 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -652,9 +775,12 @@ func (s *VoteResponse) SetDefaults() {
 	s.Topics = nil
 	s.NodeEndpoints = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *VoteResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -662,12 +788,15 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -678,7 +807,7 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -686,6 +815,7 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 3)
 				if r.err != nil {
+					s.nc |= 0x6
 					r.PushPath("Topics")
 					return
 				}
@@ -696,14 +826,15 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), VoteResponseTopicData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x4
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -721,16 +852,23 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			s.nc |= 0x4
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
 		}
 		prev := int64(-1)
+		var got uint64 // the tagged fields read
 		for i := 0; i < n; i++ {
 			tagOff := r.off
 			tag, end := r.tagStart(prev)
 			prev = int64(tag)
 			if r.err != nil {
+				s.nc |= (0x4 &^ got)
 				r.PushPath("(tagged fields)")
 				return
 			}
@@ -748,7 +886,7 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 					lenOff := r.off
 					var n int
 					n = r.CompactArrayLen()
-					if r.tr != nil {
+					if r.tr != nil && r.err == nil {
 						r.tr.Begin("(length)", lenOff)
 						r.tr.End(r.off, n)
 					}
@@ -756,6 +894,7 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 						n = r.NotNull(n)
 						r.checkCount(n, 8)
 						if r.err != nil {
+							s.nc |= (0x4 &^ got)
 							r.PushPath("NodeEndpoints")
 							return
 						}
@@ -766,14 +905,15 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 							}
 							a = append(grow(a, n), VoteResponseNodeEndpoint{})
 							a[i].readFrom(r, version)
-							if r.tr != nil && r.err == nil {
-								r.tr.End(r.off, nil)
-							}
 							if r.err != nil {
 								r.PushIndex(i)
 								r.PushPath("NodeEndpoints")
 								s.NodeEndpoints = a
+								s.nc |= (0x0 &^ got)
 								return
+							}
+							if r.tr != nil {
+								r.tr.End(r.off, nil)
 							}
 						}
 						s.NodeEndpoints = a
@@ -783,10 +923,7 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 				if r.tr != nil && r.err == nil {
 					r.tr.End(r.off, nil)
 				}
-				if r.err != nil {
-					r.PushPath("NodeEndpoints")
-					return
-				}
+				got |= 0x4
 				continue
 			}
 			if s.UnknownTags == nil {
@@ -795,8 +932,17 @@ func (s *VoteResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					s.nc |= (0x4 &^ got)
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -835,11 +981,11 @@ func (s *VoteResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *VoteResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -849,7 +995,7 @@ func (s *VoteResponse) writeJSON(w *JSONWriter, version int16) {
 			w.EndArray()
 		}
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("NodeEndpoints")
 		{
 			w.BeginArray()
@@ -860,6 +1006,7 @@ func (s *VoteResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -868,9 +1015,11 @@ func (s *VoteResponseTopicData) SetDefaults() {
 	s.TopicName = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *VoteResponseTopicData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -878,12 +1027,15 @@ func (s *VoteResponseTopicData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("TopicName", r.off)
 		}
 		s.TopicName = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicName)
-		}
 		if r.err != nil {
-			r.PushPath("TopicName")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicName")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicName)
 		}
 	}
 	{
@@ -894,7 +1046,7 @@ func (s *VoteResponseTopicData) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -902,6 +1054,7 @@ func (s *VoteResponseTopicData) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 16)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -912,14 +1065,15 @@ func (s *VoteResponseTopicData) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), VoteResponsePartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -936,6 +1090,10 @@ func (s *VoteResponseTopicData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -955,8 +1113,16 @@ func (s *VoteResponseTopicData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -986,11 +1152,11 @@ func (s *VoteResponseTopicData) appendTo(dst []byte, version int16) []byte {
 
 func (s *VoteResponseTopicData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicName")
 		w.String(s.TopicName)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1012,9 +1178,11 @@ func (s *VoteResponsePartitionData) SetDefaults() {
 	s.LeaderEpoch = 0
 	s.VoteGranted = false
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *VoteResponsePartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1022,12 +1190,15 @@ func (s *VoteResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1f
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1035,12 +1206,15 @@ func (s *VoteResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1e
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1048,12 +1222,15 @@ func (s *VoteResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderId", r.off)
 		}
 		s.LeaderId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderId)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x1c
+				r.PushPath("LeaderId")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderId)
 		}
 	}
 	{
@@ -1061,12 +1238,15 @@ func (s *VoteResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x18
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	{
@@ -1074,12 +1254,15 @@ func (s *VoteResponsePartitionData) readFrom(r *Reader, version int16) {
 			r.tr.Begin("VoteGranted", r.off)
 		}
 		s.VoteGranted = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.VoteGranted)
-		}
 		if r.err != nil {
-			r.PushPath("VoteGranted")
-			return
+			if !r.skipped() {
+				s.nc |= 0x10
+				r.PushPath("VoteGranted")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.VoteGranted)
 		}
 	}
 	s.UnknownTags = nil
@@ -1089,6 +1272,10 @@ func (s *VoteResponsePartitionData) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1108,8 +1295,16 @@ func (s *VoteResponsePartitionData) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1145,23 +1340,23 @@ func (s *VoteResponsePartitionData) appendTo(dst []byte, version int16) []byte {
 
 func (s *VoteResponsePartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("LeaderId")
 		w.Int(int64(s.LeaderId))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("VoteGranted")
 		w.Bool(s.VoteGranted)
 	}
@@ -1175,9 +1370,11 @@ func (s *VoteResponseNodeEndpoint) SetDefaults() {
 	s.Host = ""
 	s.Port = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *VoteResponseNodeEndpoint) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	if version >= 1 {
@@ -1185,12 +1382,15 @@ func (s *VoteResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("NodeId", r.off)
 		}
 		s.NodeId = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.NodeId)
-		}
 		if r.err != nil {
-			r.PushPath("NodeId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("NodeId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.NodeId)
 		}
 	} else {
 		s.NodeId = 0
@@ -1200,12 +1400,15 @@ func (s *VoteResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Host", r.off)
 		}
 		s.Host = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Host)
-		}
 		if r.err != nil {
-			r.PushPath("Host")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("Host")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Host)
 		}
 	} else {
 		s.Host = ""
@@ -1215,12 +1418,15 @@ func (s *VoteResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			r.tr.Begin("Port", r.off)
 		}
 		s.Port = r.Uint16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Port)
-		}
 		if r.err != nil {
-			r.PushPath("Port")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("Port")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Port)
 		}
 	} else {
 		s.Port = 0
@@ -1232,6 +1438,10 @@ func (s *VoteResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1251,8 +1461,16 @@ func (s *VoteResponseNodeEndpoint) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1282,15 +1500,15 @@ func (s *VoteResponseNodeEndpoint) appendTo(dst []byte, version int16) []byte {
 
 func (s *VoteResponseNodeEndpoint) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	if version >= 1 {
+	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("NodeId")
 		w.Int(int64(s.NodeId))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("Host")
 		w.String(s.Host)
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x4 == 0 {
 		w.Key("Port")
 		w.Uint(uint64(s.Port))
 	}
@@ -1299,32 +1517,56 @@ func (s *VoteResponseNodeEndpoint) writeJSON(w *JSONWriter, version int16) {
 }
 
 func (s *VoteResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	if s.ErrorCode != 0 {
+	if s.nc&0x1 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *VoteResponseTopicData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.TopicName)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.TopicName)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *VoteResponsePartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *VoteResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *VoteResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *VoteResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *VoteResponse) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }

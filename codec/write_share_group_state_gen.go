@@ -8,6 +8,10 @@ type WriteShareGroupStateRequest struct {
 	Topics  []WriteShareGroupStateRequestWriteStateData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // WriteShareGroupStateRequestWriteStateData is the WriteStateData struct of WriteShareGroupStateRequest.
@@ -16,6 +20,8 @@ type WriteShareGroupStateRequestWriteStateData struct {
 	Partitions []WriteShareGroupStateRequestPartitionData // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // WriteShareGroupStateRequestPartitionData is the PartitionData struct of WriteShareGroupStateRequest.
@@ -28,6 +34,8 @@ type WriteShareGroupStateRequestPartitionData struct {
 	StateBatches          []WriteShareGroupStateRequestStateBatch // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // WriteShareGroupStateRequestStateBatch is the StateBatch struct of WriteShareGroupStateRequest.
@@ -38,6 +46,8 @@ type WriteShareGroupStateRequestStateBatch struct {
 	DeliveryCount int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
@@ -45,9 +55,12 @@ func (s *WriteShareGroupStateRequest) SetDefaults() {
 	s.GroupId = ""
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -55,12 +68,15 @@ func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			r.tr.Begin("GroupId", r.off)
 		}
 		s.GroupId = r.CompactString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.GroupId)
-		}
 		if r.err != nil {
-			r.PushPath("GroupId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("GroupId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.GroupId)
 		}
 	}
 	{
@@ -71,7 +87,7 @@ func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -79,6 +95,7 @@ func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -89,14 +106,15 @@ func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), WriteShareGroupStateRequestWriteStateData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -113,6 +131,10 @@ func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -132,8 +154,16 @@ func (s *WriteShareGroupStateRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -163,11 +193,11 @@ func (s *WriteShareGroupStateRequest) appendTo(dst []byte, version int16) []byte
 
 func (s *WriteShareGroupStateRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("GroupId")
 		w.String(s.GroupId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -178,6 +208,7 @@ func (s *WriteShareGroupStateRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -186,9 +217,11 @@ func (s *WriteShareGroupStateRequestWriteStateData) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -196,12 +229,15 @@ func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version 
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -212,7 +248,7 @@ func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version 
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -220,6 +256,7 @@ func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version 
 				n = r.NotNull(n)
 				r.checkCount(n, 22)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -230,14 +267,15 @@ func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version 
 					}
 					a = append(grow(a, n), WriteShareGroupStateRequestPartitionData{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -254,6 +292,10 @@ func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version 
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -273,8 +315,16 @@ func (s *WriteShareGroupStateRequestWriteStateData) readFrom(r *Reader, version 
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -304,11 +354,11 @@ func (s *WriteShareGroupStateRequestWriteStateData) appendTo(dst []byte, version
 
 func (s *WriteShareGroupStateRequestWriteStateData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -331,9 +381,11 @@ func (s *WriteShareGroupStateRequestPartitionData) SetDefaults() {
 	s.DeliveryCompleteCount = -1
 	s.StateBatches = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -341,12 +393,15 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -354,12 +409,15 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			r.tr.Begin("StateEpoch", r.off)
 		}
 		s.StateEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.StateEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("StateEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("StateEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.StateEpoch)
 		}
 	}
 	{
@@ -367,12 +425,15 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
 		s.LeaderEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LeaderEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("LeaderEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("LeaderEpoch")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LeaderEpoch)
 		}
 	}
 	{
@@ -380,12 +441,15 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			r.tr.Begin("StartOffset", r.off)
 		}
 		s.StartOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.StartOffset)
-		}
 		if r.err != nil {
-			r.PushPath("StartOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0x38
+				r.PushPath("StartOffset")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.StartOffset)
 		}
 	}
 	if version >= 1 {
@@ -393,12 +457,15 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			r.tr.Begin("DeliveryCompleteCount", r.off)
 		}
 		s.DeliveryCompleteCount = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.DeliveryCompleteCount)
-		}
 		if r.err != nil {
-			r.PushPath("DeliveryCompleteCount")
-			return
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("DeliveryCompleteCount")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.DeliveryCompleteCount)
 		}
 	} else {
 		s.DeliveryCompleteCount = -1
@@ -411,7 +478,7 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -419,6 +486,7 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 				n = r.NotNull(n)
 				r.checkCount(n, 20)
 				if r.err != nil {
+					s.nc |= 0x20
 					r.PushPath("StateBatches")
 					return
 				}
@@ -429,14 +497,15 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 					}
 					a = append(grow(a, n), WriteShareGroupStateRequestStateBatch{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("StateBatches")
 						s.StateBatches = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.StateBatches = a
@@ -453,6 +522,10 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -472,8 +545,16 @@ func (s *WriteShareGroupStateRequestPartitionData) readFrom(r *Reader, version i
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -515,27 +596,27 @@ func (s *WriteShareGroupStateRequestPartitionData) appendTo(dst []byte, version 
 
 func (s *WriteShareGroupStateRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("StateEpoch")
 		w.Int(int64(s.StateEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("StartOffset")
 		w.Int(int64(s.StartOffset))
 	}
-	if version >= 1 {
+	if version >= 1 && s.nc&0x10 == 0 {
 		w.Key("DeliveryCompleteCount")
 		w.Int(int64(s.DeliveryCompleteCount))
 	}
-	{
+	if s.nc&0x20 == 0 {
 		w.Key("StateBatches")
 		{
 			w.BeginArray()
@@ -556,9 +637,11 @@ func (s *WriteShareGroupStateRequestStateBatch) SetDefaults() {
 	s.DeliveryState = 0
 	s.DeliveryCount = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -566,12 +649,15 @@ func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("FirstOffset", r.off)
 		}
 		s.FirstOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.FirstOffset)
-		}
 		if r.err != nil {
-			r.PushPath("FirstOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0xf
+				r.PushPath("FirstOffset")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.FirstOffset)
 		}
 	}
 	{
@@ -579,12 +665,15 @@ func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("LastOffset", r.off)
 		}
 		s.LastOffset = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.LastOffset)
-		}
 		if r.err != nil {
-			r.PushPath("LastOffset")
-			return
+			if !r.skipped() {
+				s.nc |= 0xe
+				r.PushPath("LastOffset")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.LastOffset)
 		}
 	}
 	{
@@ -592,12 +681,15 @@ func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("DeliveryState", r.off)
 		}
 		s.DeliveryState = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.DeliveryState)
-		}
 		if r.err != nil {
-			r.PushPath("DeliveryState")
-			return
+			if !r.skipped() {
+				s.nc |= 0xc
+				r.PushPath("DeliveryState")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.DeliveryState)
 		}
 	}
 	{
@@ -605,12 +697,15 @@ func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int1
 			r.tr.Begin("DeliveryCount", r.off)
 		}
 		s.DeliveryCount = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.DeliveryCount)
-		}
 		if r.err != nil {
-			r.PushPath("DeliveryCount")
-			return
+			if !r.skipped() {
+				s.nc |= 0x8
+				r.PushPath("DeliveryCount")
+				return
+			}
+			s.nc |= 0x8
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.DeliveryCount)
 		}
 	}
 	s.UnknownTags = nil
@@ -620,6 +715,10 @@ func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int1
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -639,8 +738,16 @@ func (s *WriteShareGroupStateRequestStateBatch) readFrom(r *Reader, version int1
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -673,19 +780,19 @@ func (s *WriteShareGroupStateRequestStateBatch) appendTo(dst []byte, version int
 
 func (s *WriteShareGroupStateRequestStateBatch) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("FirstOffset")
 		w.Int(int64(s.FirstOffset))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("LastOffset")
 		w.Int(int64(s.LastOffset))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("DeliveryState")
 		w.Int(int64(s.DeliveryState))
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("DeliveryCount")
 		w.Int(int64(s.DeliveryCount))
 	}
@@ -694,26 +801,50 @@ func (s *WriteShareGroupStateRequestStateBatch) writeJSON(w *JSONWriter, version
 }
 
 func (s *WriteShareGroupStateRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *WriteShareGroupStateRequestWriteStateData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *WriteShareGroupStateRequestPartitionData) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *WriteShareGroupStateRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *WriteShareGroupStateRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *WriteShareGroupStateRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *WriteShareGroupStateRequest) AppendTo(dst []byte, version int16) []byte {
@@ -741,6 +872,10 @@ type WriteShareGroupStateResponse struct {
 	Results []WriteShareGroupStateResponseWriteStateResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // WriteShareGroupStateResponseWriteStateResult is the WriteStateResult struct of WriteShareGroupStateResponse.
@@ -749,6 +884,8 @@ type WriteShareGroupStateResponseWriteStateResult struct {
 	Partitions []WriteShareGroupStateResponsePartitionResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // WriteShareGroupStateResponsePartitionResult is the PartitionResult struct of WriteShareGroupStateResponse.
@@ -758,15 +895,20 @@ type WriteShareGroupStateResponsePartitionResult struct {
 	ErrorMessage *string // versions 0+, nullable 0+, default "null"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *WriteShareGroupStateResponse) SetDefaults() {
 	s.Results = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *WriteShareGroupStateResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -777,7 +919,7 @@ func (s *WriteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -785,6 +927,7 @@ func (s *WriteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 				n = r.NotNull(n)
 				r.checkCount(n, 18)
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Results")
 					return
 				}
@@ -795,14 +938,15 @@ func (s *WriteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), WriteShareGroupStateResponseWriteStateResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Results")
 						s.Results = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Results = a
@@ -819,6 +963,10 @@ func (s *WriteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -838,8 +986,16 @@ func (s *WriteShareGroupStateResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -866,7 +1022,7 @@ func (s *WriteShareGroupStateResponse) appendTo(dst []byte, version int16) []byt
 
 func (s *WriteShareGroupStateResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Results")
 		{
 			w.BeginArray()
@@ -877,6 +1033,7 @@ func (s *WriteShareGroupStateResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -885,9 +1042,11 @@ func (s *WriteShareGroupStateResponseWriteStateResult) SetDefaults() {
 	s.TopicId = UUID{}
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -895,12 +1054,15 @@ func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, versi
 			r.tr.Begin("TopicId", r.off)
 		}
 		s.TopicId = r.UUID()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TopicId)
-		}
 		if r.err != nil {
-			r.PushPath("TopicId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("TopicId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TopicId)
 		}
 	}
 	{
@@ -911,7 +1073,7 @@ func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, versi
 			lenOff := r.off
 			var n int
 			n = r.CompactArrayLen()
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -919,6 +1081,7 @@ func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, versi
 				n = r.NotNull(n)
 				r.checkCount(n, 8)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -929,14 +1092,15 @@ func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, versi
 					}
 					a = append(grow(a, n), WriteShareGroupStateResponsePartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -953,6 +1117,10 @@ func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -972,8 +1140,16 @@ func (s *WriteShareGroupStateResponseWriteStateResult) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1003,11 +1179,11 @@ func (s *WriteShareGroupStateResponseWriteStateResult) appendTo(dst []byte, vers
 
 func (s *WriteShareGroupStateResponseWriteStateResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("TopicId")
 		w.UUID(s.TopicId)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1027,9 +1203,11 @@ func (s *WriteShareGroupStateResponsePartitionResult) SetDefaults() {
 	s.ErrorCode = 0
 	s.ErrorMessage = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *WriteShareGroupStateResponsePartitionResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
@@ -1037,12 +1215,15 @@ func (s *WriteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versio
 			r.tr.Begin("Partition", r.off)
 		}
 		s.Partition = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Partition)
-		}
 		if r.err != nil {
-			r.PushPath("Partition")
-			return
+			if !r.skipped() {
+				s.nc |= 0x7
+				r.PushPath("Partition")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Partition)
 		}
 	}
 	{
@@ -1050,12 +1231,15 @@ func (s *WriteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versio
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x6
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	{
@@ -1063,12 +1247,15 @@ func (s *WriteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versio
 			r.tr.Begin("ErrorMessage", r.off)
 		}
 		s.ErrorMessage = r.CompactNullableString()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorMessage)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorMessage")
-			return
+			if !r.skipped() {
+				s.nc |= 0x4
+				r.PushPath("ErrorMessage")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorMessage)
 		}
 	}
 	s.UnknownTags = nil
@@ -1078,6 +1265,10 @@ func (s *WriteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versio
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1097,8 +1288,16 @@ func (s *WriteShareGroupStateResponsePartitionResult) readFrom(r *Reader, versio
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1128,15 +1327,15 @@ func (s *WriteShareGroupStateResponsePartitionResult) appendTo(dst []byte, versi
 
 func (s *WriteShareGroupStateResponsePartitionResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Partition")
 		w.Int(int64(s.Partition))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("ErrorMessage")
 		w.NullableString(s.ErrorMessage)
 	}
@@ -1145,29 +1344,53 @@ func (s *WriteShareGroupStateResponsePartitionResult) writeJSON(w *JSONWriter, v
 }
 
 func (s *WriteShareGroupStateResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Results {
-		s.Results[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Results {
+			s.Results[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *WriteShareGroupStateResponseWriteStateResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopicID(s.TopicId)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopicID(s.TopicId)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *WriteShareGroupStateResponsePartitionResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.Partition)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.Partition)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *WriteShareGroupStateResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *WriteShareGroupStateResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *WriteShareGroupStateResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *WriteShareGroupStateResponse) AppendTo(dst []byte, version int16) []byte {

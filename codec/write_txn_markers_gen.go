@@ -7,6 +7,10 @@ type WriteTxnMarkersRequest struct {
 	Markers []WriteTxnMarkersRequestWritableTxnMarker // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // WriteTxnMarkersRequestWritableTxnMarker is the WritableTxnMarker struct of WriteTxnMarkersRequest.
@@ -19,6 +23,8 @@ type WriteTxnMarkersRequestWritableTxnMarker struct {
 	TransactionVersion int8                                           // versions 2+, default "0"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // WriteTxnMarkersRequestWritableTxnMarkerTopic is the WritableTxnMarkerTopic struct of WriteTxnMarkersRequest.
@@ -27,15 +33,20 @@ type WriteTxnMarkersRequestWritableTxnMarkerTopic struct {
 	PartitionIndexes []int32 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *WriteTxnMarkersRequest) SetDefaults() {
 	s.Markers = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -50,7 +61,7 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -62,6 +73,7 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 19)
 				}
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Markers")
 					return
 				}
@@ -72,14 +84,15 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), WriteTxnMarkersRequestWritableTxnMarker{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Markers")
 						s.Markers = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Markers = a
@@ -96,6 +109,10 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -115,8 +132,16 @@ func (s *WriteTxnMarkersRequest) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -147,7 +172,7 @@ func (s *WriteTxnMarkersRequest) appendTo(dst []byte, version int16) []byte {
 
 func (s *WriteTxnMarkersRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Markers")
 		{
 			w.BeginArray()
@@ -158,6 +183,7 @@ func (s *WriteTxnMarkersRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -170,9 +196,11 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) SetDefaults() {
 	s.CoordinatorEpoch = 0
 	s.TransactionVersion = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -180,12 +208,15 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerId)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3f
+				r.PushPath("ProducerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
 		}
 	}
 	{
@@ -193,12 +224,15 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			r.tr.Begin("ProducerEpoch", r.off)
 		}
 		s.ProducerEpoch = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3e
+				r.PushPath("ProducerEpoch")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerEpoch)
 		}
 	}
 	{
@@ -206,12 +240,15 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			r.tr.Begin("TransactionResult", r.off)
 		}
 		s.TransactionResult = r.Bool()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionResult)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionResult")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3c
+				r.PushPath("TransactionResult")
+				return
+			}
+			s.nc |= 0x4
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionResult)
 		}
 	}
 	{
@@ -226,7 +263,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -238,6 +275,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x38
 					r.PushPath("Topics")
 					return
 				}
@@ -248,14 +286,15 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 					}
 					a = append(grow(a, n), WriteTxnMarkersRequestWritableTxnMarkerTopic{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x30
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -270,12 +309,15 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			r.tr.Begin("CoordinatorEpoch", r.off)
 		}
 		s.CoordinatorEpoch = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.CoordinatorEpoch)
-		}
 		if r.err != nil {
-			r.PushPath("CoordinatorEpoch")
-			return
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("CoordinatorEpoch")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.CoordinatorEpoch)
 		}
 	}
 	if version >= 2 {
@@ -283,12 +325,15 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			r.tr.Begin("TransactionVersion", r.off)
 		}
 		s.TransactionVersion = r.Int8()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.TransactionVersion)
-		}
 		if r.err != nil {
-			r.PushPath("TransactionVersion")
-			return
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("TransactionVersion")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.TransactionVersion)
 		}
 	} else {
 		s.TransactionVersion = 0
@@ -300,6 +345,10 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -319,8 +368,16 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) readFrom(r *Reader, version in
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -366,19 +423,19 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) appendTo(dst []byte, version i
 
 func (s *WriteTxnMarkersRequestWritableTxnMarker) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ProducerId")
 		w.Int(int64(s.ProducerId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ProducerEpoch")
 		w.Int(int64(s.ProducerEpoch))
 	}
-	{
+	if s.nc&0x4 == 0 {
 		w.Key("TransactionResult")
 		w.Bool(s.TransactionResult)
 	}
-	{
+	if s.nc&0x8 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -388,11 +445,11 @@ func (s *WriteTxnMarkersRequestWritableTxnMarker) writeJSON(w *JSONWriter, versi
 			w.EndArray()
 		}
 	}
-	{
+	if s.nc&0x10 == 0 {
 		w.Key("CoordinatorEpoch")
 		w.Int(int64(s.CoordinatorEpoch))
 	}
-	if version >= 2 {
+	if version >= 2 && s.nc&0x20 == 0 {
 		w.Key("TransactionVersion")
 		w.Int(int64(s.TransactionVersion))
 	}
@@ -405,9 +462,11 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) SetDefaults() {
 	s.Name = ""
 	s.PartitionIndexes = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -419,12 +478,15 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -439,7 +501,7 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -447,10 +509,12 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 				n = r.NotNull(n)
 				r.checkCount(n, 4)
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("PartitionIndexes")
 					return
 				}
 				a := prealloc[int32](n)
+				lost := false
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
@@ -458,17 +522,23 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 					var e int32
 					e = r.Int32()
 					a = append(grow(a, n), e)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, e)
-					}
 					if r.err != nil {
-						r.PushIndex(i)
-						r.PushPath("PartitionIndexes")
-						s.PartitionIndexes = a
-						return
+						if !r.skipped() {
+							r.PushIndex(i)
+							r.PushPath("PartitionIndexes")
+							s.PartitionIndexes = a
+							s.nc |= 0x2
+							return
+						}
+						lost = true
+					} else if r.tr != nil {
+						r.tr.End(r.off, e)
 					}
 				}
 				s.PartitionIndexes = a
+				if lost {
+					s.nc |= 0x2
+				}
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -482,6 +552,10 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -501,8 +575,16 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) readFrom(r *Reader, versi
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -540,11 +622,11 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) appendTo(dst []byte, vers
 
 func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("PartitionIndexes")
 		{
 			w.BeginArray()
@@ -559,27 +641,49 @@ func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) writeJSON(w *JSONWriter, 
 }
 
 func (s *WriteTxnMarkersRequest) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Markers {
-		s.Markers[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Markers {
+			s.Markers[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *WriteTxnMarkersRequestWritableTxnMarker) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x8 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for _, p := range s.PartitionIndexes {
-		sm.addPartition(c.withPartition(p))
+	if s.nc&0x2 == 0 {
+		for _, p := range s.PartitionIndexes {
+			sm.addPartition(c.withPartition(p))
+		}
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *WriteTxnMarkersRequest) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *WriteTxnMarkersRequest) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *WriteTxnMarkersRequest) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *WriteTxnMarkersRequest) AppendTo(dst []byte, version int16) []byte {
@@ -605,6 +709,10 @@ type WriteTxnMarkersResponse struct {
 	Markers []WriteTxnMarkersResponseWritableTxnMarkerResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
+	notCaptured []NotCaptured
 }
 
 // WriteTxnMarkersResponseWritableTxnMarkerResult is the WritableTxnMarkerResult struct of WriteTxnMarkersResponse.
@@ -613,6 +721,8 @@ type WriteTxnMarkersResponseWritableTxnMarkerResult struct {
 	Topics     []WriteTxnMarkersResponseWritableTxnMarkerTopicResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // WriteTxnMarkersResponseWritableTxnMarkerTopicResult is the WritableTxnMarkerTopicResult struct of WriteTxnMarkersResponse.
@@ -621,6 +731,8 @@ type WriteTxnMarkersResponseWritableTxnMarkerTopicResult struct {
 	Partitions []WriteTxnMarkersResponseWritableTxnMarkerPartitionResult // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // WriteTxnMarkersResponseWritableTxnMarkerPartitionResult is the WritableTxnMarkerPartitionResult struct of WriteTxnMarkersResponse.
@@ -629,15 +741,20 @@ type WriteTxnMarkersResponseWritableTxnMarkerPartitionResult struct {
 	ErrorCode      int16 // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
+	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
+	nc uint64
 }
 
 // SetDefaults sets every field to its default value.
 func (s *WriteTxnMarkersResponse) SetDefaults() {
 	s.Markers = nil
 	s.UnknownTags = nil
+	s.nc = 0
+	s.notCaptured = nil
 }
 
 func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -652,7 +769,7 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -664,6 +781,7 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 					r.checkCount(n, 12)
 				}
 				if r.err != nil {
+					s.nc |= 0x1
 					r.PushPath("Markers")
 					return
 				}
@@ -674,14 +792,15 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 					}
 					a = append(grow(a, n), WriteTxnMarkersResponseWritableTxnMarkerResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Markers")
 						s.Markers = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Markers = a
@@ -698,6 +817,10 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -717,8 +840,16 @@ func (s *WriteTxnMarkersResponse) readFrom(r *Reader, version int16) {
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -749,7 +880,7 @@ func (s *WriteTxnMarkersResponse) appendTo(dst []byte, version int16) []byte {
 
 func (s *WriteTxnMarkersResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Markers")
 		{
 			w.BeginArray()
@@ -760,6 +891,7 @@ func (s *WriteTxnMarkersResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
+	writeNotCapturedJSON(w, s.notCaptured)
 	w.EndObject()
 }
 
@@ -768,9 +900,11 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) SetDefaults() {
 	s.ProducerId = 0
 	s.Topics = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -778,12 +912,15 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 			r.tr.Begin("ProducerId", r.off)
 		}
 		s.ProducerId = r.Int64()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ProducerId)
-		}
 		if r.err != nil {
-			r.PushPath("ProducerId")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("ProducerId")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ProducerId)
 		}
 	}
 	{
@@ -798,7 +935,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -810,6 +947,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Topics")
 					return
 				}
@@ -820,14 +958,15 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 					}
 					a = append(grow(a, n), WriteTxnMarkersResponseWritableTxnMarkerTopicResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Topics")
 						s.Topics = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Topics = a
@@ -844,6 +983,10 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -863,8 +1006,16 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) readFrom(r *Reader, ver
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -898,11 +1049,11 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) appendTo(dst []byte, ve
 
 func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("ProducerId")
 		w.Int(int64(s.ProducerId))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Topics")
 		{
 			w.BeginArray()
@@ -921,9 +1072,11 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) SetDefaults() {
 	s.Name = ""
 	s.Partitions = nil
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -935,12 +1088,15 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 		} else {
 			s.Name = r.String()
 		}
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.Name)
-		}
 		if r.err != nil {
-			r.PushPath("Name")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("Name")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Name)
 		}
 	}
 	{
@@ -955,7 +1111,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 			} else {
 				n = r.ArrayLen()
 			}
-			if r.tr != nil {
+			if r.tr != nil && r.err == nil {
 				r.tr.Begin("(length)", lenOff)
 				r.tr.End(r.off, n)
 			}
@@ -967,6 +1123,7 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 					r.checkCount(n, 6)
 				}
 				if r.err != nil {
+					s.nc |= 0x2
 					r.PushPath("Partitions")
 					return
 				}
@@ -977,14 +1134,15 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 					}
 					a = append(grow(a, n), WriteTxnMarkersResponseWritableTxnMarkerPartitionResult{})
 					a[i].readFrom(r, version)
-					if r.tr != nil && r.err == nil {
-						r.tr.End(r.off, nil)
-					}
 					if r.err != nil {
 						r.PushIndex(i)
 						r.PushPath("Partitions")
 						s.Partitions = a
+						s.nc |= 0x0
 						return
+					}
+					if r.tr != nil {
+						r.tr.End(r.off, nil)
 					}
 				}
 				s.Partitions = a
@@ -1001,6 +1159,10 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1020,8 +1182,16 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) readFrom(r *Reader
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1059,11 +1229,11 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) appendTo(dst []byt
 
 func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("Name")
 		w.String(s.Name)
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("Partitions")
 		{
 			w.BeginArray()
@@ -1082,9 +1252,11 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) SetDefaults() 
 	s.PartitionIndex = 0
 	s.ErrorCode = 0
 	s.UnknownTags = nil
+	s.nc = 0
 }
 
 func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Reader, version int16) {
+	s.nc = 0
 	flexible := version >= 1
 	_ = flexible
 	{
@@ -1092,12 +1264,15 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Re
 			r.tr.Begin("PartitionIndex", r.off)
 		}
 		s.PartitionIndex = r.Int32()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.PartitionIndex)
-		}
 		if r.err != nil {
-			r.PushPath("PartitionIndex")
-			return
+			if !r.skipped() {
+				s.nc |= 0x3
+				r.PushPath("PartitionIndex")
+				return
+			}
+			s.nc |= 0x1
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.PartitionIndex)
 		}
 	}
 	{
@@ -1105,12 +1280,15 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Re
 			r.tr.Begin("ErrorCode", r.off)
 		}
 		s.ErrorCode = r.Int16()
-		if r.tr != nil && r.err == nil {
-			r.tr.End(r.off, s.ErrorCode)
-		}
 		if r.err != nil {
-			r.PushPath("ErrorCode")
-			return
+			if !r.skipped() {
+				s.nc |= 0x2
+				r.PushPath("ErrorCode")
+				return
+			}
+			s.nc |= 0x2
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.ErrorCode)
 		}
 	}
 	s.UnknownTags = nil
@@ -1120,6 +1298,10 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Re
 		}
 		cntOff := r.off
 		n := r.tagCount()
+		if r.err != nil {
+			r.PushPath("(tagged fields)")
+			return
+		}
 		if r.tr != nil {
 			r.tr.Begin("(count)", cntOff)
 			r.tr.End(r.off, n)
@@ -1139,8 +1321,16 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) readFrom(r *Re
 			if r.tr != nil {
 				r.tr.Begin("(unknown tag)", tagOff)
 			}
-			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})
-			if r.tr != nil && r.err == nil {
+			data := r.Span(end - r.off)
+			if r.err != nil {
+				if !r.skipped() {
+					r.PushPath("(tagged fields)")
+					return
+				}
+				continue
+			}
+			s.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})
+			if r.tr != nil {
 				r.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])
 			}
 		}
@@ -1167,11 +1357,11 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) appendTo(dst [
 
 func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
-	{
+	if s.nc&0x1 == 0 {
 		w.Key("PartitionIndex")
 		w.Int(int64(s.PartitionIndex))
 	}
-	{
+	if s.nc&0x2 == 0 {
 		w.Key("ErrorCode")
 		w.Int(int64(s.ErrorCode))
 	}
@@ -1180,35 +1370,61 @@ func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) writeJSON(w *J
 }
 
 func (s *WriteTxnMarkersResponse) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Markers {
-		s.Markers[i].summarize(sm, version, c)
+	if s.nc&0x1 == 0 {
+		for i := range s.Markers {
+			s.Markers[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) summarize(sm *Summary, version int16, c sumCtx) {
-	for i := range s.Topics {
-		s.Topics[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Topics {
+			s.Topics[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withTopic(s.Name)
+	if s.nc&0x1 != 0 {
+		c = c.withoutTopic()
+	}
+	if s.nc&0x1 == 0 {
+		c = c.withTopic(s.Name)
+	}
 	sm.addTopic(c)
-	for i := range s.Partitions {
-		s.Partitions[i].summarize(sm, version, c)
+	if s.nc&0x2 == 0 {
+		for i := range s.Partitions {
+			s.Partitions[i].summarize(sm, version, c)
+		}
 	}
 }
 
 func (s *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) summarize(sm *Summary, version int16, c sumCtx) {
-	c = c.withPartition(s.PartitionIndex)
+	if s.nc&0x1 == 0 {
+		c = c.withPartition(s.PartitionIndex)
+	} else if s.nc&0x1 != 0 {
+		c = c.withoutPartition()
+	}
 	sm.addPartition(c)
-	if s.ErrorCode != 0 {
+	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
-func (s *WriteTxnMarkersResponse) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }
+// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
+func (s *WriteTxnMarkersResponse) ReadFrom(r *Reader, version int16) {
+	if r.g == nil {
+		s.notCaptured = nil
+		s.readFrom(r, version)
+		return
+	}
+	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
+}
+
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+func (s *WriteTxnMarkersResponse) NotCaptured() []NotCaptured { return s.notCaptured }
 
 // AppendTo appends the body encoded at version to dst.
 func (s *WriteTxnMarkersResponse) AppendTo(dst []byte, version int16) []byte {

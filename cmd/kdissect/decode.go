@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -66,13 +68,14 @@ Hex may be written with spaces, newlines, colons or commas between bytes, and
 			if err != nil {
 				return err
 			}
-			frame, note, err := stripSizePrefix(frame, sizePrefix, apiFlag == "")
+			fr, err := stripSizePrefix(frame, sizePrefix, apiFlag == "")
 			if err != nil {
 				return err
 			}
+			frame = fr.frame
 			ex := &dissect.Exchange{APIKey: -1, APIVersion: -1}
-			if note != "" {
-				ex.AddNote(note)
+			if fr.note != "" {
+				ex.AddNote(fr.note)
 			}
 			f := &dissect.Frame{Bytes: frame, Size: int32(len(frame))}
 			if apiFlag == "" {
@@ -100,6 +103,12 @@ Hex may be written with spaces, newlines, colons or commas between bytes, and
 				if !api.SupportsVersion(version) {
 					ex.AddNote(fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d)", api.Name, version, api.MinVersion, api.MaxVersion))
 				}
+				if fr.maybeCut && api.SupportsVersion(version) && responseCutShort(api, version, fr.whole, fr.cutSize) {
+					// The first 4 bytes are a size prefix after all.
+					frame = fr.whole[4:]
+					fr.prefixed, fr.cut, fr.size = true, true, fr.cutSize
+					f.Bytes = frame
+				}
 				if len(frame) < 4 {
 					return fmt.Errorf("a response frame needs at least 4 bytes (CorrelationId), got %d", len(frame))
 				}
@@ -107,8 +116,18 @@ Hex may be written with spaces, newlines, colons or commas between bytes, and
 				ex.APIKey, ex.APIVersion = api.Key, version
 				ex.CorrelationID = int32(binary.BigEndian.Uint32(frame))
 			}
-			dissect.NewDecoder(dissect.DecodeOptions{}).DecodeFrames(ex)
 			w := codec.NewJSONWriter(nil)
+			if fr.cut {
+				// Cut short: what was captured, and where the rest lay.
+				f.Size = int32(fr.size)
+				ex.AddNote(cutNote(len(frame), fr.size))
+				decodeCutFrame(ex, frame, fr.size)
+			} else {
+				dissect.NewDecoder(dissect.DecodeOptions{}).DecodeFrames(ex)
+			}
+			if fr.prefixed {
+				w.OffsetBase = 4 // offsets as in the input, which starts with the size
+			}
 			w.ShowSecrets = showSecrets
 			render.AppendFrameJSON(w, ex)
 			out := w.Bytes()
@@ -213,36 +232,68 @@ func isText(b []byte) bool {
 	return true
 }
 
+// framing is what stripSizePrefix found.
+type framing struct {
+	frame    []byte // the frame, without its size prefix
+	note     string // a size prefix that does not match, or ""
+	prefixed bool   // a size prefix was removed
+	// cut says the size prefix announces more bytes than follow: the
+	// frame was cut short (copied from a capture with a small snap
+	// length, a truncated log line), size bytes long.
+	cut  bool
+	size int
+	// maybeCut says, for a response in auto mode, that the first 4 bytes
+	// may be a size prefix larger than what follows (a response carries
+	// neither ApiKey nor ApiVersion to tell): the caller decides with
+	// responseCutShort over whole, the input, for a frame of cutSize
+	// bytes.
+	maybeCut bool
+	whole    []byte
+	cutSize  int
+}
+
 // stripSizePrefix removes a leading 4-byte size: with auto, when it equals
 // the length of what follows, or, for a request, when the size is off but
 // only the bytes after it start with a known ApiKey and ApiVersion (bytes
 // copied with one too many or too few); with yes, always. A size that does
-// not match the bytes that follow is noted.
-func stripSizePrefix(b []byte, mode string, request bool) (frame []byte, note string, err error) {
-	mismatch := func() string {
-		if n := binary.BigEndian.Uint32(b); int64(n) != int64(len(b)-4) {
-			return fmt.Sprintf("the size prefix says %d bytes, %d follow", n, len(b)-4)
+// not match the bytes that follow is noted, except a size larger than
+// they are: the frame was cut short, and is decoded as far as it goes.
+func stripSizePrefix(b []byte, mode string, request bool) (framing, error) {
+	prefix := func() framing {
+		n := int64(binary.BigEndian.Uint32(b))
+		fr := framing{frame: b[4:], prefixed: true, size: len(b) - 4}
+		switch {
+		case n > int64(len(b)-4) && n <= math.MaxInt32:
+			fr.cut, fr.size = true, int(n)
+		case n != int64(len(b)-4):
+			fr.note = fmt.Sprintf("the size prefix says %d bytes, %d follow", n, len(b)-4)
 		}
-		return ""
+		return fr
 	}
+	whole := framing{frame: b, size: len(b)}
 	switch mode {
 	case "auto":
 		if len(b) >= 4 && int64(binary.BigEndian.Uint32(b)) == int64(len(b)-4) {
-			return b[4:], "", nil
+			return framing{frame: b[4:], prefixed: true, size: len(b) - 4}, nil
 		}
 		if request && len(b) >= 8 && !knownRequest(b) && knownRequest(b[4:]) && binary.BigEndian.Uint32(b) > 0 {
-			return b[4:], mismatch(), nil
+			return prefix(), nil
 		}
-		return b, "", nil
+		if !request && len(b) >= 8 {
+			if n := int64(binary.BigEndian.Uint32(b)); n > int64(len(b)-4) && n <= math.MaxInt32 {
+				whole.maybeCut, whole.whole, whole.cutSize = true, b, int(n)
+			}
+		}
+		return whole, nil
 	case "yes":
 		if len(b) < 4 {
-			return nil, "", fmt.Errorf("input of %d bytes has no 4-byte size prefix", len(b))
+			return framing{}, fmt.Errorf("input of %d bytes has no 4-byte size prefix", len(b))
 		}
-		return b[4:], mismatch(), nil
+		return prefix(), nil
 	case "no":
-		return b, "", nil
+		return whole, nil
 	}
-	return nil, "", fmt.Errorf("unknown --size-prefix %q (want auto, yes or no)", mode)
+	return framing{}, fmt.Errorf("unknown --size-prefix %q (want auto, yes or no)", mode)
 }
 
 // knownRequest says whether b starts with an ApiKey and ApiVersion the
@@ -253,4 +304,120 @@ func knownRequest(b []byte) bool {
 	}
 	api, ok := codec.LookupAPI(int16(binary.BigEndian.Uint16(b)))
 	return ok && api.SupportsVersion(int16(binary.BigEndian.Uint16(b[2:])))
+}
+
+// responseCutShort says whether b, a response whose first 4 bytes read as
+// a size larger than what follows, is better read as a frame of size bytes
+// cut short than as a frame without a size prefix: when it does not decode
+// whole without the prefix, and with it decodes up to where the capture
+// ends, without a malformed field.
+func responseCutShort(api *codec.API, version int16, b []byte, size int) bool {
+	whole := func(r *codec.Reader) error {
+		h := new(codec.ResponseHeader)
+		h.ReadFrom(r, codec.ResponseHeaderVersion(api.Key, version))
+		api.NewResponse().ReadFrom(r, version)
+		return r.Err()
+	}
+	r := codec.NewReader(b)
+	if whole(r) == nil && r.Remaining() == 0 {
+		return false
+	}
+	err := whole(codec.NewGappedReader(b[4:], size, nil))
+	return err == nil || errors.Is(err, codec.ErrNotCaptured)
+}
+
+// cutNote says what a frame cut short lacks.
+func cutNote(held, size int) string {
+	return fmt.Sprintf("frame cut short: the size prefix says %d bytes, %d follow: the last %d bytes were not captured; the fields in them are not decoded (not_captured says where)", size, held, size-held)
+}
+
+// decodeCutFrame decodes the frame of ex (a request, or a response of a
+// known ApiKey and version) of size bytes of which frame holds the first
+// len(frame), with a gapped Reader: what was captured is decoded and
+// summarised as dissect decodes a whole frame, the rest is not captured.
+func decodeCutFrame(ex *dissect.Exchange, frame []byte, size int) {
+	dec := &dissect.Decoded{}
+	ex.Decoded = dec
+	api, ok := codec.LookupAPI(ex.APIKey)
+	if !ok {
+		ex.AddNote(fmt.Sprintf("unknown API key %d: body not decoded", ex.APIKey))
+		return
+	}
+	dec.API = api
+	if !api.SupportsVersion(ex.APIVersion) {
+		if ex.Request != nil { // a response's note was added with --version
+			ex.AddNote(fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d): body not decoded", api.Name, ex.APIVersion, api.MinVersion, api.MaxVersion))
+		}
+		return
+	}
+	r := codec.NewGappedReader(frame, size, nil)
+	side := "request"
+	var body codec.Message
+	if ex.Request != nil {
+		h := new(codec.RequestHeader)
+		h.ReadFrom(r, codec.RequestHeaderVersion(ex.APIKey, ex.APIVersion))
+		dec.RequestHeader = h
+		if headerLost(h, "ClientId") {
+			ex.AddNote("ClientId not captured")
+		} else {
+			ex.ClientID = h.ClientId
+		}
+		body = api.NewRequest()
+		body.ReadFrom(r, ex.APIVersion)
+		dec.Request = body
+	} else {
+		side = "response"
+		h := new(codec.ResponseHeader)
+		h.ReadFrom(r, codec.ResponseHeaderVersion(ex.APIKey, ex.APIVersion))
+		dec.ResponseHeader = h
+		body = api.NewResponse()
+		body.ReadFrom(r, ex.APIVersion)
+		dec.Response = body
+		dec.ResponseVersion = ex.APIVersion
+	}
+	for _, w := range r.Warnings {
+		ex.AddNote(fmt.Sprintf("%s: %s", side, w))
+	}
+	if err := r.Err(); err != nil && !errors.Is(err, codec.ErrNotCaptured) {
+		ex.AddNote(fmt.Sprintf("malformed %s v%d %s: %v", api.Name, ex.APIVersion, side, err))
+	}
+	var sm codec.Summary
+	body.Summarize(&sm, ex.APIVersion)
+	dec.Topics = sm.Topics
+	if ex.Response != nil {
+		dec.Errors = sm.Errors
+	}
+	opts := codec.RecordDecodeOptions{Budget: codec.NewRecordBudget(0)}
+	counts := ex.APIKey == codec.ApiKeyProduce && ex.Request != nil || ex.APIKey == codec.ApiKeyFetch && ex.Response != nil
+	for _, rr := range sm.Records {
+		set := rr.Records.DecodeRecords(opts)
+		if set == nil {
+			continue
+		}
+		dec.RecordSets = append(dec.RecordSets, rr)
+		if counts {
+			dec.Records += set.Count()
+		}
+		where := rr.Topic
+		if rr.Partition >= 0 {
+			where = fmt.Sprintf("%s-%d", rr.Topic, rr.Partition)
+		}
+		for _, n := range set.Notes {
+			ex.AddNote(fmt.Sprintf("records of %s: %s", where, n))
+		}
+		if set.PartialBytes > 0 {
+			ex.AddNote(fmt.Sprintf("records of %s: partial batch of %d bytes at the end (a fetch cut at its size limit): not decoded", where, set.PartialBytes))
+		}
+	}
+}
+
+// headerLost says whether field of header h, its last field but the
+// tagged ones, was not captured: listed as such, or lost at a stop.
+func headerLost(h interface{ NotCaptured() []codec.NotCaptured }, field string) bool {
+	for _, e := range h.NotCaptured() {
+		if e.Path == field || e.Stop && e.Path != "(tagged fields)" {
+			return true
+		}
+	}
+	return false
 }

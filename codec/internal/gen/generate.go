@@ -391,6 +391,12 @@ func (g *gen) typeDecl(gs *gstruct) {
 		g.p("\t// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.")
 		g.p("\tUnknownTags []TaggedField")
 	}
+	g.p("\t// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).")
+	g.p("\tnc uint64")
+	if gs.top {
+		g.p("\t// notCaptured lists where the frame's holes fell in the %s (NotCaptured).", kindName(m))
+		g.p("\tnotCaptured []NotCaptured")
+	}
 	g.p("}\n")
 }
 
@@ -405,6 +411,10 @@ func (g *gen) setDefaults(gs *gstruct) {
 	}
 	if g.hasFlexible() {
 		g.p("\ts.UnknownTags = nil")
+	}
+	g.p("\ts.nc = 0")
+	if gs.top {
+		g.p("\ts.notCaptured = nil")
 	}
 	g.p("}\n")
 }
@@ -459,14 +469,64 @@ func (g *gen) defaultCheck(v string, f *schema.Field) string {
 
 // ---- decoding ----
 
+// Fields not captured. Every struct has a bitset nc of the fields a gapped
+// Reader could not read (bit k: gs.fields[k]): a field stepped over in a
+// gap, and after a stop (or an error) the field it happened in and every
+// field after it, tagged fields included, since the tagged-field section
+// comes last. A struct-valued field the stop happened inside is not marked
+// itself: it holds what was read before the stop (an array, the elements
+// up to the one the stop happened in).
+
+// maxFields is the most fields a struct may have: nc is a uint64.
+const maxFields = 64
+
+// fieldBit is the nc bit of field k.
+func fieldBit(k int) uint64 { return 1 << k }
+
+// taggedMask is the nc bits of gs's tagged fields.
+func taggedMask(gs *gstruct) uint64 {
+	var m uint64
+	for k, f := range gs.fields {
+		if f.IsTagged() {
+			m |= fieldBit(k)
+		}
+	}
+	return m
+}
+
+// fromMask is the nc bits of the fields from k on, tagged ones included.
+func fromMask(gs *gstruct, k int) uint64 {
+	var m uint64
+	for j := k; j < len(gs.fields); j++ {
+		m |= fieldBit(j)
+	}
+	return m | taggedMask(gs)
+}
+
+func hexMask(m uint64) string { return fmt.Sprintf("%#x", m) }
+
+// fieldMasks says what a field's decoding marks not captured: bit when the
+// field itself is stepped over; stopAt when decoding stops at the field
+// (its length, its marker, its content in the frame's last gap); stopIn
+// when it stops inside the struct (or an element of the struct array) the
+// field holds. Each is a Go expression of type uint64.
+type fieldMasks struct {
+	bit, stopAt, stopIn string
+}
+
 func (g *gen) decode(gs *gstruct) {
+	if len(gs.fields) > maxFields {
+		panic(fmt.Sprintf("%s: %d fields: the not-captured bitset nc holds %d (make it an array)", gs.goName, len(gs.fields), maxFields))
+	}
 	g.p("func (s *%s) readFrom(r *Reader, version int16) {", gs.goName)
+	g.p("s.nc = 0")
 	flex := g.flexibleExpr()
 	if flex != "false" {
 		g.p("\tflexible := %s", flex)
 		g.p("\t_ = flexible")
 	}
-	for _, f := range gs.fields {
+	tagged := taggedMask(gs)
+	for k, f := range gs.fields {
 		if f.IsTagged() {
 			g.p("\ts.%s = %s", f.Name, g.defaultExpr(f))
 			if f.IsStruct() && !f.IsArray() && !strings.HasPrefix(g.goType(f), "*") {
@@ -479,12 +539,14 @@ func (g *gen) decode(gs *gstruct) {
 			g.p("\ts.%s = %s", f.Name, g.defaultExpr(f))
 			continue
 		}
+		m := fieldMasks{bit: hexMask(fieldBit(k)), stopAt: hexMask(fromMask(gs, k)), stopIn: hexMask(fromMask(gs, k+1))}
 		g.p("%s", open(c))
 		g.p("if r.tr != nil {\nr.tr.Begin(%q, r.off)\n}", f.Name)
-		g.decodeField(f, "s."+f.Name)
-		g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, %s)\n}", g.traceValue(f, "s."+f.Name))
-		if !f.IsArray() {
-			g.p("\t\tif r.err != nil {\n\t\t\tr.PushPath(%q)\n\t\t\treturn\n\t\t}", f.Name)
+		g.decodeField(f, "s."+f.Name, m)
+		if f.IsArray() {
+			g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, nil)\n}")
+		} else {
+			g.fieldDone(f, "s."+f.Name, m)
 		}
 		if c != "true" {
 			g.p("\t} else {")
@@ -496,54 +558,111 @@ func (g *gen) decode(gs *gstruct) {
 		g.p("\t}")
 	}
 	if g.hasFlexible() {
+		// gone is what the tagged-field section loses when it stops:
+		// every known tagged field not read yet.
+		gone := hexMask(tagged)
+		if tagged != 0 {
+			gone = "(" + hexMask(tagged) + " &^ got)"
+		}
+		mark := func(mask string) string {
+			if tagged == 0 {
+				return ""
+			}
+			return "s.nc |= " + mask + "\n"
+		}
 		g.p("\ts.UnknownTags = nil")
 		g.p("\tif flexible {")
 		g.p("if r.tr != nil {\nr.tr.Begin(\"(tagged fields)\", r.off)\n}")
 		g.p("cntOff := r.off")
 		g.p("\t\tn := r.tagCount()")
+		g.p("if r.err != nil {\n%sr.PushPath(\"(tagged fields)\")\nreturn\n}", mark(hexMask(tagged)))
 		g.p("if r.tr != nil {\nr.tr.Begin(\"(count)\", cntOff)\nr.tr.End(r.off, n)\n}")
 		g.p("\t\tprev := int64(-1)")
+		if tagged != 0 {
+			g.p("var got uint64 // the tagged fields read")
+		}
 		g.p("\t\tfor i := 0; i < n; i++ {")
 		g.p("\t\t\ttagOff := r.off")
 		g.p("\t\t\ttag, end := r.tagStart(prev)")
 		g.p("\t\t\tprev = int64(tag)")
-		g.p("\t\t\tif r.err != nil {\n\t\t\t\tr.PushPath(\"(tagged fields)\")\n\t\t\t\treturn\n\t\t\t}")
-		var tagged []*schema.Field
-		for _, f := range gs.fields {
+		g.p("\t\t\tif r.err != nil {\n%sr.PushPath(\"(tagged fields)\")\n\t\t\t\treturn\n\t\t\t}", mark(gone))
+		var taggedFields []*schema.Field
+		index := map[*schema.Field]int{}
+		for k, f := range gs.fields {
 			if f.IsTagged() && g.cond(g.presence(f)) != "false" {
-				tagged = append(tagged, f)
+				taggedFields = append(taggedFields, f)
+				index[f] = k
 			}
 		}
-		if len(tagged) > 0 {
+		if len(taggedFields) > 0 {
 			g.p("\t\t\tswitch {")
-			for _, f := range tagged {
+			for _, f := range taggedFields {
+				k := index[f]
 				if c := g.cond(g.presence(f)); c == "true" {
 					g.p("\t\t\tcase tag == %d:", f.Tag)
 				} else {
 					g.p("\t\t\tcase tag == %d && %s:", f.Tag, c)
+				}
+				m := fieldMasks{
+					bit:    hexMask(fieldBit(k)),
+					stopAt: gone,
+					stopIn: "(" + hexMask(tagged&^fieldBit(k)) + " &^ got)",
 				}
 				g.p("\t\t\t\tfull := r.limit(end)")
 				g.p("if r.tr != nil {\nr.tr.Begin(%q, tagOff)\n}", f.Name)
 				if f.IsArray() || f.IsStruct() {
 					g.p("if r.tr != nil {\nr.tr.Begin(\"(tag)\", tagOff)\nr.tr.End(r.off, tag)\n}")
 				}
-				g.decodeField(f, "s."+f.Name)
+				g.decodeField(f, "s."+f.Name, m)
 				g.p("\t\t\t\tr.unlimit(full, end, %d)", f.Tag)
-				g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, %s)\n}", g.traceValue(f, "s."+f.Name))
-				g.p("\t\t\t\tif r.err != nil {\n\t\t\t\t\tr.PushPath(%q)\n\t\t\t\t\treturn\n\t\t\t\t}", f.Name)
+				if f.IsArray() {
+					g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, nil)\n}")
+				} else {
+					g.fieldDone(f, "s."+f.Name, m)
+				}
+				g.p("got |= %s", m.bit)
 				g.p("\t\t\t\tcontinue")
 			}
 			g.p("\t\t\t}")
 		}
 		g.p("\t\t\tif s.UnknownTags == nil {\ns.UnknownTags = make([]TaggedField, 0, n-i)\n}")
 		g.p("if r.tr != nil {\nr.tr.Begin(\"(unknown tag)\", tagOff)\n}")
-		g.p("\t\t\ts.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: r.Span(end - r.off)})")
-		g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])\n}")
+		g.p("data := r.Span(end - r.off)")
+		g.p("if r.err != nil {\nif !r.skipped() {\n%sr.PushPath(\"(tagged fields)\")\nreturn\n}\ncontinue\n}", mark(gone))
+		g.p("\t\t\ts.UnknownTags = append(s.UnknownTags, TaggedField{Tag: tag, Data: data})")
+		g.p("if r.tr != nil {\nr.tr.End(r.off, s.UnknownTags[len(s.UnknownTags)-1])\n}")
 		g.p("\t\t}")
 		g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, nil)\n}")
 		g.p("\t}")
 	}
 	g.p("}\n")
+}
+
+// fieldDone ends the decoding of the field f (not an array) read into
+// target: a field stepped over in a gap is marked and decoding goes on;
+// another error marks what is lost and unwinds; else the field is ended
+// for the Tracer.
+func (g *gen) fieldDone(f *schema.Field, target string, m fieldMasks) {
+	g.p("if r.err != nil {")
+	var lost string
+	switch {
+	case f.IsStruct() && strings.HasPrefix(g.goType(f), "*"):
+		// nil: the marker was lost (or read null before the error).
+		lost = fmt.Sprintf("if %s == nil {\ns.nc |= %s\n} else {\ns.nc |= %s\n}", target, m.stopAt, m.stopIn)
+	case f.IsStruct():
+		lost = "s.nc |= " + m.stopIn
+	default:
+		lost = "s.nc |= " + m.stopAt
+	}
+	if f.IsStruct() || f.Type == "records" {
+		// Never stepped over: a struct marks its own fields, a records
+		// field takes its bytes, holes and all.
+		g.p("%s\nr.PushPath(%q)\nreturn", lost, f.Name)
+	} else {
+		g.p("if !r.skipped() {\n%s\nr.PushPath(%q)\nreturn\n}", lost, f.Name)
+		g.p("s.nc |= %s", m.bit)
+	}
+	g.p("} else if r.tr != nil {\nr.tr.End(r.off, %s)\n}", g.traceValue(f, target))
 }
 
 // readPrim returns statements reading a primitive of type t into target.
@@ -604,7 +723,7 @@ func (g *gen) readPrim(t, target, flex string, nullable string, ptr bool, neverF
 	panic("readPrim: " + t)
 }
 
-func (g *gen) decodeField(f *schema.Field, target string) {
+func (g *gen) decodeField(f *schema.Field, target string, m fieldMasks) {
 	nullable := g.fieldNullable(f)
 	flex := g.fieldFlex(f)
 	neverFlex := fieldNeverFlexible(f)
@@ -620,7 +739,7 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 		} else {
 			g.p("if flexible {\nn = r.CompactArrayLen()\n} else {\nn = r.ArrayLen()\n}")
 		}
-		g.p("if r.tr != nil {\nr.tr.Begin(\"(length)\", lenOff)\nr.tr.End(r.off, n)\n}")
+		g.p("if r.tr != nil && r.err == nil {\nr.tr.Begin(\"(length)\", lenOff)\nr.tr.End(r.off, n)\n}")
 		if nullable == "true" {
 			g.p("if n < 0 {\n%s = nil\n} else {", target)
 		} else if nullable != "false" {
@@ -640,29 +759,46 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 		default:
 			g.p("if flexible {\nr.checkCount(n, %d)\n} else {\nr.checkCount(n, %d)\n}", flexMin, rigidMin)
 		}
-		g.p("if r.err != nil {\nr.PushPath(%q)\nreturn\n}", f.Name)
+		g.p("if r.err != nil {\ns.nc |= %s\nr.PushPath(%q)\nreturn\n}", m.stopAt, f.Name)
 		// The first allocation is capped, and the slice grows as elements
 		// actually decode: a count that lies (it passed checkCount, but the
 		// elements fail) never costs n elements up front.
 		elemGo := strings.TrimPrefix(g.goType(f), "[]")
 		g.p("a := prealloc[%s](n)", elemGo)
+		if schema.IsPrimitive(et) {
+			// An element stepped over in a gap cannot be shown (there is
+			// no hole in a []int32): the array is marked not captured,
+			// and read on to its end, which its count locates.
+			g.p("lost := false")
+		}
 		g.p("for i := 0; i < n; i++ {")
 		g.p("if r.tr != nil {\nr.tr.BeginIndex(i, r.off)\n}")
 		if schema.IsPrimitive(et) {
 			g.p("var e %s", elemGo)
 			g.p("%s", g.readPrim(et, "e", flex, "false", false, neverFlex))
 			g.p("a = append(grow(a, n), e)")
-			g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, e)\n}")
+			g.p("if r.err != nil {\nif !r.skipped() {\nr.PushIndex(i)\nr.PushPath(%q)\n%s = a\ns.nc |= %s\nreturn\n}\nlost = true\n} else if r.tr != nil {\nr.tr.End(r.off, e)\n}", f.Name, target, m.stopAt)
 		} else {
 			g.p("a = append(grow(a, n), %s{})", elemGo)
 			g.p("a[i].readFrom(r, version)")
-			g.p("if r.tr != nil && r.err == nil {\nr.tr.End(r.off, nil)\n}")
+			g.p("if r.err != nil {\nr.PushIndex(i)\nr.PushPath(%q)\n%s = a\ns.nc |= %s\nreturn\n}", f.Name, target, m.stopIn)
+			g.p("if r.tr != nil {\nr.tr.End(r.off, nil)\n}")
 		}
-		g.p("if r.err != nil {\nr.PushIndex(i)\nr.PushPath(%q)\n%s = a\nreturn\n}", f.Name, target)
 		g.p("}")
 		g.p("%s = a", target)
+		if schema.IsPrimitive(et) {
+			g.p("if lost {\ns.nc |= %s\n}", m.bit)
+		}
 		g.p("}")
 		g.p("}")
+		return
+	}
+	if et == "records" {
+		compact := "false"
+		if !neverFlex && flex != "false" {
+			compact = flex
+		}
+		g.p("r.records(&%s, %s, %s)", target, compact, nullable)
 		return
 	}
 	if schema.IsPrimitive(et) {
@@ -672,7 +808,7 @@ func (g *gen) decodeField(f *schema.Field, target string) {
 	gs := g.byKafka[et]
 	if strings.HasPrefix(g.goType(f), "*") {
 		if nullable != "false" {
-			g.p("if %s {", and(nullable, "r.tracedNullMarker()"))
+			g.p("if %s || r.err != nil {", and(nullable, "r.tracedNullMarker()"))
 			g.p("%s = nil\n} else {", target)
 		} else {
 			g.p("{")
@@ -969,10 +1105,13 @@ func (g *gen) encodeField(f *schema.Field, v string) {
 
 // ---- JSON ----
 
+// captured is a Go expression true when field k of s was captured.
+func captured(k int) string { return fmt.Sprintf("s.nc&%s == 0", hexMask(fieldBit(k))) }
+
 func (g *gen) json(gs *gstruct) {
 	g.p("func (s *%s) writeJSON(w *JSONWriter, version int16) {", gs.goName)
 	g.p("w.BeginObject()")
-	for _, f := range gs.fields {
+	for k, f := range gs.fields {
 		vers := f.Versions
 		if f.IsTagged() {
 			vers = f.Tagged.Intersect(f.Versions)
@@ -981,13 +1120,17 @@ func (g *gen) json(gs *gstruct) {
 		if c == "false" {
 			continue
 		}
-		g.p("%s", open(c))
+		// A field not captured is left out: nothing is stated of it.
+		g.p("if %s {", and(c, captured(k)))
 		g.p("w.Key(%q)", f.Name)
 		g.jsonValue(f, "s."+f.Name)
 		g.p("}")
 	}
 	if g.hasFlexible() {
 		g.p("writeUnknownTagsJSON(w, s.UnknownTags)")
+	}
+	if gs.top {
+		g.p("writeNotCapturedJSON(w, s.notCaptured)")
 	}
 	g.p("w.EndObject()")
 	g.p("}\n")
@@ -1116,12 +1259,29 @@ func (g *gen) when(c, body string, args ...any) {
 func (g *gen) summarize(gs *gstruct) {
 	g.p("func (s *%s) summarize(sm *Summary, version int16, c sumCtx) {", gs.goName)
 	var topicScope, partScope bool
-	// Context first: errors and records below are attributed to it.
-	for _, f := range gs.fields {
+	// Context first: errors and records below are attributed to it. A
+	// topic field not captured (a gapped Reader) leaves the struct under
+	// no known topic, whatever an enclosing struct named: the topic
+	// fields captured, if any, then name it; a partition not captured
+	// leaves it under no known partition.
+	index := map[*schema.Field]int{}
+	for k, f := range gs.fields {
+		index[f] = k
 		c := g.fieldCond(f)
 		if c == "false" {
 			continue
 		}
+		if f.Has(schema.Topic) && !f.IsArray() || f.Has(schema.TopicID) {
+			g.p("if %s {\nc = c.withoutTopic()\n}", and(c, "s.nc&"+hexMask(fieldBit(k))+" != 0"))
+		}
+	}
+	for _, f := range gs.fields {
+		k := index[f]
+		c := g.fieldCond(f)
+		if c == "false" {
+			continue
+		}
+		c = and(c, captured(k))
 		switch {
 		case f.Has(schema.Topic) && !f.IsArray():
 			topicScope = true
@@ -1135,7 +1295,7 @@ func (g *gen) summarize(gs *gstruct) {
 			g.when(c, "c = c.withTopicID(s.%s)", f.Name)
 		case f.Has(schema.Partition):
 			partScope = true
-			g.when(c, "c = c.withPartition(s.%s)", f.Name)
+			g.p("if %s {\nc = c.withPartition(s.%s)\n} else if %s {\nc = c.withoutPartition()\n}", c, f.Name, and(g.fieldCond(f), "s.nc&"+hexMask(fieldBit(k))+" != 0"))
 		}
 	}
 	switch {
@@ -1145,10 +1305,12 @@ func (g *gen) summarize(gs *gstruct) {
 		g.p("sm.addTopic(c)")
 	}
 	for _, f := range gs.fields {
+		k := index[f]
 		c := g.fieldCond(f)
 		if c == "false" {
 			continue
 		}
+		c = and(c, captured(k))
 		switch {
 		case f.Has(schema.Error):
 			g.p("if %s {\nsm.addError(s.%s, c)\n}", and(c, "s."+f.Name+" != 0"), f.Name)
@@ -1178,7 +1340,13 @@ func (g *gen) messageMethods() {
 	m := g.msg
 	n := m.Name
 	g.p("// ReadFrom decodes the %s at version from r; r.Err reports failure. The version is not checked.", kindName(m))
-	g.p("func (s *%s) ReadFrom(r *Reader, version int16) { s.readFrom(r, version) }\n", n)
+	g.p("// From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.")
+	g.p("func (s *%s) ReadFrom(r *Reader, version int16) {", n)
+	g.p("if r.g == nil {\ns.notCaptured = nil\ns.readFrom(r, version)\nreturn\n}")
+	g.p("s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })")
+	g.p("}\n")
+	g.p("// NotCaptured lists the fields of the %s whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.", kindName(m))
+	g.p("func (s *%s) NotCaptured() []NotCaptured { return s.notCaptured }\n", n)
 	g.p("// AppendTo appends the %s encoded at version to dst.", kindName(m))
 	g.p("func (s *%s) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }\n", n)
 	g.p("// WriteJSON writes the %s as a JSON object keyed by Kafka's field names, with the fields present at version.", kindName(m))
