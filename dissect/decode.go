@@ -3,6 +3,7 @@ package dissect
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/kdissect/kdissect/codec"
@@ -174,17 +175,16 @@ func prepare(ex *Exchange, opts DecodeOptions) *prepared {
 // never answers; read from the frame, so that it holds for a body that does
 // not decode.
 func noResponseExpected(ex *Exchange) bool {
-	acks, ok := codec.ProduceAcks(ex.Request.Bytes)
+	acks, ok := codec.ProduceAcks(ex.Request.Bytes[:ex.Request.HeadLen()])
 	return ok && acks == 0
 }
 
 func decodeRequest(ex *Exchange, dec *Decoded) {
-	b := ex.Request.Bytes[:ex.Request.HeadLen()]
 	if ex.APIVersion < 0 {
 		return // the header was not captured whole: the matcher said so
 	}
-	if len(b) < 4 {
-		ex.AddNote(fmt.Sprintf("request frame of %d bytes is too short for a header", len(b)))
+	if ex.Request.Size < 4 {
+		ex.AddNote(fmt.Sprintf("request frame of %d bytes is too short for a header", ex.Request.Size))
 		return
 	}
 	api := dec.API
@@ -198,18 +198,22 @@ func decodeRequest(ex *Exchange, dec *Decoded) {
 		return
 	}
 	hv := codec.RequestHeaderVersion(ex.APIKey, ex.APIVersion)
-	r, hdr, body := decodeRequestFrame(api, b, hv, ex.APIVersion)
+	r, hdr, body := decodeRequestFrame(api, ex.Request, hv, ex.APIVersion)
 	if hv == 0 && (r.Err() != nil || r.Remaining() > 0) {
 		// Kafka reads ControlledShutdown v0 with header v0 (no ClientId),
 		// but some clients (kafka-python) send header v1: take it when the
 		// frame then decodes exactly.
-		if r1, hdr1, body1 := decodeRequestFrame(api, b, 1, ex.APIVersion); r1.Err() == nil && r1.Remaining() == 0 {
+		if r1, hdr1, body1 := decodeRequestFrame(api, ex.Request, 1, ex.APIVersion); r1.Err() == nil && r1.Remaining() == 0 {
 			r, hdr, body = r1, hdr1, body1
 			ex.AddNote(fmt.Sprintf("%s v%d sent with request header v1 (with ClientId); Kafka expects header v0", api.Name, ex.APIVersion))
 		}
 	}
 	if hdr == nil {
-		ex.AddNote(fmt.Sprintf("malformed request header: %v", r.Err()))
+		if err := r.Err(); errors.Is(err, codec.ErrNotCaptured) {
+			ex.AddNote(fmt.Sprintf("request header not captured whole: %v", err))
+		} else {
+			ex.AddNote(fmt.Sprintf("malformed request header: %v", err))
+		}
 		return
 	}
 	dec.RequestHeader = hdr
@@ -217,17 +221,41 @@ func decodeRequest(ex *Exchange, dec *Decoded) {
 	if ex.Request.Oversized {
 		return // noted by the framer
 	}
-	if bodyNotes(ex, r, "request", api, ex.Request) {
+	if bodyNotes(ex, r, body, "request", api, ex.Request) {
 		dec.Request = body
-		dec.RequestTrailing = r.Rest()
+		dec.RequestTrailing = trailing(r, ex.Request)
 		dec.RequestLenient = len(r.Warnings) > 0
 	}
 }
 
+// frameReader returns a Reader of frame f's bytes from offset from on: a
+// gapped one (codec.NewGappedReader) when the frame has holes.
+func frameReader(f *Frame, from int) *codec.Reader {
+	b := f.Bytes[min(from, len(f.Bytes)):]
+	if len(f.Holes) == 0 && len(f.Bytes) == int(f.Size) {
+		return codec.NewReader(b)
+	}
+	gaps := make([]codec.Gap, 0, len(f.Holes))
+	for _, h := range f.Holes {
+		if h.End() > from {
+			gaps = append(gaps, codec.Gap{Start: max(h.Offset, from) - from, End: h.End() - from})
+		}
+	}
+	return codec.NewGappedReader(b, int(f.Size)-from, gaps)
+}
+
+// trailing returns the bytes after a body, which must be captured.
+func trailing(r *codec.Reader, f *Frame) []byte {
+	if r.Err() != nil || r.Remaining() == 0 || !f.Captured() {
+		return nil
+	}
+	return r.Rest()
+}
+
 // decodeRequestFrame decodes a request header of version hv and the body;
 // hdr is nil when the header itself is malformed.
-func decodeRequestFrame(api *codec.API, b []byte, hv, version int16) (r *codec.Reader, hdr *codec.RequestHeader, body codec.Message) {
-	r = codec.NewReader(b)
+func decodeRequestFrame(api *codec.API, f *Frame, hv, version int16) (r *codec.Reader, hdr *codec.RequestHeader, body codec.Message) {
+	r = frameReader(f, 0)
 	hdr = new(codec.RequestHeader)
 	hdr.ReadFrom(r, hv)
 	if r.Err() != nil {
@@ -239,13 +267,12 @@ func decodeRequestFrame(api *codec.API, b []byte, hv, version int16) (r *codec.R
 }
 
 func decodeResponse(ex *Exchange, dec *Decoded) {
-	b := ex.Response.Bytes[:ex.Response.HeadLen()]
 	api := dec.API
 	if api == nil {
 		// Without its request (and so its ApiKey and ApiVersion) a response
 		// body cannot be decoded; the matcher has noted that.
 		hdr := new(codec.ResponseHeader)
-		r := codec.NewReader(b)
+		r := frameReader(ex.Response, 0)
 		hdr.ReadFrom(r, 0)
 		if r.Err() == nil {
 			dec.ResponseHeader = hdr
@@ -255,11 +282,15 @@ func decodeResponse(ex *Exchange, dec *Decoded) {
 	if !api.SupportsVersion(ex.APIVersion) {
 		return // the request's note says why
 	}
-	r := codec.NewReader(b)
+	r := frameReader(ex.Response, 0)
 	hdr := new(codec.ResponseHeader)
 	hdr.ReadFrom(r, codec.ResponseHeaderVersion(ex.APIKey, ex.APIVersion))
 	if err := r.Err(); err != nil {
-		ex.AddNote(fmt.Sprintf("malformed response header: %v", err))
+		if errors.Is(err, codec.ErrNotCaptured) {
+			ex.AddNote(fmt.Sprintf("response header not captured whole: %v", err))
+		} else {
+			ex.AddNote(fmt.Sprintf("malformed response header: %v", err))
+		}
 		return
 	}
 	dec.ResponseHeader = hdr
@@ -274,7 +305,7 @@ func decodeResponse(ex *Exchange, dec *Decoded) {
 		// A broker that does not support the ApiVersions version asked
 		// answers UNSUPPORTED_VERSION with a v0 body, and clients read it
 		// so (KIP-511; Kafka's ApiVersionsResponse.parse).
-		r0 := codec.NewReader(b[bodyStart:])
+		r0 := frameReader(ex.Response, bodyStart)
 		body0 := api.NewResponse()
 		body0.ReadFrom(r0, 0)
 		if r0.Err() == nil && r0.Remaining() == 0 {
@@ -282,9 +313,9 @@ func decodeResponse(ex *Exchange, dec *Decoded) {
 			r, body, dec.ResponseVersion = r0, body0, 0
 		}
 	}
-	if bodyNotes(ex, r, "response", api, ex.Response) {
+	if bodyNotes(ex, r, body, "response", api, ex.Response) {
 		dec.Response = body
-		dec.ResponseTrailing = r.Rest()
+		dec.ResponseTrailing = trailing(r, ex.Response)
 		dec.ResponseLenient = len(r.Warnings) > 0
 	}
 }
@@ -300,17 +331,20 @@ func countsRecords(apiKey int16, response bool) bool {
 const apiVersionsKey = 18
 
 // bodyNotes turns what the reader met into notes and reports whether the
-// body decoded.
-func bodyNotes(ex *Exchange, r *codec.Reader, side string, api *codec.API, f *Frame) bool {
+// body decoded, wholly or as far as the capture holds it.
+func bodyNotes(ex *Exchange, r *codec.Reader, body codec.Message, side string, api *codec.API, f *Frame) bool {
 	for _, w := range r.Warnings {
 		ex.AddNote(fmt.Sprintf("%s: %s", side, w))
 	}
-	if err := r.Err(); err != nil {
-		if errors.Is(err, codec.ErrTruncated) && !f.Captured() {
-			ex.AddNote(fmt.Sprintf("%s v%d %s truncated by the capture: %v", api.Name, ex.APIVersion, side, err))
-		} else {
-			ex.AddNote(fmt.Sprintf("malformed %s v%d %s: %v", api.Name, ex.APIVersion, side, err))
+	err := r.Err()
+	if nc := r.NotCaptured(); len(nc) > 0 {
+		ex.AddNote(notCapturedNote(side, api, ex.APIVersion, nc))
+	}
+	if err != nil {
+		if errors.Is(err, codec.ErrNotCaptured) {
+			return true // the fields read stand; the note says where it stopped
 		}
+		ex.AddNote(fmt.Sprintf("malformed %s v%d %s: %v", api.Name, ex.APIVersion, side, err))
 		return false
 	}
 	if n := r.Remaining(); n > 0 {
@@ -416,4 +450,55 @@ func mergeTopic(ts []codec.TopicPartitions, t codec.TopicPartitions) []codec.Top
 	}
 	t.Partitions = append([]int32(nil), t.Partitions...)
 	return append(ts, t)
+}
+
+// notCapturedNote says which fields of a body the capture lacks (at most
+// a few named), and where decoding stopped if it did. Offsets count the
+// 4-byte size prefix, as the hexdump does.
+func notCapturedNote(side string, api *codec.API, version int16, nc []codec.NotCaptured) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s v%d %s: ", api.Name, version, side)
+	// A records field with many holes is listed once per hole: one entry
+	// a field here.
+	type field struct {
+		codec.NotCaptured
+		holes int
+	}
+	var fields []field
+	var stop *codec.NotCaptured
+	for i := range nc {
+		switch n := len(fields); {
+		case nc[i].Stop:
+			stop = &nc[i]
+		case n > 0 && fields[n-1].Path == nc[i].Path:
+			fields[n-1].End = nc[i].End
+			fields[n-1].holes++
+		default:
+			fields = append(fields, field{nc[i], 1})
+		}
+	}
+	if len(fields) > 0 {
+		b.WriteString("not captured: ")
+		for i, f := range fields {
+			if i == 3 {
+				fmt.Fprintf(&b, " and %d more", len(fields)-3)
+				break
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if f.holes > 1 {
+				fmt.Fprintf(&b, "%s (%d holes in bytes %d-%d)", f.Path, f.holes, 4+f.Start, 4+f.End)
+			} else {
+				fmt.Fprintf(&b, "%s (bytes %d-%d)", f.Path, 4+f.Start, 4+f.End)
+			}
+		}
+	}
+	if stop != nil {
+		if len(fields) > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "decoded up to %s at byte %d, where what locates the rest was not captured", stop.Path, 4+stop.Start)
+	}
+	return b.String()
 }

@@ -82,7 +82,7 @@ func (c *conn) bodyFits(dir frameDir, b []byte, size int, holes []Hole) bool {
 	if !ok || !api.SupportsVersion(ver) {
 		return true
 	}
-	r := frameReader(b, size, holes)
+	r := frameReader(&Frame{Bytes: b, Size: int32(size), Holes: holes}, 0)
 	var body codec.Message
 	if dir == toBroker {
 		var h codec.RequestHeader
@@ -96,9 +96,6 @@ func (c *conn) bodyFits(dir frameDir, b []byte, size int, holes []Hole) bool {
 	body.ReadFrom(r, ver)
 	// Bytes after the body are allowed: real clients send some (librdkafka's
 	// ApiVersions v0 request carries 4); the decoder notes them.
-	if len(holes) == 0 {
-		return r.Err() == nil
-	}
 	return fitsSoFar(r.Err())
 }
 
@@ -130,18 +127,8 @@ func (c *conn) pendingRequest(id int32, at pktRef) bool {
 	return false
 }
 
-// frameReader returns a reader of frame bytes b (size bytes, holes not
-// captured). Until the codec reads across holes, it reads the bytes
-// before the first hole, and running out there is not a misfit.
-func frameReader(b []byte, size int, holes []Hole) *codec.Reader {
-	if len(holes) > 0 {
-		b = b[:min(len(b), holes[0].Offset)]
-	}
-	return codec.NewReader(b)
-}
-
 // fitsSoFar says whether a decoding that ended with err fits what was
-// captured.
+// captured: it decoded, or stopped where a hole hides what follows.
 func fitsSoFar(err error) bool {
-	return err == nil || errors.Is(err, codec.ErrTruncated) || errors.Is(err, codec.ErrInvalidLength)
+	return err == nil || errors.Is(err, codec.ErrNotCaptured)
 }

@@ -62,6 +62,9 @@ const (
 	skipSASL        = "SASL (re-authenticated, never replayed)"
 	skipUndecoded   = "request not decoded"
 	skipNoRequest   = "request not captured"
+	// A request of which the capture lost bytes (a hole) is not sent:
+	// what is missing cannot be made up.
+	skipNotWhole = "request not captured whole"
 )
 
 // newItem makes the item of a decoded exchange.
@@ -101,6 +104,8 @@ func (r *Replayer) newItem(ex *dissect.Exchange) *item {
 		it.skip = skipNoRequest
 	case ex.APIKey == codec.ApiKeySaslHandshake || ex.APIKey == codec.ApiKeySaslAuthenticate:
 		it.skip = skipSASL
+	case !ex.Request.Captured():
+		it.skip = skipNotWhole
 	case dec == nil || dec.Request == nil || dec.API == nil:
 		it.skip = skipUndecoded
 	case !r.selected(ex, it):

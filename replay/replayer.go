@@ -178,7 +178,7 @@ func (r *Replayer) take(ex *dissect.Exchange) *item {
 		r.sessions.capture(it, ex)
 	}
 	it.capResp = nil
-	if it.req != nil && ex.Response != nil && ex.Decoded != nil && ex.Decoded.Response != nil && learnsFromResponse(it.key) {
+	if it.req != nil && ex.Response != nil && ex.Response.Captured() && ex.Decoded != nil && ex.Decoded.Response != nil && learnsFromResponse(it.key) {
 		if resp, err := decodeBody(ex.Response.Bytes, true, it.key, ex.Decoded.ResponseVersion); err == nil {
 			it.capResp = resp
 			it.size += int64(len(ex.Response.Bytes))

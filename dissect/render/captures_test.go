@@ -25,6 +25,12 @@ func testCaptures(t *testing.T) []testCapture {
 	var out []testCapture
 	files, _ := filepath.Glob("../../testdata/pcaps/*.pcap*")
 	for _, f := range files {
+		if strings.HasSuffix(f, ".gz") {
+			// kcat_mtu.pcap.gz is for the lossy-capture tests: its Fetch
+			// responses of thousands of records would make the view tests
+			// here, which trace whole frames, cost gigabytes.
+			continue
+		}
 		out = append(out, testCapture{f, 9092})
 	}
 	if len(out) == 0 {

@@ -12,6 +12,10 @@ import (
 	"github.com/kdissect/kdissect/dissect"
 )
 
+// frameOffsetBase makes the byte offsets of "not_captured" count the
+// frame's 4-byte size prefix, as the hexdump and the notes do.
+const frameOffsetBase = 4
+
 // tsLayout is RFC 3339 with nanoseconds, fixed width.
 const tsLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
@@ -30,6 +34,7 @@ type JSONLines struct {
 func NewJSONLines(w io.Writer, showSecrets bool) *JSONLines {
 	jw := codec.NewJSONWriter(make([]byte, 0, 4096))
 	jw.ShowSecrets = showSecrets
+	jw.OffsetBase = frameOffsetBase
 	return &JSONLines{w: bufio.NewWriterSize(w, 64<<10), jw: jw, showSecrets: showSecrets}
 }
 
@@ -60,6 +65,7 @@ func (j *JSONLines) RenderLine(ex *dissect.Exchange) *Line {
 	if jw == nil {
 		jw = codec.NewJSONWriter(nil)
 		jw.ShowSecrets = j.showSecrets
+		jw.OffsetBase = frameOffsetBase
 	}
 	l := &Line{}
 	jw.Reset()
