@@ -65,7 +65,9 @@ func (r *Reader) limit(end int) limited {
 
 // unlimit ends a limit: the known tagged field must have used all its bytes.
 func (r *Reader) unlimit(full limited, end int, tag uint32) {
-	if r.err == nil && r.off < end {
+	// A field stepped over in a gap (errSkip) leaves the tag's bytes
+	// after it as unread as a field read does.
+	if (r.err == nil || r.err == errSkip) && r.off < end {
 		r.Warn("tagged field %d: %d bytes not read", tag, end-r.off)
 		if r.tr != nil {
 			r.tr.Begin("(unread)", r.off)

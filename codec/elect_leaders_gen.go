@@ -11,8 +11,8 @@ type ElectLeadersRequest struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // ElectLeadersRequestTopicPartitions is the TopicPartitions struct of ElectLeadersRequest.
@@ -225,7 +225,9 @@ func (s *ElectLeadersRequest) writeJSON(w *JSONWriter, version int16) {
 		w.Int(int64(s.TimeoutMs))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -446,8 +448,13 @@ func (s *ElectLeadersRequest) ReadFrom(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
-func (s *ElectLeadersRequest) NotCaptured() []NotCaptured { return s.notCaptured }
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
+func (s *ElectLeadersRequest) NotCaptured() []NotCaptured {
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
+}
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ElectLeadersRequest) AppendTo(dst []byte, version int16) []byte {
@@ -477,8 +484,8 @@ type ElectLeadersResponse struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // ElectLeadersResponseReplicaElectionResult is the ReplicaElectionResult struct of ElectLeadersResponse.
@@ -698,7 +705,9 @@ func (s *ElectLeadersResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -1081,8 +1090,13 @@ func (s *ElectLeadersResponse) ReadFrom(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
-func (s *ElectLeadersResponse) NotCaptured() []NotCaptured { return s.notCaptured }
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
+func (s *ElectLeadersResponse) NotCaptured() []NotCaptured {
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
+}
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ElectLeadersResponse) AppendTo(dst []byte, version int16) []byte {

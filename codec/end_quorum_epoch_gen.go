@@ -11,8 +11,8 @@ type EndQuorumEpochRequest struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // EndQuorumEpochRequestTopicData is the TopicData struct of EndQuorumEpochRequest.
@@ -301,7 +301,9 @@ func (s *EndQuorumEpochRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -1087,8 +1089,13 @@ func (s *EndQuorumEpochRequest) ReadFrom(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
-func (s *EndQuorumEpochRequest) NotCaptured() []NotCaptured { return s.notCaptured }
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
+func (s *EndQuorumEpochRequest) NotCaptured() []NotCaptured {
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
+}
 
 // AppendTo appends the body encoded at version to dst.
 func (s *EndQuorumEpochRequest) AppendTo(dst []byte, version int16) []byte {
@@ -1118,8 +1125,8 @@ type EndQuorumEpochResponse struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // EndQuorumEpochResponseTopicData is the TopicData struct of EndQuorumEpochResponse.
@@ -1404,7 +1411,9 @@ func (s *EndQuorumEpochResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -1959,8 +1968,13 @@ func (s *EndQuorumEpochResponse) ReadFrom(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
-func (s *EndQuorumEpochResponse) NotCaptured() []NotCaptured { return s.notCaptured }
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
+func (s *EndQuorumEpochResponse) NotCaptured() []NotCaptured {
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
+}
 
 // AppendTo appends the body encoded at version to dst.
 func (s *EndQuorumEpochResponse) AppendTo(dst []byte, version int16) []byte {

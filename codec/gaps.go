@@ -408,20 +408,26 @@ func writeNotCapturedJSON(w *JSONWriter, nc []NotCaptured) {
 }
 
 // readTopGapped is the top-level ReadFrom of a message over a gapped
-// Reader: it decodes with read and returns what the message lost. A body
-// read after the Reader already stopped (in the header) is all lost: one
-// stop entry with an empty path says so.
-func (r *Reader) readTopGapped(read func()) []NotCaptured {
+// Reader: it decodes with read and returns what the message lost (nil
+// when nothing). A body read after the Reader already stopped (in the
+// header) is all lost: one stop entry with an empty path says so.
+func (r *Reader) readTopGapped(read func()) *[]NotCaptured {
 	if r.err != nil {
 		if r.Err(); r.g.stop {
+			n := len(r.path)
 			read() // marks every field not captured
+			r.path = r.path[:n]
 			last := r.g.nc[len(r.g.nc)-1]
-			return []NotCaptured{{Start: last.Start, End: r.g.size, Stop: true}}
+			return &[]NotCaptured{{Start: last.Start, End: r.g.size, Stop: true}}
 		}
 		read()
 		return nil
 	}
 	from := r.ncCount()
 	read()
-	return r.notCapturedSince(from)
+	nc := r.notCapturedSince(from)
+	if nc == nil {
+		return nil
+	}
+	return &nc
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -432,5 +433,27 @@ func TestNormalizeGaps(t *testing.T) {
 	want := []Gap{{0, 4}, {7, 9}, {12, 15}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("normalizeGaps: %v, want %v", got, want)
+	}
+}
+
+// TestGappedTaggedFieldUnread: a known tagged field stepped over in a gap,
+// whose tag holds bytes after it, still ends at the tag's end: the next
+// tag is read where it is.
+func TestGappedTaggedFieldUnread(t *testing.T) {
+	frame := AppendInt32(nil, 7)          // the known field
+	frame = append(frame, 0xee, 0xee)     // two bytes it leaves unread
+	frame = AppendInt16(frame, 0x1234)    // what follows the tag
+	r := gappedOver(frame, -1, Gap{1, 2}) // in the known field
+	full := r.limit(6)
+	r.Int32()
+	r.unlimit(full, 6, 3)
+	if !r.skipped() || r.Offset() != 6 {
+		t.Fatalf("after the tag: offset %d, err %v", r.Offset(), r.err)
+	}
+	if v := r.Int16(); v != 0x1234 || r.Err() != nil {
+		t.Fatalf("after the tag: %x, %v", v, r.Err())
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "2 bytes not read") {
+		t.Fatalf("warnings %q", r.Warnings)
 	}
 }

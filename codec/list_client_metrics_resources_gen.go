@@ -9,8 +9,8 @@ type ListClientMetricsResourcesRequest struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -156,7 +156,9 @@ func (s *ListClientMetricsResourcesRequest) writeJSON(w *JSONWriter, version int
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -174,8 +176,13 @@ func (s *ListClientMetricsResourcesRequest) ReadFrom(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
-func (s *ListClientMetricsResourcesRequest) NotCaptured() []NotCaptured { return s.notCaptured }
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
+func (s *ListClientMetricsResourcesRequest) NotCaptured() []NotCaptured {
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
+}
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ListClientMetricsResourcesRequest) AppendTo(dst []byte, version int16) []byte {
@@ -205,8 +212,8 @@ type ListClientMetricsResourcesResponse struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // ListClientMetricsResourcesResponseClientMetricsResource is the ClientMetricsResource struct of ListClientMetricsResourcesResponse.
@@ -401,7 +408,9 @@ func (s *ListClientMetricsResourcesResponse) writeJSON(w *JSONWriter, version in
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -546,8 +555,13 @@ func (s *ListClientMetricsResourcesResponse) ReadFrom(r *Reader, version int16) 
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
-func (s *ListClientMetricsResourcesResponse) NotCaptured() []NotCaptured { return s.notCaptured }
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
+func (s *ListClientMetricsResourcesResponse) NotCaptured() []NotCaptured {
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
+}
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ListClientMetricsResourcesResponse) AppendTo(dst []byte, version int16) []byte {

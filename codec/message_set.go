@@ -31,7 +31,7 @@ type LegacyMessage struct {
 	AbsoluteOffset int64
 	MessageSize    int32
 	Crc            uint32
-	CrcValid       bool // Crc matched the bytes (decode only)
+	CrcValid       bool // Crc matched the bytes (decode only; meaningless unless CrcChecked)
 	Magic          int8
 	Attributes     int8
 	// Timestamp (magic 1 only) is the message's timestamp as Kafka

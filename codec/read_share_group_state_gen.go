@@ -10,8 +10,8 @@ type ReadShareGroupStateRequest struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // ReadShareGroupStateRequestReadStateData is the ReadStateData struct of ReadShareGroupStateRequest.
@@ -192,7 +192,9 @@ func (s *ReadShareGroupStateRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -521,8 +523,13 @@ func (s *ReadShareGroupStateRequest) ReadFrom(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
-func (s *ReadShareGroupStateRequest) NotCaptured() []NotCaptured { return s.notCaptured }
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
+func (s *ReadShareGroupStateRequest) NotCaptured() []NotCaptured {
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
+}
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ReadShareGroupStateRequest) AppendTo(dst []byte, version int16) []byte {
@@ -550,8 +557,8 @@ type ReadShareGroupStateResponse struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // ReadShareGroupStateResponseReadStateResult is the ReadStateResult struct of ReadShareGroupStateResponse.
@@ -724,7 +731,9 @@ func (s *ReadShareGroupStateResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -1360,8 +1369,13 @@ func (s *ReadShareGroupStateResponse) ReadFrom(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
-func (s *ReadShareGroupStateResponse) NotCaptured() []NotCaptured { return s.notCaptured }
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
+func (s *ReadShareGroupStateResponse) NotCaptured() []NotCaptured {
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
+}
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ReadShareGroupStateResponse) AppendTo(dst []byte, version int16) []byte {

@@ -83,9 +83,12 @@ type Reader struct {
 // into the Reader's buffer. value is the decoded value of a primitive field
 // (int8..int64, uint16, uint32, float64, bool, string, *string, []byte,
 // UUID, TaggedField), a *Records for a record set, nil for a struct or an
-// array. After a decoding error no field is ended: the fields begun last
-// stay open. Bytes a known tagged field leaves unread are reported as a
-// field "(unread)".
+// array; in a gapped Reader (NewGappedReader), a NotCapturedValue for a
+// field whose bytes fell in a gap (a records field with holes reports its
+// *Records, whose Gaps say where). After a decoding error, and after a
+// gapped Reader stops (ErrNotCaptured), no field is ended: the fields
+// begun last stay open. Bytes a known tagged field leaves unread are
+// reported as a field "(unread)".
 type Tracer interface {
 	Begin(name string, off int)
 	BeginIndex(i, off int)

@@ -35,7 +35,7 @@ type RecordBatch struct {
 	PartitionLeaderEpoch int32
 	Magic                int8
 	Crc                  uint32
-	CrcValid             bool // Crc matched the bytes (decode only)
+	CrcValid             bool // Crc matched the bytes (decode only; meaningless unless CrcChecked)
 	Attributes           int16
 	LastOffsetDelta      int32
 	BaseTimestamp        int64
@@ -51,20 +51,21 @@ type RecordBatch struct {
 	// counts.
 	RecordsCounted bool
 
-	// Gaps lists the byte ranges of the batch (relative to its first
-	// byte) that the capture did not hold, nil when it holds them all
-	// (decode only; see DecodeGappedRecordSet). A batch with gaps has
-	// header fields not captured (Captured says which; they hold zero),
-	// a CRC that cannot be verified (CrcValid is false and means
-	// nothing), and Records holds the records wholly before its first gap
-	// (none when the gap is in the header or the records are compressed).
-	Gaps []Gap
+	nc uint16 // header fields not captured, bits as batchHeaderFields (beside RecordsCounted: no padding)
+
 	// RecordsNotCaptured is, for a batch with gaps, how many of its
 	// RecordCount records were not decoded; -1 when RecordCount was not
 	// captured (or is negative). 0 for a batch wholly captured.
 	RecordsNotCaptured int32
-
-	nc uint16 // header fields not captured, bits as batchHeaderFields
+	// Gaps lists the byte ranges of the batch (relative to its first
+	// byte) that the capture did not hold, nil when it holds them all
+	// (decode only; see DecodeGappedRecordSet). A batch with gaps has
+	// header fields not captured (Captured says which; they hold zero),
+	// a CRC that cannot be verified (CrcChecked is false, CrcValid false
+	// and meaningless), and Records holds the records wholly before its
+	// first gap (none when the gap is in the header or the records are
+	// compressed).
+	Gaps []Gap
 }
 
 // Record is one record of a v2 batch. On the wire, after the batch header

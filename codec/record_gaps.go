@@ -70,9 +70,11 @@ func (h *holes) lostIn(from, to int) int {
 	return n
 }
 
-// gapEndAt returns the end of the gap holding byte off (off must be in one).
-func (h *holes) gapEndAt(off int) int {
-	return h.gaps[h.firstGapEndingAfter(off)].End
+// sizeGapEnd returns, for the entry at pos whose size field (bytes 8 to
+// 12) meets a gap, where that gap ends: where the search for the next
+// entry starts.
+func (h *holes) sizeGapEnd(pos int) int {
+	return h.gaps[h.firstGapEndingAfter(pos+8)].End
 }
 
 // DecodeGappedRecordSet decodes a records field of size bytes of which raw
@@ -238,11 +240,11 @@ func (d *recordDecoder) decodeGappedSet(h *holes) {
 			pos = h.size
 			continue
 		case frameTailLost:
-			d.note("the last %d bytes (at byte %d) not captured: fewer than an entry header", h.size-pos, pos)
+			d.note("the last %d bytes (at byte %d), fewer than an entry header, not all captured: not decoded", h.size-pos, pos)
 			pos = h.size
 			continue
 		case frameSizeLost:
-			p, found, gaveUp := h.resync(h.gapEndAt(max(pos+8, h.gaps[h.firstGapEndingAfter(pos+8)].Start)), &budget)
+			p, found, gaveUp := h.resync(h.sizeGapEnd(pos), &budget)
 			switch {
 			case found:
 				_, m, _, _ := h.frameAt(p)
@@ -387,7 +389,11 @@ func (d *recordDecoder) decodeHoledBatch(h *holes, pos, n int) *RecordBatch {
 		// A record cut short by the gap is no problem; another is.
 		d.note("%s: %v", where, st.err)
 	}
-	d.note("%s: CRC-32C not verified; %d of RecordCount %d records decoded, the rest not captured", lost, len(b.Records), b.RecordCount)
+	if b.RecordsNotCaptured == 0 {
+		d.note("%s, after its records: CRC-32C not verified; all %d records decoded", lost, len(b.Records))
+	} else {
+		d.note("%s: CRC-32C not verified; %d of RecordCount %d records decoded, the rest not captured", lost, len(b.Records), b.RecordCount)
+	}
 	return b
 }
 
@@ -433,6 +439,14 @@ func (b *RecordBatch) clearNotCaptured() {
 		}
 	}
 }
+
+// CrcChecked reports whether CrcValid says anything: false for a batch
+// with bytes not captured (Gaps), whose CRC could not be computed.
+func (b *RecordBatch) CrcChecked() bool { return b.Gaps == nil }
+
+// CrcChecked reports whether CrcValid says anything: false for a message
+// with bytes not captured (Gaps), whose CRC could not be computed.
+func (m *LegacyMessage) CrcChecked() bool { return m.Gaps == nil }
 
 // Captured reports whether the header field named (as in the struct and
 // its JSON: "BaseOffset" ... "RecordCount") was captured: true for every
@@ -633,7 +647,7 @@ func (rt *recordTracer) gappedSet(h *holes) {
 			done()
 			return
 		case frameSizeLost:
-			p, found, _ := h.resync(h.gapEndAt(h.gaps[h.firstGapEndingAfter(pos+8)].Start), &budget)
+			p, found, _ := h.resync(h.sizeGapEnd(pos), &budget)
 			note := "the size of the entry here was not captured: skipped to the next entry found by its CRC"
 			if !found {
 				note = "the size of the entry here was not captured, and no entry found by its CRC follows"

@@ -129,7 +129,10 @@ func TestGappedRecordSetMiddleOfBatch(t *testing.T) {
 		t.Fatalf("Count %d, want %d", got, want)
 	}
 	b := s.Entries[2].Batch
-	if b.CrcValid || b.Gaps == nil || len(b.Records) != 1 || b.RecordsNotCaptured != 2 || !b.Captured("RecordCount") {
+	if s.Entries[1].Batch.CrcChecked() != true || !s.Entries[1].Batch.CrcValid {
+		t.Fatalf("a batch wholly captured: CRC checked %v, valid %v", s.Entries[1].Batch.CrcChecked(), s.Entries[1].Batch.CrcValid)
+	}
+	if b.CrcValid || b.CrcChecked() || b.Gaps == nil || len(b.Records) != 1 || b.RecordsNotCaptured != 2 || !b.Captured("RecordCount") {
 		t.Fatalf("batch with a hole: CrcValid %v, Gaps %v, %d records, %d not captured", b.CrcValid, b.Gaps, len(b.Records), b.RecordsNotCaptured)
 	}
 	if !reflect.DeepEqual(b.Records[0], clean.Entries[2].Batch.Records[0]) {
@@ -359,7 +362,7 @@ func TestGappedMessageSet(t *testing.T) {
 		t.Fatalf("%d entries, count %d; notes %q", len(s.Entries), s.Count(), s.Notes)
 	}
 	m := s.Entries[1].Message
-	if m.CrcValid || string(m.Key) != "k1" || m.Value != nil || m.Captured("Value") || !m.Captured("Key") || m.Gaps == nil {
+	if m.CrcValid || m.CrcChecked() || string(m.Key) != "k1" || m.Value != nil || m.Captured("Value") || !m.Captured("Key") || m.Gaps == nil {
 		t.Fatalf("message with a hole: %+v", m)
 	}
 	if !hasNote(s, "not captured: CRC-32 not verified") {

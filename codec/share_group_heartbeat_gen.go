@@ -13,8 +13,8 @@ type ShareGroupHeartbeatRequest struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -258,7 +258,9 @@ func (s *ShareGroupHeartbeatRequest) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -276,8 +278,13 @@ func (s *ShareGroupHeartbeatRequest) ReadFrom(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
-func (s *ShareGroupHeartbeatRequest) NotCaptured() []NotCaptured { return s.notCaptured }
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
+func (s *ShareGroupHeartbeatRequest) NotCaptured() []NotCaptured {
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
+}
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ShareGroupHeartbeatRequest) AppendTo(dst []byte, version int16) []byte {
@@ -309,8 +316,8 @@ type ShareGroupHeartbeatResponse struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // ShareGroupHeartbeatResponseTopicPartitions is the TopicPartitions struct of ShareGroupHeartbeatResponse.
@@ -587,7 +594,9 @@ func (s *ShareGroupHeartbeatResponse) writeJSON(w *JSONWriter, version int16) {
 		}
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -937,8 +946,13 @@ func (s *ShareGroupHeartbeatResponse) ReadFrom(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
-func (s *ShareGroupHeartbeatResponse) NotCaptured() []NotCaptured { return s.notCaptured }
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
+func (s *ShareGroupHeartbeatResponse) NotCaptured() []NotCaptured {
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
+}
 
 // AppendTo appends the body encoded at version to dst.
 func (s *ShareGroupHeartbeatResponse) AppendTo(dst []byte, version int16) []byte {

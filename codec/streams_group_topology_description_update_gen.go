@@ -12,8 +12,8 @@ type StreamsGroupTopologyDescriptionUpdateRequest struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription is the TopologyDescription struct of StreamsGroupTopologyDescriptionUpdateRequest.
@@ -226,7 +226,9 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) writeJSON(w *JSONWriter, 
 		s.TopologyDescription.writeJSON(w, version)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -1121,9 +1123,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) ReadFrom(r *Reader, versi
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
 func (s *StreamsGroupTopologyDescriptionUpdateRequest) NotCaptured() []NotCaptured {
-	return s.notCaptured
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
 }
 
 // AppendTo appends the body encoded at version to dst.
@@ -1156,8 +1161,8 @@ type StreamsGroupTopologyDescriptionUpdateResponse struct {
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
 	nc uint64
-	// notCaptured lists where the frame's holes fell in the body (NotCaptured).
-	notCaptured []NotCaptured
+	// notCaptured lists where the frame's holes fell in the body (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.
+	notCaptured *[]NotCaptured
 }
 
 // SetDefaults sets every field to its default value.
@@ -1304,7 +1309,9 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) writeJSON(w *JSONWriter,
 		w.NullableString(s.ErrorMessage)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
-	writeNotCapturedJSON(w, s.notCaptured)
+	if s.notCaptured != nil {
+		writeNotCapturedJSON(w, *s.notCaptured)
+	}
 	w.EndObject()
 }
 
@@ -1325,9 +1332,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateResponse) ReadFrom(r *Reader, vers
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
-// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.
+// NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
 func (s *StreamsGroupTopologyDescriptionUpdateResponse) NotCaptured() []NotCaptured {
-	return s.notCaptured
+	if s.notCaptured == nil {
+		return nil
+	}
+	return *s.notCaptured
 }
 
 // AppendTo appends the body encoded at version to dst.

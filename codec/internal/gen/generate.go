@@ -394,8 +394,8 @@ func (g *gen) typeDecl(gs *gstruct) {
 	g.p("\t// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).")
 	g.p("\tnc uint64")
 	if gs.top {
-		g.p("\t// notCaptured lists where the frame's holes fell in the %s (NotCaptured).", kindName(m))
-		g.p("\tnotCaptured []NotCaptured")
+		g.p("\t// notCaptured lists where the frame's holes fell in the %s (NotCaptured); nil, not an empty list, when none did: a pointer keeps whole messages small.", kindName(m))
+		g.p("\tnotCaptured *[]NotCaptured")
 	}
 	g.p("}\n")
 }
@@ -1130,7 +1130,7 @@ func (g *gen) json(gs *gstruct) {
 		g.p("writeUnknownTagsJSON(w, s.UnknownTags)")
 	}
 	if gs.top {
-		g.p("writeNotCapturedJSON(w, s.notCaptured)")
+		g.p("if s.notCaptured != nil {\nwriteNotCapturedJSON(w, *s.notCaptured)\n}")
 	}
 	g.p("w.EndObject()")
 	g.p("}\n")
@@ -1345,8 +1345,8 @@ func (g *gen) messageMethods() {
 	g.p("if r.g == nil {\ns.notCaptured = nil\ns.readFrom(r, version)\nreturn\n}")
 	g.p("s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })")
 	g.p("}\n")
-	g.p("// NotCaptured lists the fields of the %s whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out.", kindName(m))
-	g.p("func (s *%s) NotCaptured() []NotCaptured { return s.notCaptured }\n", n)
+	g.p("// NotCaptured lists the fields of the %s whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A %s read after the Reader stopped (in the header) lists one stop with an empty path.", kindName(m), kindName(m))
+	g.p("func (s *%s) NotCaptured() []NotCaptured {\nif s.notCaptured == nil {\nreturn nil\n}\nreturn *s.notCaptured\n}\n", n)
 	g.p("// AppendTo appends the %s encoded at version to dst.", kindName(m))
 	g.p("func (s *%s) AppendTo(dst []byte, version int16) []byte { return s.appendTo(dst, version) }\n", n)
 	g.p("// WriteJSON writes the %s as a JSON object keyed by Kafka's field names, with the fields present at version.", kindName(m))
