@@ -507,8 +507,12 @@ func (s *AlterPartitionRequestPartitionData) readFrom(r *Reader, version int16) 
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("NewIsr")
-							s.NewIsr = a
-							s.nc |= 0x3c
+							s.NewIsr = a[:i]
+							if lost {
+								s.nc |= 0x3c
+							} else {
+								s.nc |= 0x38
+							}
 							return
 						}
 						lost = true
@@ -1464,8 +1468,12 @@ func (s *AlterPartitionResponsePartitionData) readFrom(r *Reader, version int16)
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Isr")
-							s.Isr = a
-							s.nc |= 0x70
+							s.Isr = a[:i]
+							if lost {
+								s.nc |= 0x70
+							} else {
+								s.nc |= 0x60
+							}
 							return
 						}
 						lost = true

@@ -448,8 +448,12 @@ func (s *AlterPartitionReassignmentsRequestReassignablePartition) readFrom(r *Re
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Replicas")
-							s.Replicas = a
-							s.nc |= 0x2
+							s.Replicas = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

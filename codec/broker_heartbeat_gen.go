@@ -185,8 +185,12 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 								if !r.skipped() {
 									r.PushIndex(i)
 									r.PushPath("OfflineLogDirs")
-									s.OfflineLogDirs = a
-									s.nc |= (0x60 &^ got)
+									s.OfflineLogDirs = a[:i]
+									if lost {
+										s.nc |= (0x60 &^ got)
+									} else {
+										s.nc |= (0x40 &^ got)
+									}
 									return
 								}
 								lost = true
@@ -246,8 +250,12 @@ func (s *BrokerHeartbeatRequest) readFrom(r *Reader, version int16) {
 								if !r.skipped() {
 									r.PushIndex(i)
 									r.PushPath("CordonedLogDirs")
-									s.CordonedLogDirs = a
-									s.nc |= (0x60 &^ got)
+									s.CordonedLogDirs = a[:i]
+									if lost {
+										s.nc |= (0x60 &^ got)
+									} else {
+										s.nc |= (0x20 &^ got)
+									}
 									return
 								}
 								lost = true

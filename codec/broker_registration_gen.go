@@ -269,8 +269,12 @@ func (s *BrokerRegistrationRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("LogDirs")
-							s.LogDirs = a
-							s.nc |= 0x180
+							s.LogDirs = a[:i]
+							if lost {
+								s.nc |= 0x180
+							} else {
+								s.nc |= 0x100
+							}
 							return
 						}
 						lost = true

@@ -60,8 +60,12 @@ func (s *ConsumerGroupDescribeRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("GroupIds")
-							s.GroupIds = a
-							s.nc |= 0x3
+							s.GroupIds = a[:i]
+							if lost {
+								s.nc |= 0x3
+							} else {
+								s.nc |= 0x2
+							}
 							return
 						}
 						lost = true
@@ -536,8 +540,12 @@ func (s *ConsumerGroupDescribeResponseTopicPartitions) readFrom(r *Reader, versi
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x4
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x4
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -1265,8 +1273,12 @@ func (s *ConsumerGroupDescribeResponseMember) readFrom(r *Reader, version int16)
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("SubscribedTopicNames")
-							s.SubscribedTopicNames = a
-							s.nc |= 0x7c0
+							s.SubscribedTopicNames = a[:i]
+							if lost {
+								s.nc |= 0x7c0
+							} else {
+								s.nc |= 0x780
+							}
 							return
 						}
 						lost = true

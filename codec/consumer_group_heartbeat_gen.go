@@ -184,8 +184,12 @@ func (s *ConsumerGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("SubscribedTopicNames")
-							s.SubscribedTopicNames = a
-							s.nc |= 0x3c0
+							s.SubscribedTopicNames = a[:i]
+							if lost {
+								s.nc |= 0x3c0
+							} else {
+								s.nc |= 0x380
+							}
 							return
 						}
 						lost = true
@@ -504,8 +508,12 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) readFrom(r *Reader, versi
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x2
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -1036,8 +1044,12 @@ func (s *ConsumerGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, vers
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x2
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

@@ -491,8 +491,12 @@ func (s *CreatePartitionsRequestCreatePartitionsAssignment) readFrom(r *Reader, 
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("BrokerIds")
-							s.BrokerIds = a
-							s.nc |= 0x1
+							s.BrokerIds = a[:i]
+							if lost {
+								s.nc |= 0x1
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

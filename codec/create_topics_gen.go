@@ -617,8 +617,12 @@ func (s *CreateTopicsRequestCreatableReplicaAssignment) readFrom(r *Reader, vers
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("BrokerIds")
-							s.BrokerIds = a
-							s.nc |= 0x2
+							s.BrokerIds = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

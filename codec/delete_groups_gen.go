@@ -70,8 +70,12 @@ func (s *DeleteGroupsRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("GroupsNames")
-							s.GroupsNames = a
-							s.nc |= 0x1
+							s.GroupsNames = a[:i]
+							if lost {
+								s.nc |= 0x1
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

@@ -131,8 +131,12 @@ func (s *DeleteTopicsRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("TopicNames")
-							s.TopicNames = a
-							s.nc |= 0x6
+							s.TopicNames = a[:i]
+							if lost {
+								s.nc |= 0x6
+							} else {
+								s.nc |= 0x4
+							}
 							return
 						}
 						lost = true

@@ -326,8 +326,12 @@ func (s *DescribeConfigsRequestDescribeConfigsResource) readFrom(r *Reader, vers
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("ConfigurationKeys")
-							s.ConfigurationKeys = a
-							s.nc |= 0x4
+							s.ConfigurationKeys = a[:i]
+							if lost {
+								s.nc |= 0x4
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

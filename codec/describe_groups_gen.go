@@ -72,8 +72,12 @@ func (s *DescribeGroupsRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Groups")
-							s.Groups = a
-							s.nc |= 0x3
+							s.Groups = a[:i]
+							if lost {
+								s.nc |= 0x3
+							} else {
+								s.nc |= 0x2
+							}
 							return
 						}
 						lost = true

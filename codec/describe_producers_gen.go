@@ -224,8 +224,12 @@ func (s *DescribeProducersRequestTopicRequest) readFrom(r *Reader, version int16
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("PartitionIndexes")
-							s.PartitionIndexes = a
-							s.nc |= 0x2
+							s.PartitionIndexes = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

@@ -1162,8 +1162,12 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("ReplicaNodes")
-							s.ReplicaNodes = a
-							s.nc |= 0x1f0
+							s.ReplicaNodes = a[:i]
+							if lost {
+								s.nc |= 0x1f0
+							} else {
+								s.nc |= 0x1e0
+							}
 							return
 						}
 						lost = true
@@ -1214,8 +1218,12 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("IsrNodes")
-							s.IsrNodes = a
-							s.nc |= 0x1e0
+							s.IsrNodes = a[:i]
+							if lost {
+								s.nc |= 0x1e0
+							} else {
+								s.nc |= 0x1c0
+							}
 							return
 						}
 						lost = true
@@ -1268,8 +1276,12 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("EligibleLeaderReplicas")
-							s.EligibleLeaderReplicas = a
-							s.nc |= 0x1c0
+							s.EligibleLeaderReplicas = a[:i]
+							if lost {
+								s.nc |= 0x1c0
+							} else {
+								s.nc |= 0x180
+							}
 							return
 						}
 						lost = true
@@ -1322,8 +1334,12 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("LastKnownElr")
-							s.LastKnownElr = a
-							s.nc |= 0x180
+							s.LastKnownElr = a[:i]
+							if lost {
+								s.nc |= 0x180
+							} else {
+								s.nc |= 0x100
+							}
 							return
 						}
 						lost = true
@@ -1374,8 +1390,12 @@ func (s *DescribeTopicPartitionsResponsePartition) readFrom(r *Reader, version i
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("OfflineReplicas")
-							s.OfflineReplicas = a
-							s.nc |= 0x100
+							s.OfflineReplicas = a[:i]
+							if lost {
+								s.nc |= 0x100
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

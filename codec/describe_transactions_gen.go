@@ -58,8 +58,12 @@ func (s *DescribeTransactionsRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("TransactionalIds")
-							s.TransactionalIds = a
-							s.nc |= 0x1
+							s.TransactionalIds = a[:i]
+							if lost {
+								s.nc |= 0x1
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -768,8 +772,12 @@ func (s *DescribeTransactionsResponseTopicData) readFrom(r *Reader, version int1
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x2
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

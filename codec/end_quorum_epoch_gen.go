@@ -583,8 +583,12 @@ func (s *EndQuorumEpochRequestPartitionData) readFrom(r *Reader, version int16) 
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("PreferredSuccessors")
-							s.PreferredSuccessors = a
-							s.nc |= 0x18
+							s.PreferredSuccessors = a[:i]
+							if lost {
+								s.nc |= 0x18
+							} else {
+								s.nc |= 0x10
+							}
 							return
 						}
 						lost = true

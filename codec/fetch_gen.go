@@ -1303,8 +1303,12 @@ func (s *FetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x4
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x4
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

@@ -102,8 +102,12 @@ func (s *FindCoordinatorRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("CoordinatorKeys")
-							s.CoordinatorKeys = a
-							s.nc |= 0x4
+							s.CoordinatorKeys = a[:i]
+							if lost {
+								s.nc |= 0x4
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

@@ -292,8 +292,12 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("AcceptedCompressionTypes")
-							s.AcceptedCompressionTypes = a
-							s.nc |= 0x1f0
+							s.AcceptedCompressionTypes = a[:i]
+							if lost {
+								s.nc |= 0x1f0
+							} else {
+								s.nc |= 0x1e0
+							}
 							return
 						}
 						lost = true
@@ -392,8 +396,12 @@ func (s *GetTelemetrySubscriptionsResponse) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("RequestedMetrics")
-							s.RequestedMetrics = a
-							s.nc |= 0x100
+							s.RequestedMetrics = a[:i]
+							if lost {
+								s.nc |= 0x100
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

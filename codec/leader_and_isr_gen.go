@@ -617,8 +617,12 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Isr")
-							s.Isr = a
-							s.nc |= 0xfe0
+							s.Isr = a[:i]
+							if lost {
+								s.nc |= 0xfe0
+							} else {
+								s.nc |= 0xfc0
+							}
 							return
 						}
 						lost = true
@@ -689,8 +693,12 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Replicas")
-							s.Replicas = a
-							s.nc |= 0xf80
+							s.Replicas = a[:i]
+							if lost {
+								s.nc |= 0xf80
+							} else {
+								s.nc |= 0xf00
+							}
 							return
 						}
 						lost = true
@@ -745,8 +753,12 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("AddingReplicas")
-							s.AddingReplicas = a
-							s.nc |= 0xf00
+							s.AddingReplicas = a[:i]
+							if lost {
+								s.nc |= 0xf00
+							} else {
+								s.nc |= 0xe00
+							}
 							return
 						}
 						lost = true
@@ -803,8 +815,12 @@ func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) readFrom(r *Reader, vers
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("RemovingReplicas")
-							s.RemovingReplicas = a
-							s.nc |= 0xe00
+							s.RemovingReplicas = a[:i]
+							if lost {
+								s.nc |= 0xe00
+							} else {
+								s.nc |= 0xc00
+							}
 							return
 						}
 						lost = true

@@ -58,8 +58,12 @@ func (s *ListClientMetricsResourcesRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("ResourceTypes")
-							s.ResourceTypes = a
-							s.nc |= 0x1
+							s.ResourceTypes = a[:i]
+							if lost {
+								s.nc |= 0x1
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

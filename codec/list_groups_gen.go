@@ -60,8 +60,12 @@ func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("StatesFilter")
-							s.StatesFilter = a
-							s.nc |= 0x3
+							s.StatesFilter = a[:i]
+							if lost {
+								s.nc |= 0x3
+							} else {
+								s.nc |= 0x2
+							}
 							return
 						}
 						lost = true
@@ -114,8 +118,12 @@ func (s *ListGroupsRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("TypesFilter")
-							s.TypesFilter = a
-							s.nc |= 0x2
+							s.TypesFilter = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

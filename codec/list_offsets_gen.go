@@ -1165,8 +1165,12 @@ func (s *ListOffsetsResponseListOffsetsPartitionResponse) readFrom(r *Reader, ve
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("OldStyleOffsets")
-							s.OldStyleOffsets = a
-							s.nc |= 0x3c
+							s.OldStyleOffsets = a[:i]
+							if lost {
+								s.nc |= 0x3c
+							} else {
+								s.nc |= 0x38
+							}
 							return
 						}
 						lost = true

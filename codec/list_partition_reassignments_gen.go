@@ -253,8 +253,12 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) read
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("PartitionIndexes")
-							s.PartitionIndexes = a
-							s.nc |= 0x2
+							s.PartitionIndexes = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -893,8 +897,12 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Replicas")
-							s.Replicas = a
-							s.nc |= 0xe
+							s.Replicas = a[:i]
+							if lost {
+								s.nc |= 0xe
+							} else {
+								s.nc |= 0xc
+							}
 							return
 						}
 						lost = true
@@ -945,8 +953,12 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("AddingReplicas")
-							s.AddingReplicas = a
-							s.nc |= 0xc
+							s.AddingReplicas = a[:i]
+							if lost {
+								s.nc |= 0xc
+							} else {
+								s.nc |= 0x8
+							}
 							return
 						}
 						lost = true
@@ -997,8 +1009,12 @@ func (s *ListPartitionReassignmentsResponseOngoingPartitionReassignment) readFro
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("RemovingReplicas")
-							s.RemovingReplicas = a
-							s.nc |= 0x8
+							s.RemovingReplicas = a[:i]
+							if lost {
+								s.nc |= 0x8
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

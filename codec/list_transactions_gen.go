@@ -64,8 +64,12 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("StateFilters")
-							s.StateFilters = a
-							s.nc |= 0xf
+							s.StateFilters = a[:i]
+							if lost {
+								s.nc |= 0xf
+							} else {
+								s.nc |= 0xe
+							}
 							return
 						}
 						lost = true
@@ -116,8 +120,12 @@ func (s *ListTransactionsRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("ProducerIdFilters")
-							s.ProducerIdFilters = a
-							s.nc |= 0xe
+							s.ProducerIdFilters = a[:i]
+							if lost {
+								s.nc |= 0xe
+							} else {
+								s.nc |= 0xc
+							}
 							return
 						}
 						lost = true
@@ -428,8 +436,12 @@ func (s *ListTransactionsResponse) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("UnknownStateFilters")
-							s.UnknownStateFilters = a
-							s.nc |= 0xc
+							s.UnknownStateFilters = a[:i]
+							if lost {
+								s.nc |= 0xc
+							} else {
+								s.nc |= 0x8
+							}
 							return
 						}
 						lost = true

@@ -1498,8 +1498,12 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("ReplicaNodes")
-							s.ReplicaNodes = a
-							s.nc |= 0x70
+							s.ReplicaNodes = a[:i]
+							if lost {
+								s.nc |= 0x70
+							} else {
+								s.nc |= 0x60
+							}
 							return
 						}
 						lost = true
@@ -1554,8 +1558,12 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("IsrNodes")
-							s.IsrNodes = a
-							s.nc |= 0x60
+							s.IsrNodes = a[:i]
+							if lost {
+								s.nc |= 0x60
+							} else {
+								s.nc |= 0x40
+							}
 							return
 						}
 						lost = true
@@ -1610,8 +1618,12 @@ func (s *MetadataResponsePartition) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("OfflineReplicas")
-							s.OfflineReplicas = a
-							s.nc |= 0x40
+							s.OfflineReplicas = a[:i]
+							if lost {
+								s.nc |= 0x40
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

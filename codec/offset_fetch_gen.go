@@ -402,8 +402,12 @@ func (s *OffsetFetchRequestTopic) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("PartitionIndexes")
-							s.PartitionIndexes = a
-							s.nc |= 0x2
+							s.PartitionIndexes = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -820,8 +824,12 @@ func (s *OffsetFetchRequestTopics) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("PartitionIndexes")
-							s.PartitionIndexes = a
-							s.nc |= 0x4
+							s.PartitionIndexes = a[:i]
+							if lost {
+								s.nc |= 0x4
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

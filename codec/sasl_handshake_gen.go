@@ -165,8 +165,12 @@ func (s *SaslHandshakeResponse) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Mechanisms")
-							s.Mechanisms = a
-							s.nc |= 0x2
+							s.Mechanisms = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

@@ -684,8 +684,12 @@ func (s *ShareAcknowledgeRequestAcknowledgementBatch) readFrom(r *Reader, versio
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("AcknowledgeTypes")
-							s.AcknowledgeTypes = a
-							s.nc |= 0x4
+							s.AcknowledgeTypes = a[:i]
+							if lost {
+								s.nc |= 0x4
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

@@ -940,8 +940,12 @@ func (s *ShareFetchRequestAcknowledgementBatch) readFrom(r *Reader, version int1
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("AcknowledgeTypes")
-							s.AcknowledgeTypes = a
-							s.nc |= 0x4
+							s.AcknowledgeTypes = a[:i]
+							if lost {
+								s.nc |= 0x4
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -1114,8 +1118,12 @@ func (s *ShareFetchRequestForgottenTopic) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x2
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

@@ -60,8 +60,12 @@ func (s *ShareGroupDescribeRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("GroupIds")
-							s.GroupIds = a
-							s.nc |= 0x3
+							s.GroupIds = a[:i]
+							if lost {
+								s.nc |= 0x3
+							} else {
+								s.nc |= 0x2
+							}
 							return
 						}
 						lost = true
@@ -530,8 +534,12 @@ func (s *ShareGroupDescribeResponseTopicPartitions) readFrom(r *Reader, version 
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x4
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x4
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -1238,8 +1246,12 @@ func (s *ShareGroupDescribeResponseMember) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("SubscribedTopicNames")
-							s.SubscribedTopicNames = a
-							s.nc |= 0x60
+							s.SubscribedTopicNames = a[:i]
+							if lost {
+								s.nc |= 0x60
+							} else {
+								s.nc |= 0x40
+							}
 							return
 						}
 						lost = true

@@ -132,8 +132,12 @@ func (s *ShareGroupHeartbeatRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("SubscribedTopicNames")
-							s.SubscribedTopicNames = a
-							s.nc |= 0x10
+							s.SubscribedTopicNames = a[:i]
+							if lost {
+								s.nc |= 0x10
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -661,8 +665,12 @@ func (s *ShareGroupHeartbeatResponseTopicPartitions) readFrom(r *Reader, version
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x2
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

@@ -62,8 +62,12 @@ func (s *StreamsGroupDescribeRequest) readFrom(r *Reader, version int16) {
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("GroupIds")
-							s.GroupIds = a
-							s.nc |= 0x7
+							s.GroupIds = a[:i]
+							if lost {
+								s.nc |= 0x7
+							} else {
+								s.nc |= 0x6
+							}
 							return
 						}
 						lost = true
@@ -1192,8 +1196,12 @@ func (s *StreamsGroupDescribeResponseTaskIds) readFrom(r *Reader, version int16)
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x2
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -1869,8 +1877,12 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("SourceTopics")
-							s.SourceTopics = a
-							s.nc |= 0x3c
+							s.SourceTopics = a[:i]
+							if lost {
+								s.nc |= 0x3c
+							} else {
+								s.nc |= 0x38
+							}
 							return
 						}
 						lost = true
@@ -1937,8 +1949,12 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Stores")
-							s.Stores = a
-							s.nc |= 0x30
+							s.Stores = a[:i]
+							if lost {
+								s.nc |= 0x30
+							} else {
+								s.nc |= 0x20
+							}
 							return
 						}
 						lost = true
@@ -1989,8 +2005,12 @@ func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) readFrom(r *Reader
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Successors")
-							s.Successors = a
-							s.nc |= 0x20
+							s.Successors = a[:i]
+							if lost {
+								s.nc |= 0x20
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -2923,8 +2943,12 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("SourceTopics")
-							s.SourceTopics = a
-							s.nc |= 0x1e
+							s.SourceTopics = a[:i]
+							if lost {
+								s.nc |= 0x1e
+							} else {
+								s.nc |= 0x1c
+							}
 							return
 						}
 						lost = true
@@ -2975,8 +2999,12 @@ func (s *StreamsGroupDescribeResponseSubtopology) readFrom(r *Reader, version in
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("RepartitionSinkTopics")
-							s.RepartitionSinkTopics = a
-							s.nc |= 0x1c
+							s.RepartitionSinkTopics = a[:i]
+							if lost {
+								s.nc |= 0x1c
+							} else {
+								s.nc |= 0x18
+							}
 							return
 						}
 						lost = true

@@ -1545,8 +1545,12 @@ func (s *StreamsGroupHeartbeatRequestTaskIds) readFrom(r *Reader, version int16)
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x2
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -1877,8 +1881,12 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("SourceTopics")
-							s.SourceTopics = a
-							s.nc |= 0x7e
+							s.SourceTopics = a[:i]
+							if lost {
+								s.nc |= 0x7e
+							} else {
+								s.nc |= 0x7c
+							}
 							return
 						}
 						lost = true
@@ -1929,8 +1937,12 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("SourceTopicRegex")
-							s.SourceTopicRegex = a
-							s.nc |= 0x7c
+							s.SourceTopicRegex = a[:i]
+							if lost {
+								s.nc |= 0x7c
+							} else {
+								s.nc |= 0x78
+							}
 							return
 						}
 						lost = true
@@ -2026,8 +2038,12 @@ func (s *StreamsGroupHeartbeatRequestSubtopology) readFrom(r *Reader, version in
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("RepartitionSinkTopics")
-							s.RepartitionSinkTopics = a
-							s.nc |= 0x70
+							s.RepartitionSinkTopics = a[:i]
+							if lost {
+								s.nc |= 0x70
+							} else {
+								s.nc |= 0x60
+							}
 							return
 						}
 						lost = true
@@ -2348,8 +2364,12 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("SourceTopics")
-							s.SourceTopics = a
-							s.nc |= 0x7
+							s.SourceTopics = a[:i]
+							if lost {
+								s.nc |= 0x7
+							} else {
+								s.nc |= 0x6
+							}
 							return
 						}
 						lost = true
@@ -2400,8 +2420,12 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("SourceTopicRegex")
-							s.SourceTopicRegex = a
-							s.nc |= 0x6
+							s.SourceTopicRegex = a[:i]
+							if lost {
+								s.nc |= 0x6
+							} else {
+								s.nc |= 0x4
+							}
 							return
 						}
 						lost = true
@@ -2452,8 +2476,12 @@ func (s *StreamsGroupHeartbeatRequestCopartitionGroup) readFrom(r *Reader, versi
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("RepartitionSourceTopics")
-							s.RepartitionSourceTopics = a
-							s.nc |= 0x4
+							s.RepartitionSourceTopics = a[:i]
+							if lost {
+								s.nc |= 0x4
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -3606,8 +3634,12 @@ func (s *StreamsGroupHeartbeatResponseTopicPartition) readFrom(r *Reader, versio
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x2
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true
@@ -3773,8 +3805,12 @@ func (s *StreamsGroupHeartbeatResponseTaskIds) readFrom(r *Reader, version int16
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Partitions")
-							s.Partitions = a
-							s.nc |= 0x2
+							s.Partitions = a[:i]
+							if lost {
+								s.nc |= 0x2
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

@@ -671,8 +671,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("SourceTopics")
-							s.SourceTopics = a
-							s.nc |= 0x3c
+							s.SourceTopics = a[:i]
+							if lost {
+								s.nc |= 0x3c
+							} else {
+								s.nc |= 0x38
+							}
 							return
 						}
 						lost = true
@@ -739,8 +743,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Stores")
-							s.Stores = a
-							s.nc |= 0x30
+							s.Stores = a[:i]
+							if lost {
+								s.nc |= 0x30
+							} else {
+								s.nc |= 0x20
+							}
 							return
 						}
 						lost = true
@@ -791,8 +799,12 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) re
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Successors")
-							s.Successors = a
-							s.nc |= 0x20
+							s.Successors = a[:i]
+							if lost {
+								s.nc |= 0x20
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

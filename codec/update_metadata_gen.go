@@ -640,8 +640,12 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Isr")
-							s.Isr = a
-							s.nc |= 0x1e0
+							s.Isr = a[:i]
+							if lost {
+								s.nc |= 0x1e0
+							} else {
+								s.nc |= 0x1c0
+							}
 							return
 						}
 						lost = true
@@ -712,8 +716,12 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("Replicas")
-							s.Replicas = a
-							s.nc |= 0x180
+							s.Replicas = a[:i]
+							if lost {
+								s.nc |= 0x180
+							} else {
+								s.nc |= 0x100
+							}
 							return
 						}
 						lost = true
@@ -768,8 +776,12 @@ func (s *UpdateMetadataRequestUpdateMetadataPartitionState) readFrom(r *Reader, 
 						if !r.skipped() {
 							r.PushIndex(i)
 							r.PushPath("OfflineReplicas")
-							s.OfflineReplicas = a
-							s.nc |= 0x100
+							s.OfflineReplicas = a[:i]
+							if lost {
+								s.nc |= 0x100
+							} else {
+								s.nc |= 0x0
+							}
 							return
 						}
 						lost = true

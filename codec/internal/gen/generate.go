@@ -777,7 +777,10 @@ func (g *gen) decodeField(f *schema.Field, target string, m fieldMasks) {
 			g.p("var e %s", elemGo)
 			g.p("%s", g.readPrim(et, "e", flex, "false", false, neverFlex))
 			g.p("a = append(grow(a, n), e)")
-			g.p("if r.err != nil {\nif !r.skipped() {\nr.PushIndex(i)\nr.PushPath(%q)\n%s = a\ns.nc |= %s\nreturn\n}\nlost = true\n} else if r.tr != nil {\nr.tr.End(r.off, e)\n}", f.Name, target, m.stopAt)
+			// Decoding stopped at element i: the elements before it were
+			// all captured (unless one was stepped over), and they stand,
+			// as the elements of a struct array read before a stop do.
+			g.p("if r.err != nil {\nif !r.skipped() {\nr.PushIndex(i)\nr.PushPath(%q)\n%s = a[:i]\nif lost {\ns.nc |= %s\n} else {\ns.nc |= %s\n}\nreturn\n}\nlost = true\n} else if r.tr != nil {\nr.tr.End(r.off, e)\n}", f.Name, target, m.stopAt, m.stopIn)
 		} else {
 			g.p("a = append(grow(a, n), %s{})", elemGo)
 			g.p("a[i].readFrom(r, version)")
