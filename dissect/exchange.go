@@ -1,7 +1,8 @@
 // Package dissect turns packet captures into Kafka exchanges: capture file or
-// interface → packets → link layer → IPv4/IPv6 → TCP reassembly (gopacket's
-// reassembly package) → Kafka framing → request/response matching by
-// CorrelationId → decoded bodies (package codec).
+// interface → packets → link layer (gopacket's layers) → IPv4/IPv6 → TCP
+// reassembly into bytes and holes (reassembly.go) → Kafka framing across
+// the holes → request/response matching by CorrelationId → decoded bodies
+// (package codec, around the holes).
 package dissect
 
 import (
