@@ -167,3 +167,51 @@ func TestQueueBounded(t *testing.T) {
 	}
 	r.close()
 }
+
+// A client that numbers its requests in steps (one counter for all its
+// connections): a segment lost inside a request whose size was read costs
+// that request its bytes and nothing else: no frame after it is skipped,
+// whatever the CorrelationIds look like.
+func TestHoleInsideFrameSkipsNothing(t *testing.T) {
+	clock := testClock()
+	c := newConn(t, ethernet, 40000, 9092, &clock)
+	r := newStreamRun(t, Options{})
+	r.feed(c.handshake()...)
+	const n = 12
+	for k := range int32(n) {
+		corr := 7 + 1009*k
+		segs := c.send(true, reqFrame(opaqueKey, 1, corr, "cl", filler(600, byte(k))), 300)
+		switch k {
+		case 3:
+			segs = segs[1:] // its first 300 bytes lost: size prefix and header
+		case 4:
+			segs = segs[:1] // its last part lost: inside the frame
+		}
+		r.feed(segs...)
+		r.feed(c.send(false, respFrame(corr, nil))...)
+	}
+	r.feed(c.close()...)
+	r.close()
+	found := map[int32]*Exchange{}
+	for _, e := range r.got {
+		if e.Request != nil {
+			found[e.CorrelationID] = e
+		}
+	}
+	for k := range int32(n) {
+		corr := 7 + 1009*k
+		e := found[corr]
+		switch {
+		case k == 3:
+			continue // its header was lost: its response stands alone
+		case e == nil:
+			t.Errorf("request %d (CorrelationId %d) not found", k, corr)
+		case k == 4 && (len(e.Request.Holes) != 1 || e.Request.Holes[0].Cause != HoleNotCaptured || e.Response == nil):
+			t.Errorf("request 4: %s holes %v", describe(e), e.Request.Holes)
+		case k != 4 && (len(e.Request.Holes) != 0 || e.Response == nil):
+			t.Errorf("request %d: %s", k, describe(e))
+		case k == 5 && len(e.Notes) != 0:
+			t.Errorf("request 5, right after the hole: %s", describe(e))
+		}
+	}
+}
