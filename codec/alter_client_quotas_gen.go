@@ -737,11 +737,18 @@ func (s *AlterClientQuotasRequest) summarize(sm *Summary, version int16, c sumCt
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *AlterClientQuotasRequest) ReadFrom(r *Reader, version int16) {
-	if r.g == nil {
-		s.notCaptured = nil
-		s.readFrom(r, version)
+	if r.g != nil {
+		s.readGapped(r, version)
 		return
 	}
+	s.notCaptured = nil
+	s.readFrom(r, version)
+}
+
+// readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
+//
+//go:noinline
+func (s *AlterClientQuotasRequest) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
@@ -1338,11 +1345,18 @@ func (s *AlterClientQuotasResponseEntryData) summarize(sm *Summary, version int1
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *AlterClientQuotasResponse) ReadFrom(r *Reader, version int16) {
-	if r.g == nil {
-		s.notCaptured = nil
-		s.readFrom(r, version)
+	if r.g != nil {
+		s.readGapped(r, version)
 		return
 	}
+	s.notCaptured = nil
+	s.readFrom(r, version)
+}
+
+// readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
+//
+//go:noinline
+func (s *AlterClientQuotasResponse) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 

@@ -515,11 +515,18 @@ func (s *AlterShareGroupOffsetsRequestPartition) summarize(sm *Summary, version 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *AlterShareGroupOffsetsRequest) ReadFrom(r *Reader, version int16) {
-	if r.g == nil {
-		s.notCaptured = nil
-		s.readFrom(r, version)
+	if r.g != nil {
+		s.readGapped(r, version)
 		return
 	}
+	s.notCaptured = nil
+	s.readFrom(r, version)
+}
+
+// readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
+//
+//go:noinline
+func (s *AlterShareGroupOffsetsRequest) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
@@ -1177,11 +1184,18 @@ func (s *AlterShareGroupOffsetsResponsePartition) summarize(sm *Summary, version
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *AlterShareGroupOffsetsResponse) ReadFrom(r *Reader, version int16) {
-	if r.g == nil {
-		s.notCaptured = nil
-		s.readFrom(r, version)
+	if r.g != nil {
+		s.readGapped(r, version)
 		return
 	}
+	s.notCaptured = nil
+	s.readFrom(r, version)
+}
+
+// readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
+//
+//go:noinline
+func (s *AlterShareGroupOffsetsResponse) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 

@@ -912,11 +912,18 @@ func (s *CreateTopicsRequestCreatableTopicConfig) summarize(sm *Summary, version
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *CreateTopicsRequest) ReadFrom(r *Reader, version int16) {
-	if r.g == nil {
-		s.notCaptured = nil
-		s.readFrom(r, version)
+	if r.g != nil {
+		s.readGapped(r, version)
 		return
 	}
+	s.notCaptured = nil
+	s.readFrom(r, version)
+}
+
+// readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
+//
+//go:noinline
+func (s *CreateTopicsRequest) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
@@ -1758,11 +1765,18 @@ func (s *CreateTopicsResponseCreatableTopicConfigs) summarize(sm *Summary, versi
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *CreateTopicsResponse) ReadFrom(r *Reader, version int16) {
-	if r.g == nil {
-		s.notCaptured = nil
-		s.readFrom(r, version)
+	if r.g != nil {
+		s.readGapped(r, version)
 		return
 	}
+	s.notCaptured = nil
+	s.readFrom(r, version)
+}
+
+// readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
+//
+//go:noinline
+func (s *CreateTopicsResponse) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 

@@ -542,11 +542,18 @@ func (s *DescribeShareGroupOffsetsRequestTopic) summarize(sm *Summary, version i
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *DescribeShareGroupOffsetsRequest) ReadFrom(r *Reader, version int16) {
-	if r.g == nil {
-		s.notCaptured = nil
-		s.readFrom(r, version)
+	if r.g != nil {
+		s.readGapped(r, version)
 		return
 	}
+	s.notCaptured = nil
+	s.readFrom(r, version)
+}
+
+// readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
+//
+//go:noinline
+func (s *DescribeShareGroupOffsetsRequest) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
@@ -1459,11 +1466,18 @@ func (s *DescribeShareGroupOffsetsResponsePartition) summarize(sm *Summary, vers
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *DescribeShareGroupOffsetsResponse) ReadFrom(r *Reader, version int16) {
-	if r.g == nil {
-		s.notCaptured = nil
-		s.readFrom(r, version)
+	if r.g != nil {
+		s.readGapped(r, version)
 		return
 	}
+	s.notCaptured = nil
+	s.readFrom(r, version)
+}
+
+// readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
+//
+//go:noinline
+func (s *DescribeShareGroupOffsetsResponse) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 

@@ -1085,11 +1085,18 @@ func (s *EndQuorumEpochRequestPartitionData) summarize(sm *Summary, version int1
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *EndQuorumEpochRequest) ReadFrom(r *Reader, version int16) {
-	if r.g == nil {
-		s.notCaptured = nil
-		s.readFrom(r, version)
+	if r.g != nil {
+		s.readGapped(r, version)
 		return
 	}
+	s.notCaptured = nil
+	s.readFrom(r, version)
+}
+
+// readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
+//
+//go:noinline
+func (s *EndQuorumEpochRequest) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
@@ -1964,11 +1971,18 @@ func (s *EndQuorumEpochResponsePartitionData) summarize(sm *Summary, version int
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
 func (s *EndQuorumEpochResponse) ReadFrom(r *Reader, version int16) {
-	if r.g == nil {
-		s.notCaptured = nil
-		s.readFrom(r, version)
+	if r.g != nil {
+		s.readGapped(r, version)
 		return
 	}
+	s.notCaptured = nil
+	s.readFrom(r, version)
+}
+
+// readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
+//
+//go:noinline
+func (s *EndQuorumEpochResponse) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
