@@ -155,7 +155,7 @@ func TestSnapLengthRealCaptures(t *testing.T) {
 		opts Options
 	}
 	var caps []capture
-	for _, f := range realCaptures(t) {
+	for _, f := range append(realCaptures(t), mtuCapture) {
 		caps = append(caps, capture{filepath.Base(f), loadCapture(t, f), Options{}})
 	}
 	for name, port := range publicPortsIfAny(t) {
