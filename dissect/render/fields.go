@@ -96,11 +96,9 @@ type lazyRecords struct {
 	// A records field: its record set, at base in the frame.
 	raw  []byte
 	base int
-	// The records of batch, in buf[from:to]; base is added to those
-	// offsets (0 in a decompressed section).
-	batch    *codec.RecordBatch
-	buf      []byte
-	from, to int
+	// The records of a batch; base is added to their offsets (0 in a
+	// decompressed section).
+	batch *codec.BatchRecords
 }
 
 // eachChild calls fn with the children of n in wire order. The entries of
@@ -131,34 +129,24 @@ func (ft *FrameTree) eachChild(n *Node, fn func(*Node)) {
 	// The records end where the field does (the last reaches its end,
 	// or "(after the records)" does), so frameTracer.End would add no
 	// "(unread)" to the field.
-	codec.TraceBatchRecords(l.buf, l.from, l.to, l.batch, t, each)
+	l.batch.Trace(t, each)
 }
 
-// batchRecordsCount is how many children eachChild calls fn with for
-// the records of a batch (n a batch's "Records"), counted without keeping
+// batchRecordsCount is how many records the records of a batch hold (n
+// a batch's "Records"), those decoding decodes, counted without keeping
 // them.
 func (ft *FrameTree) batchRecordsCount(n *Node) int {
-	l := n.lazy
-	if l == nil || l.batch == nil {
-		return len(n.Children)
+	if l := n.lazy; l != nil && l.batch != nil {
+		return l.batch.Count()
 	}
-	var c childCounter
-	codec.TraceBatchRecords(l.buf, l.from, l.to, l.batch, &c, nil)
-	return len(n.Children) + c.n
-}
-
-// childCounter counts the outermost fields traced (a codec.Tracer).
-type childCounter struct{ depth, n int }
-
-func (c *childCounter) Begin(string, int)   { c.begin() }
-func (c *childCounter) BeginIndex(int, int) { c.begin() }
-func (c *childCounter) begin() {
-	if c.depth == 0 {
-		c.n++
+	k := 0
+	for _, c := range n.Children {
+		if _, ok := c.Value.(*codec.Record); ok {
+			k++
+		}
 	}
-	c.depth++
+	return k
 }
-func (c *childCounter) End(int, any) { c.depth-- }
 
 // recordScan is what a records field holds, counted without keeping its
 // fields.
@@ -333,17 +321,18 @@ func (t *frameTracer) sensitiveConfig() bool {
 
 // DeferRecords implements codec.RecordsDeferrer, for a lazy tree: the
 // records of a batch are traced when walked (FrameTree.eachChild).
-func (t *frameTracer) DeferRecords(buf []byte, from, to int, b *codec.RecordBatch) {
+func (t *frameTracer) DeferRecords(r *codec.BatchRecords) {
+	from, to := r.Range()
 	if !t.lazy {
 		t.Begin("Records", from)
-		codec.TraceBatchRecords(buf, from, to, b, t, nil)
+		r.Trace(t, nil)
 		t.End(to, nil)
 		return
 	}
 	p := t.top()
 	base := t.base()
 	p.Children = append(p.Children, &Node{Name: "Records", Start: from + base, End: to + base, common: p.common,
-		lazy: &lazyRecords{batch: b, buf: buf, from: from, to: to, base: base}})
+		lazy: &lazyRecords{batch: r, base: base}})
 }
 
 // BeginSection implements codec.SectionTracer.
