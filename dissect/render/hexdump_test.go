@@ -35,7 +35,7 @@ func checkLabelCover(leaves []Label, size int) error {
 // checkFrameLabels checks every space of one frame's labels.
 func checkFrameLabels(ft *FrameTree, labels []Label) error {
 	spaces := map[int][]Label{}
-	sizes := map[int]int{0: 4 + len(ft.Frame.Bytes)}
+	sizes := map[int]int{0: ft.Root.End}
 	for _, l := range labels {
 		if l.Leaf {
 			spaces[l.Section] = append(spaces[l.Section], l)
