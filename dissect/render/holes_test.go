@@ -297,9 +297,10 @@ func countedSide(ex *dissect.Exchange, req, resp string) string {
 // each frame (size prefix to its size) and of each decompressed section
 // exactly once; no label meeting a hole shows a value, and no hexdump
 // row shows a byte of one; every field JSON lists in not_captured is
-// printed as not captured in the detail view; and the record counts of
-// the detail view, the hexdump, the summary table, JSON and stats (which
-// counts by CRC-checked headers) are equal.
+// printed as not captured in the detail view; the summary table's notes
+// say what each exchange lacks; and the record counts of the detail
+// view, the hexdump, the summary table, JSON and stats (which counts by
+// CRC-checked headers) are equal.
 func TestViewsOnDamagedCaptures(t *testing.T) {
 	s, err := LoadSchema()
 	if err != nil {
@@ -349,6 +350,10 @@ func TestViewsOnDamagedCaptures(t *testing.T) {
 					t.Fatalf("%s %s: %v", where, ft.Root.Name, err)
 				}
 			}
+			row := SummaryRow(ex)
+			if holesCell(ex) != "" && !strings.Contains(row[11], " bytes not captured (") {
+				t.Fatalf("%s: the notes cell %q does not say what was not captured", where, row[11])
+			}
 			hex := write(hexdump, &hexBuf, ex)
 			if err := checkHexdumpRows(hex, ex); err != nil {
 				t.Fatalf("%s: %v", where, err)
@@ -379,7 +384,7 @@ func TestViewsOnDamagedCaptures(t *testing.T) {
 			jsonRecords += want
 			records += want
 			_, hreq, hresp := sides(hex, true)
-			got := map[string]int{"summary": mustAtoi(t, SummaryRow(ex)[8]), "stats decoder": counted[i].Decoded.Records}
+			got := map[string]int{"summary": mustAtoi(t, row[8]), "stats decoder": counted[i].Decoded.Records}
 			if got["detail"], err = recordsCounted(countedSide(ex, dreq, dresp), false); err != nil {
 				t.Fatal(err)
 			}
