@@ -84,19 +84,24 @@ type RecordDecodeOptions struct {
 	// at its header (RecordBatch.RecordsCounted, Records nil, no
 	// notes): a compressed one, of a codec Kafka defines, without
 	// decompressing it, when RecordCount is not negative and that many
-	// decoded records would fit in the budget left (they are charged to
-	// it); an uncompressed one when it holds exactly RecordCount records
-	// that decode and fit (checked without allocating). Every other entry
-	// is decoded in full: a CRC mismatch, an unknown codec, a record
-	// count that disagrees or does not fit, legacy messages (magic 0 and
-	// 1), a trailing partial entry.
+	// decoded records would fit in the budget left with the most its
+	// payload's framing says it can decompress to (the records are
+	// charged to it; a gzip payload is bounded by deflate's ratio, about
+	// 1032:1, so one of over about 64 KiB is decoded in full under the
+	// default budget); an uncompressed one when it holds exactly
+	// RecordCount records that decode and fit (checked without
+	// allocating). Every other entry is decoded in full: a CRC mismatch,
+	// an unknown codec, a record count that disagrees or does not fit, a
+	// payload that might decompress past the budget (a decompression
+	// bomb, whatever its RecordCount), legacy messages (magic 0 and 1), a
+	// trailing partial entry.
 	//
 	// Count then gives what a full decode gives for every batch whose
 	// content agrees with its CRC-verified header, as Kafka's clients and
 	// brokers write them. It can differ for a compressed batch whose CRC
 	// matches though its records disagree with RecordCount or do not
 	// decompress (a writer's bug or a crafted batch), and for a frame
-	// whose decompressed records would exhaust the budget (the budget is
+	// whose batches together decompress past the budget (the budget is
 	// charged the records of a batch taken at its header, not the
 	// decompressed bytes it never produces).
 	CountOnly bool

@@ -404,8 +404,9 @@ func (d *recordDecoder) checkRecords(b *RecordBatch, data []byte) (n, headers in
 // and taken when it holds exactly RecordCount records that decode and
 // fit, charged what decoding them would cost. A compressed one, of a codec
 // Kafka defines, is taken when RecordCount decoded records would fit in
-// the budget left, and charged for them (not for the decompressed bytes,
-// which are never produced).
+// the budget left together with what its payload's framing says it can
+// decompress to at most (decompressedBound), and charged for the records
+// (not for the decompressed bytes, which are never produced).
 func (d *recordDecoder) countBatch(b *RecordBatch, data []byte) bool {
 	if b.RecordCount < 0 {
 		return false
@@ -422,6 +423,13 @@ func (d *recordDecoder) countBatch(b *RecordBatch, data []byte) bool {
 		cost = checked
 	case c.Valid():
 		cost = int64(b.RecordCount) * recordCost(b)
+		// Decoding it in full decompresses it first: a payload that
+		// might decompress past the budget left (a bomb, whatever its
+		// RecordCount says) is decoded in full, to count what a full
+		// decode counts.
+		if bound, ok := decompressedBound(c, data); !ok || bound > d.budget.remaining()-cost {
+			return false
+		}
 	default:
 		return false
 	}

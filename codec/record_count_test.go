@@ -146,6 +146,21 @@ func TestRecordCountOnly(t *testing.T) {
 		}
 	})
 
+	t.Run("a payload that might decompress past the budget takes the full path", func(t *testing.T) {
+		// 8 MiB of minimal records under a 1 MiB budget, whatever
+		// RecordCount says: decoding in full decompresses to the budget
+		// and decodes none, and so does counting.
+		for _, c := range []Compression{CompressionGzip, CompressionSnappy, CompressionLZ4, CompressionZstd} {
+			for _, count := range []int32{1, 100, 1 << 20} {
+				raw := compressedBatch(t, c, 0, count, minimalRecords(8<<20/7))
+				s, taken := countOnly(t, raw, 1<<20)
+				if taken != 0 || s.Count() != 0 {
+					t.Errorf("%s, RecordCount %d: %d batches taken, Count %d, notes %q", c, count, taken, s.Count(), s.Notes)
+				}
+			}
+		}
+	})
+
 	t.Run("JSON says the records were not decoded", func(t *testing.T) {
 		b := randomBatch(rng, CompressionSnappy, 3)
 		s := DecodeRecordSet(b.AppendTo(nil), RecordDecodeOptions{CountOnly: true})
@@ -155,4 +170,41 @@ func TestRecordCountOnly(t *testing.T) {
 			t.Errorf("JSON %s", w.Bytes())
 		}
 	})
+}
+
+// TestDecompressedBound: the bound the framing gives is never below what
+// the payload decompresses to, for payloads of every codec, small and
+// large, compressible and not, in one block or many; and bytes that are
+// no LZ4 or zstd frame give no bound.
+func TestDecompressedBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	random := make([]byte, 3<<20)
+	for i := range random {
+		random[i] = byte(rng.Uint32())
+	}
+	payloads := map[string][]byte{
+		"empty":           {},
+		"minimal records": minimalRecords(1 << 20),
+		"random":          random,
+		"random small":    random[:100],
+		"zeros":           make([]byte, 5<<20),
+	}
+	for _, c := range []Compression{CompressionNone, CompressionGzip, CompressionSnappy, CompressionLZ4, CompressionZstd} {
+		for name, p := range payloads {
+			comp, err := Compress(c, nil, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bound, ok := decompressedBound(c, comp)
+			if !ok || bound < int64(len(p)) {
+				t.Errorf("%s %s: %d bytes decompressed, bound %d (%v)", c, name, len(p), bound, ok)
+			}
+		}
+		if c != CompressionLZ4 && c != CompressionZstd {
+			continue // no magic number: every byte string declares a size
+		}
+		if _, ok := decompressedBound(c, []byte("not a compressed payload at all")); ok {
+			t.Errorf("%s: a bound for bytes of no framing", c)
+		}
+	}
 }

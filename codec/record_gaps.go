@@ -623,14 +623,17 @@ func (rt *recordTracer) pieces(h *holes, from, to int, name, note string) {
 	}
 }
 
-// gappedSet traces the entries of a records field with holes.
+// gappedSet traces the entries of a records field with holes, charging
+// the budget as decodeGappedSet does.
 func (rt *recordTracer) gappedSet(h *holes) {
 	done := func() {
 		if rt.entryDone != nil {
 			rt.entryDone()
 		}
 	}
-	budget := resyncCRCFactor * h.size
+	budget := rt.dec.budget
+	chunk := 0 // legacy messages the chunk allocated last still holds
+	crcBudget := resyncCRCFactor * h.size
 	for pos, i := 0, 0; pos < h.size; {
 		n, magic, kind, err := h.frameAt(pos)
 		switch kind {
@@ -647,7 +650,7 @@ func (rt *recordTracer) gappedSet(h *holes) {
 			done()
 			return
 		case frameSizeLost:
-			p, found, _ := h.resync(h.sizeGapEnd(pos), &budget)
+			p, found, _ := h.resync(h.sizeGapEnd(pos), &crcBudget)
 			note := "the size of the entry here was not captured: skipped to the next entry found by its CRC"
 			if !found {
 				note = "the size of the entry here was not captured, and no entry found by its CRC follows"
@@ -661,21 +664,35 @@ func (rt *recordTracer) gappedSet(h *holes) {
 			done()
 			pos += n
 			continue
-		case frameWhole:
-			if magic == 2 {
-				rt.batch(h.b, pos, n, i)
-			} else {
-				rt.message(h.b, pos, n, i, false)
+		}
+		// frameWhole, frameHoled: decoded unless the budget is exhausted.
+		var decoded bool
+		if magic == 2 {
+			decoded = !budget.exhausted && budget.charge(sizeEntry+sizeBatch)
+		} else {
+			if !budget.exhausted && chunk == 0 && budget.charge(maxMessageChunk*sizeMessage) {
+				chunk = maxMessageChunk
 			}
-		case frameHoled:
-			if magic == 2 {
-				rt.holedBatch(h, pos, n, i)
-			} else {
-				rt.holedMessage(h, pos, n, i)
+			if decoded = !budget.exhausted && budget.charge(sizeEntry); decoded {
+				chunk--
 			}
 		}
+		switch {
+		case !decoded:
+			rt.pieces(h, pos, pos+n, "(not decoded)", string(rt.budgetNote("the "+entryName(magic))))
+		case kind == frameWhole && magic == 2:
+			rt.batch(h.b, pos, n, i)
+		case kind == frameWhole:
+			rt.message(h.b, pos, n, i, false)
+		case magic == 2:
+			rt.holedBatch(h, pos, n, i)
+		default:
+			rt.holedMessage(h, pos, n, i)
+		}
 		done()
-		i++
+		if decoded {
+			i++
+		}
 		pos += n
 	}
 }
@@ -714,31 +731,36 @@ func (rt *recordTracer) holedBatch(h *holes, pos, n, idx int) {
 	}
 	b.clearNotCaptured()
 	from, to := pos+recordBatchHeaderLen, pos+n
+	firstGap := pos + b.Gaps[0].Start
+	if firstGap < from || b.Compression() != CompressionNone {
+		b.RecordsNotCaptured = b.knownRecordCount()
+	}
 	if from < to {
 		rt.t.Begin("Records", from)
-		switch firstGap := pos + b.Gaps[0].Start; {
+		switch {
 		case firstGap < from:
 			rt.pieces(h, from, to, "(not decoded)", "records of a batch whose header was not all captured")
 		case b.Compression() != CompressionNone:
 			rt.pieces(h, from, to, "(not decoded)", fmt.Sprintf("%v-compressed records with bytes not captured", b.Compression()))
 		default:
-			// The records wholly captured before the first gap, framed
-			// by their lengths, up to RecordCount.
-			var r Reader
-			r.Reset(h.b[from:firstGap])
-			k, end := 0, 0
-			for (b.RecordCount < 0 || k < int(b.RecordCount)) && r.Remaining() > 0 {
-				r.Span(int(r.Varint()))
-				if r.Failed() {
-					break
-				}
-				k++
-				end = r.Offset()
+			// The records wholly captured before the first gap that
+			// decode, as decodeHoledBatch decodes them.
+			plan := rt.dec.planRecords(b, h.b[from:firstGap])
+			rt.recordsIn(h.b, from, from+plan.end, b, recordsPlan{n: plan.n, end: plan.end}, nil)
+			b.RecordsNotCaptured = max(0, b.RecordCount-int32(plan.n))
+			if b.RecordCount < 0 {
+				b.RecordsNotCaptured = -1
 			}
-			bb := *b
-			bb.RecordCount = int32(k)
-			rt.recordsIn(h.b, from, from+end, &bb, nil)
-			rt.pieces(h, from+end, to, "(not decoded)", "records after bytes not captured")
+			note := "records after bytes not captured"
+			switch {
+			case plan.budget != "":
+				note = fmt.Sprintf("%s: %d of RecordCount %d records decoded", plan.budget, plan.n, b.RecordCount)
+			case int64(plan.n) == int64(b.RecordCount):
+				note = fmt.Sprintf("bytes after the %d records of RecordCount", b.RecordCount)
+			case plan.err != nil && !errors.Is(plan.err, ErrTruncated):
+				note = plan.err.Error()
+			}
+			rt.pieces(h, from+plan.end, to, "(not decoded)", note)
 		}
 		rt.t.End(to, nil)
 	}

@@ -3,6 +3,7 @@ package codec
 import (
 	"fmt"
 	"hash/crc32"
+	"strconv"
 )
 
 // This file reports the byte range of every field of a record set to a
@@ -74,8 +75,16 @@ type SectionTracer interface {
 // a frame to bound what tracing the frame holds. Inner messages of a
 // wrapper are not decompressed further: Kafka forbids nested compression.
 //
+// The trace reports as decoded what DecodeRecordSet decodes with the same
+// budget, and charges the budget as it does, in the same order: a record
+// that does not decode ends the records of its batch, as does the first
+// that does not fit in the budget, and the entries after the budget ran
+// out are not decoded; each such range is "(not decoded)" with a note. So
+// the records reported are those RecordSet.Count counts, and a trace is
+// bounded by the budget as decoding is.
+//
 // A RecordsDeferrer gets the records of each v2 batch as one range
-// instead (DeferRecords), to trace them later with TraceBatchRecords.
+// instead (DeferRecords), to trace them later with BatchRecords.Trace.
 func TraceRecordSet(raw []byte, t Tracer, opts RecordDecodeOptions) {
 	TraceRecordEntries(raw, t, opts, nil)
 }
@@ -92,34 +101,53 @@ func TraceRecordEntries(raw []byte, t Tracer, opts RecordDecodeOptions, done fun
 		rt.dec.budget = NewRecordBudget(opts.MaxDecompressedBytes)
 	}
 	rt.st, _ = t.(SectionTracer)
-	rt.set(raw, nil)
+	rt.set(raw)
 }
 
 // RecordsDeferrer is a Tracer that takes the records of a v2 batch as one
-// range, to trace them later, one at a time, with TraceBatchRecords: a
-// batch may hold hundreds of thousands of records.
+// range, to trace them later, one at a time (BatchRecords.Trace): a batch
+// may hold hundreds of thousands of records.
 type RecordsDeferrer interface {
 	Tracer
-	// DeferRecords stands for the "Records" field of batch b, which
-	// holds buf[from:to] (from < to); the batch's End follows. buf is the
-	// traced buffer or a section's data.
-	DeferRecords(buf []byte, from, to int, b *RecordBatch)
+	// DeferRecords stands for the "Records" field of a batch, which
+	// holds r's range (never empty); the batch's End follows.
+	DeferRecords(r *BatchRecords)
 }
 
-// TraceBatchRecords traces the records of batch b in buf[from:to], as a
-// record set's trace does inside the batch's "Records" field (the field
-// itself is not reported), calling done after each record and after the
-// range that ends them early ("(after the records)").
-func TraceBatchRecords(buf []byte, from, to int, b *RecordBatch, t Tracer, done func()) {
+// BatchRecords is the records of a v2 batch whose trace was deferred
+// (RecordsDeferrer), framed and charged to the record decoding budget
+// when the batch was traced, as the decoder frames and charges them: the
+// records that Trace reports are those decoding the batch decodes.
+type BatchRecords struct {
+	buf      []byte // the traced buffer or a section's data
+	from, to int    // the records field in buf
+	batch    *RecordBatch
+	plan     recordsPlan
+}
+
+// Range returns the byte range of the records field, in the traced
+// buffer or the section's data.
+func (r *BatchRecords) Range() (from, to int) { return r.from, r.to }
+
+// Batch returns the batch (header fields, without Records).
+func (r *BatchRecords) Batch() *RecordBatch { return r.batch }
+
+// Count returns how many records Trace reports: those decoding decodes.
+func (r *BatchRecords) Count() int { return r.plan.n }
+
+// Trace traces the records as a record set's trace does inside the
+// batch's "Records" field (the field itself is not reported), calling
+// done after each record and after the range that ends them early.
+func (r *BatchRecords) Trace(t Tracer, done func()) {
 	rt := recordTracer{t: t}
-	rt.recordsIn(buf, from, to, b, done)
+	rt.recordsIn(r.buf, r.from, r.to, r.batch, r.plan, done)
 }
 
 // recordTracer walks one record set.
 type recordTracer struct {
 	t   Tracer
 	st  SectionTracer // nil when t follows no sections
-	dec recordDecoder // for its decompression within the budget
+	dec recordDecoder // for its decompression and charges within the budget
 	// entryDone, when set, is called after each entry of the outer set.
 	entryDone func()
 }
@@ -130,42 +158,147 @@ func (rt *recordTracer) leaf(name string, start, end int, v any) {
 	rt.t.End(end, v)
 }
 
-// set traces the entries of buf; wrapper is the legacy message whose
-// decompressed value buf is, nil for a records field.
-func (rt *recordTracer) set(buf []byte, wrapper *LegacyMessage) {
-	inner := wrapper != nil
-	var msgs []*LegacyMessage // inner messages, for their absolute offsets
-	entryDone := func() {
-		if !inner && rt.entryDone != nil {
+// The trace charges the record decoding budget exactly as decoding the
+// set charges it, in the same order (the entries, each batch and chunk of
+// legacy messages, every decompression, the records that decode, their
+// headers and header keys), and reports as decoded only what decoding
+// decodes: so that a view of the trace and the decoded set (JSON, counts)
+// agree on every record, and the budget bounds both alike. What decoding
+// skips is reported as "(not decoded)" with a note saying why.
+
+// budgetNote is the note of a range the budget left undecoded.
+func (rt *recordTracer) budgetNote(what string) TraceNote {
+	return TraceNote(rt.dec.budget.exhaustedNote() + ": " + what + " not decoded")
+}
+
+// set traces the entries of a records field, as decodeSet decodes them.
+func (rt *recordTracer) set(buf []byte) {
+	budget := rt.dec.budget
+	batches, messages := countEntries(buf)
+	if n := batches + messages; n > 0 {
+		budget.charge(int64(n) * sizeEntry)
+	}
+	chunk := 0 // legacy messages the chunk allocated last still holds
+	done := func() {
+		if rt.entryDone != nil {
 			rt.entryDone()
 		}
 	}
-	for pos, i := 0, 0; pos < len(buf); i++ {
+	for pos, i := 0, 0; pos < len(buf); {
 		rest := buf[pos:]
 		n, magic, partial, err := splitEntry(rest)
 		switch {
 		case partial:
 			rt.leaf("(partial entry)", pos, len(buf), TraceNote(fmt.Sprintf("an entry cut short: %d bytes (a Fetch response cuts its last batch at its size limit)", len(rest))))
-			entryDone()
+			done()
 			return
 		case err != nil:
 			rt.leaf("(not decoded)", pos, len(buf), TraceNote(fmt.Sprintf("%d bytes left undecoded: %v", len(rest), err)))
-			entryDone()
-			return
-		case inner && magic == 2:
-			rt.leaf("(not decoded)", pos, len(buf), TraceNote("a v2 record batch inside a legacy message set"))
+			done()
 			return
 		}
+		decoded := false
 		if magic == 2 {
-			rt.batch(buf, pos, n, i)
+			decoded = !budget.exhausted && budget.charge(sizeBatch)
 		} else {
-			m := rt.message(buf, pos, n, i, inner)
-			if inner && wrapper.Magic >= 1 {
-				msgs = append(msgs, m)
+			messages--
+			if !budget.exhausted && chunk == 0 {
+				if k := min(maxMessageChunk, messages+1); budget.charge(int64(k) * sizeMessage) {
+					chunk = k
+				}
+			}
+			if decoded = !budget.exhausted; decoded {
+				chunk--
 			}
 		}
-		entryDone()
+		switch {
+		case !decoded:
+			// Every entry after it is skipped too: one range for them.
+			rt.skipped(buf, pos)
+			done()
+			return
+		case magic == 2:
+			rt.batch(buf, pos, n, i)
+		default:
+			rt.message(buf, pos, n, i, false)
+		}
+		done()
+		i++
 		pos += n
+	}
+}
+
+// skipped reports the entries of buf from pos on, which decoding skips
+// once the budget is exhausted, as one range, followed by what ends the
+// set early.
+func (rt *recordTracer) skipped(buf []byte, pos int) {
+	end, batches, messages := pos, 0, 0
+	for end < len(buf) {
+		n, magic, partial, err := splitEntry(buf[end:])
+		if partial || err != nil {
+			break
+		}
+		if magic == 2 {
+			batches++
+		} else {
+			messages++
+		}
+		end += n
+	}
+	rt.leaf("(not decoded)", pos, end, rt.budgetNote(entryCount(batches, messages)))
+	if end < len(buf) {
+		rest := buf[end:]
+		if _, _, partial, err := splitEntry(rest); partial {
+			rt.leaf("(partial entry)", end, len(buf), TraceNote(fmt.Sprintf("an entry cut short: %d bytes (a Fetch response cuts its last batch at its size limit)", len(rest))))
+		} else {
+			rt.leaf("(not decoded)", end, len(buf), TraceNote(fmt.Sprintf("%d bytes left undecoded: %v", len(rest), err)))
+		}
+	}
+}
+
+// innerSet traces the inner messages of wrapper, decompressed into buf,
+// as decodeInner decodes them: framed first, and only as many as fit in
+// the budget.
+func (rt *recordTracer) innerSet(buf []byte, wrapper *LegacyMessage) {
+	framed, end := 0, 0
+	for end < len(buf) {
+		n, magic, partial, err := splitEntry(buf[end:])
+		if partial || err != nil || magic == 2 {
+			break
+		}
+		framed++
+		end += n
+	}
+	budget := rt.dec.budget
+	fit := int(min(int64(framed), budget.remaining()/sizeMessage))
+	budget.used += int64(fit) * sizeMessage // fits
+	if fit < framed {
+		budget.exhausted = true
+	}
+	var msgs []*LegacyMessage // for their absolute offsets
+	pos := 0
+	for i := 0; i < fit; i++ {
+		n, _, _, _ := splitEntry(buf[pos:]) // framed above
+		m := rt.message(buf, pos, n, i, true)
+		if wrapper.Magic >= 1 {
+			msgs = append(msgs, m)
+		}
+		pos += n
+	}
+	if fit < framed {
+		rt.leaf("(not decoded)", pos, end, rt.budgetNote(fmt.Sprintf("%d of %d inner messages", framed-fit, framed)))
+		pos = end
+	}
+	if pos < len(buf) {
+		rest := buf[pos:]
+		switch _, magic, partial, err := splitEntry(rest); {
+		case partial:
+			rt.leaf("(partial entry)", pos, len(buf), TraceNote(fmt.Sprintf("an entry cut short: %d bytes", len(rest))))
+		case err != nil:
+			rt.leaf("(not decoded)", pos, len(buf), TraceNote(fmt.Sprintf("%d bytes left undecoded: %v", len(rest), err)))
+		case magic == 2:
+			rt.leaf("(not decoded)", pos, len(buf), TraceNote("a v2 record batch inside a legacy message set"))
+		}
 	}
 	if len(msgs) > 0 {
 		// Magic-1 inner offsets are relative: the wrapper's Offset is
@@ -294,40 +427,107 @@ func (rt *recordTracer) decompress(c Compression, src []byte, brokenLZ4Header bo
 	return rt.dec.decompress(c, src, brokenLZ4Header)
 }
 
-// records traces the records of batch b in buf[from:to]: RecordCount of
-// them, as the decoder reads them, or all the bytes hold when RecordCount
-// is negative.
+// recordsPlan is what decoding the records of a batch decodes, found as
+// decodeRecords finds it and with the budget charged as it charges it:
+// the first n records, which end at end, and why the bytes after them are
+// not decoded when RecordCount was not reached.
+type recordsPlan struct {
+	n, end int
+	err    error  // the record after them does not decode
+	budget string // the record after them does not fit in the budget: the note that says so
+}
+
+// planRecords decodes nothing: it frames and checks the records of b in
+// data (decodeRecords' first pass, checkRecords), and charges the budget
+// what decoding them charges, header keys included.
+func (d *recordDecoder) planRecords(b *RecordBatch, data []byte) recordsPlan {
+	n, headers, cost, st := d.checkRecords(b, data)
+	d.budget.used += cost // fits: cost <= what was left
+	if st.budget {
+		d.budget.exhausted = true
+	}
+	p := recordsPlan{n: n, end: st.end, err: st.err}
+	if st.budget {
+		p.budget = d.budget.exhaustedNote()
+	}
+	if headers > 0 {
+		if k, end, ok := d.chargeHeaderKeys(data, n); !ok {
+			p = recordsPlan{n: k, end: end, budget: d.budget.exhaustedNote()}
+		}
+	}
+	return p
+}
+
+// chargeHeaderKeys charges the header keys of the first n records of data
+// (which decode) as headerDecoder.key charges them in decodeRecords'
+// second pass, and reports whether they all fit; if not, k records fit,
+// ending at end.
+func (d *recordDecoder) chargeHeaderKeys(data []byte, n int) (k, end int, ok bool) {
+	var recent [8][]byte // as headerDecoder.keys: round robin, equal by content
+	next := 0
+	var r Reader
+	r.Reset(data)
+	for k = 0; k < n; k++ {
+		end = r.Offset()
+		body := r.Span(int(r.Varint()))
+		var b Reader
+		b.Reset(body)
+		b.Int8()
+		b.Varlong()
+		b.Varint()
+		b.VarintBytes()
+		b.VarintBytes()
+		for range int(b.Varint()) {
+			key := b.Span(int(b.Varint()))
+			b.VarintBytes()
+			hit := false
+			for _, x := range recent {
+				if string(x) == string(key) {
+					hit = true
+					break
+				}
+			}
+			if hit {
+				continue
+			}
+			if !d.budget.charge(int64(len(key)+7) &^ 7) {
+				return k, end, false
+			}
+			recent[next] = key
+			next = (next + 1) % len(recent)
+		}
+	}
+	return n, r.Offset(), true
+}
+
+// records traces the records of batch b in buf[from:to]: those decoding
+// decodes (see planRecords).
 func (rt *recordTracer) records(buf []byte, from, to int, b *RecordBatch) {
+	plan := rt.dec.planRecords(b, buf[from:to])
 	if d, ok := rt.t.(RecordsDeferrer); ok && from < to {
-		d.DeferRecords(buf, from, to, b)
+		d.DeferRecords(&BatchRecords{buf: buf, from: from, to: to, batch: b, plan: plan})
 		return
 	}
 	rt.t.Begin("Records", from)
-	rt.recordsIn(buf, from, to, b, nil)
+	rt.recordsIn(buf, from, to, b, plan, nil)
 	rt.t.End(to, nil)
 }
 
-// recordsIn traces what records traces inside its "Records" field,
-// calling done (if set) after each record and after the trailing range.
-func (rt *recordTracer) recordsIn(buf []byte, from, to int, b *RecordBatch, done func()) {
+// recordsIn traces what records traces inside its "Records" field: the
+// plan's records, then the bytes after them, calling done (if set) after
+// each record and after the trailing range.
+func (rt *recordTracer) recordsIn(buf []byte, from, to int, b *RecordBatch, plan recordsPlan, done func()) {
 	if done == nil {
 		done = func() {}
 	}
 	logAppend := b.TimestampType() == TimestampLogAppendTime
 	pos := from
-	for i := 0; pos < to && (b.RecordCount < 0 || i < int(b.RecordCount)); i++ {
+	for i := range plan.n {
+		// The record decodes: its fields read.
 		rt.t.BeginIndex(i, pos)
 		f := newFieldReader(rt.t, buf, pos, to)
-		v, ok := f.field("Length", readVarint)
-		length, _ := v.(int32)
-		if ok && (length < 0 || int(length) > to-f.r.Offset()) {
-			f.fail(f.r.Offset(), fmt.Errorf("record Length %d with %d bytes left", length, to-f.r.Offset()))
-		}
-		if f.bad {
-			rt.t.End(to, nil)
-			done()
-			return
-		}
+		v, _ := f.field("Length", readVarint)
+		length := v.(int32)
 		end := f.r.Offset() + int(length)
 		rec := &Record{Length: length}
 		rt.recordBody(buf, f.r.Offset(), end, rec)
@@ -340,10 +540,26 @@ func (rt *recordTracer) recordsIn(buf []byte, from, to int, b *RecordBatch, done
 		done()
 		pos = end
 	}
-	if pos < to {
-		rt.leaf("(after the records)", pos, to, TraceNote(fmt.Sprintf("%d bytes after the %d records of RecordCount", to-pos, b.RecordCount)))
-		done()
+	if pos >= to {
+		return
 	}
+	switch {
+	case plan.budget != "":
+		rt.leaf("(not decoded)", pos, to, TraceNote(fmt.Sprintf("%s: %d of RecordCount %d records decoded, %s not decoded", plan.budget, plan.n, b.RecordCount, plural(to-pos, "byte"))))
+	case plan.err != nil:
+		rt.leaf("(not decoded)", pos, to, TraceNote(fmt.Sprintf("%v; %s not decoded", plan.err, plural(to-pos, "byte"))))
+	default:
+		rt.leaf("(after the records)", pos, to, TraceNote(fmt.Sprintf("%d bytes after the %d records of RecordCount", to-pos, b.RecordCount)))
+	}
+	done()
+}
+
+// plural writes "1 byte", "2 bytes".
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
 }
 
 // recordBody traces the fields of a record after its Length, in
@@ -456,6 +672,7 @@ func (rt *recordTracer) message(buf []byte, pos, n, idx int, inner bool) *Legacy
 	}
 	m.Key = f.bytes32("KeyLength", "Key")
 	c := m.Compression()
+	decompressed := false
 	if c == CompressionNone || inner {
 		m.Value = f.bytes32("ValueLength", "Value")
 	} else if vl, ok := f.field("ValueLength", readInt32); ok {
@@ -472,11 +689,17 @@ func (rt *recordTracer) message(buf []byte, pos, n, idx int, inner bool) *Legacy
 				// Magic-0 LZ4 frames carry Kafka's wrong header
 				// checksum (KAFKA-3160), as the decoder accepts.
 				data, err := rt.decompress(c, m.Value, m.Magic == 0)
+				decompressed = true
 				rt.st.BeginSection(c, data, err)
-				rt.set(data, m)
+				rt.innerSet(data, m)
 				rt.st.EndSection()
 			}
 		}
+	}
+	if c != CompressionNone && !inner && !decompressed && rt.st != nil {
+		// The decoder decompresses a wrapper's value whatever it is
+		// (nothing, here): the same charge to the budget.
+		rt.decompress(c, nil, m.Magic == 0)
 	}
 	f.rest("(unread)", "after the message's value")
 	rt.t.End(pos+n, m)

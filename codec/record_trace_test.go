@@ -138,8 +138,8 @@ func TestTraceRecordSetCompressed(t *testing.T) {
 }
 
 // TestTraceRecordSetBudget checks that decompression stops at the budget
-// shared by the record sets of a frame, and that what was decompressed is
-// still covered.
+// shared by the record sets of a frame, that what was decompressed is
+// still covered, and that the entries after are not decoded.
 func TestTraceRecordSetBudget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	b := randomBatch(rng, CompressionGzip, 30)
@@ -155,7 +155,9 @@ func TestTraceRecordSetBudget(t *testing.T) {
 		}
 		sections = append(sections, tr.sections...)
 	}
-	if len(sections) != 3 || sections[0].err != nil || sections[2].err == nil {
+	// The second decompression is cut at the budget, which it exhausts:
+	// the third batch is not decoded, as decoding skips it.
+	if len(sections) != 2 || sections[0].err != nil || sections[1].err == nil || !budget.Exhausted() {
 		t.Errorf("budget not shared: sections %d, errors %v %v", len(sections), sections[0].err, sections[len(sections)-1].err)
 	}
 	if budget.Used() > budget.Limit() {
@@ -197,7 +199,8 @@ func TestTraceRecordSetCorpus(t *testing.T) {
 	}
 }
 
-// FuzzTraceRecordSet checks the cover on any bytes.
+// FuzzTraceRecordSet checks the cover on any bytes, and that the trace
+// agrees with decoding.
 func FuzzTraceRecordSet(f *testing.F) {
 	for _, raw := range recordSetGoldenSeeds() {
 		f.Add(raw)
@@ -217,22 +220,24 @@ func FuzzTraceRecordSet(f *testing.F) {
 				t.Fatalf("bad name %q", l.path)
 			}
 		}
+		checkAgree(t, "fuzz", raw, len(raw), nil, 1<<20, 2)
 	})
 }
 
 // deferringTracer is sectionSpanTracer that takes each batch's records as
-// one range, and traces them afterwards with TraceBatchRecords.
+// one range, and traces them afterwards with BatchRecords.Trace.
 type deferringTracer struct {
 	sectionSpanTracer
 	deferred   []func()
 	batchDones []int // done calls per batch walked
 }
 
-func (t *deferringTracer) DeferRecords(buf []byte, from, to int, b *RecordBatch) {
+func (t *deferringTracer) DeferRecords(r *BatchRecords) {
+	from, to := r.Range()
 	t.deferred = append(t.deferred, func() {
 		dones := 0
 		inner := &sectionSpanTracer{}
-		TraceBatchRecords(buf, from, to, b, inner, func() { dones++ })
+		r.Trace(inner, func() { dones++ })
 		t.values = append(t.values, inner.values...)
 		t.batchDones = append(t.batchDones, dones)
 	})
@@ -244,7 +249,7 @@ func (t *deferringTracer) DeferRecords(buf []byte, from, to int, b *RecordBatch)
 // TestTraceRecordEntriesAndDeferredRecords: TraceRecordEntries calls done
 // once per entry and once for a partial entry that ends the set; a
 // RecordsDeferrer gets each batch's records as one range, which
-// TraceBatchRecords then traces into the records the whole trace gives,
+// BatchRecords.Trace then traces into the records the whole trace gives,
 // calling done once per record.
 func TestTraceRecordEntriesAndDeferredRecords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))

@@ -228,22 +228,6 @@ func decodeRequest(ex *Exchange, dec *Decoded) {
 	}
 }
 
-// frameReader returns a Reader of frame f's bytes from offset from on: a
-// gapped one (codec.NewGappedReader) when the frame has holes.
-func frameReader(f *Frame, from int) *codec.Reader {
-	b := f.Bytes[min(from, len(f.Bytes)):]
-	if len(f.Holes) == 0 && len(f.Bytes) == int(f.Size) {
-		return codec.NewReader(b)
-	}
-	gaps := make([]codec.Gap, 0, len(f.Holes))
-	for _, h := range f.Holes {
-		if h.End() > from {
-			gaps = append(gaps, codec.Gap{Start: max(h.Offset, from) - from, End: h.End() - from})
-		}
-	}
-	return codec.NewGappedReader(b, int(f.Size)-from, gaps)
-}
-
 // trailing returns the bytes after a body, which must be captured.
 func trailing(r *codec.Reader, f *Frame) []byte {
 	if r.Err() != nil || r.Remaining() == 0 || !f.Captured() {
@@ -255,7 +239,7 @@ func trailing(r *codec.Reader, f *Frame) []byte {
 // decodeRequestFrame decodes a request header of version hv and the body;
 // hdr is nil when the header itself is malformed.
 func decodeRequestFrame(api *codec.API, f *Frame, hv, version int16) (r *codec.Reader, hdr *codec.RequestHeader, body codec.Message) {
-	r = frameReader(f, 0)
+	r = f.Reader(0)
 	hdr = new(codec.RequestHeader)
 	hdr.ReadFrom(r, hv)
 	if r.Err() != nil {
@@ -272,7 +256,7 @@ func decodeResponse(ex *Exchange, dec *Decoded) {
 		// Without its request (and so its ApiKey and ApiVersion) a response
 		// body cannot be decoded; the matcher has noted that.
 		hdr := new(codec.ResponseHeader)
-		r := frameReader(ex.Response, 0)
+		r := ex.Response.Reader(0)
 		hdr.ReadFrom(r, 0)
 		if r.Err() == nil {
 			dec.ResponseHeader = hdr
@@ -282,7 +266,7 @@ func decodeResponse(ex *Exchange, dec *Decoded) {
 	if !api.SupportsVersion(ex.APIVersion) {
 		return // the request's note says why
 	}
-	r := frameReader(ex.Response, 0)
+	r := ex.Response.Reader(0)
 	hdr := new(codec.ResponseHeader)
 	hdr.ReadFrom(r, codec.ResponseHeaderVersion(ex.APIKey, ex.APIVersion))
 	if err := r.Err(); err != nil {
@@ -305,7 +289,7 @@ func decodeResponse(ex *Exchange, dec *Decoded) {
 		// A broker that does not support the ApiVersions version asked
 		// answers UNSUPPORTED_VERSION with a v0 body, and clients read it
 		// so (KIP-511; Kafka's ApiVersionsResponse.parse).
-		r0 := frameReader(ex.Response, bodyStart)
+		r0 := ex.Response.Reader(bodyStart)
 		body0 := api.NewResponse()
 		body0.ReadFrom(r0, 0)
 		if r0.Err() == nil && r0.Remaining() == 0 {

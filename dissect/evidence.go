@@ -82,7 +82,7 @@ func (c *conn) bodyFits(dir frameDir, b []byte, size int, holes []Hole) bool {
 	if !ok || !api.SupportsVersion(ver) {
 		return true
 	}
-	r := frameReader(&Frame{Bytes: b, Size: int32(size), Holes: holes}, 0)
+	r := (&Frame{Bytes: b, Size: int32(size), Holes: holes}).Reader(0)
 	var body codec.Message
 	if dir == toBroker {
 		var h codec.RequestHeader

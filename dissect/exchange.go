@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net/netip"
 	"time"
+
+	"github.com/kdissect/kdissect/codec"
 )
 
 // Frame is one Kafka frame as it crossed the wire in one direction.
@@ -95,6 +97,24 @@ func (f *Frame) HeadLen() int {
 
 // Captured reports whether the frame was captured whole.
 func (f *Frame) Captured() bool { return len(f.Holes) == 0 && len(f.Bytes) == int(f.Size) }
+
+// Reader returns a Reader of the frame's bytes from offset from on (after
+// the size prefix): for a frame with holes, a gapped one
+// (codec.NewGappedReader), which steps over the fields the capture lacks
+// and marks them not captured.
+func (f *Frame) Reader(from int) *codec.Reader {
+	b := f.Bytes[min(from, len(f.Bytes)):]
+	if f.Captured() {
+		return codec.NewReader(b)
+	}
+	gaps := make([]codec.Gap, 0, len(f.Holes))
+	for _, h := range f.Holes {
+		if h.End() > from {
+			gaps = append(gaps, codec.Gap{Start: max(h.Offset, from) - from, End: h.End() - from})
+		}
+	}
+	return codec.NewGappedReader(b, int(f.Size)-from, gaps)
+}
 
 // Exchange is one Kafka request with its response, as seen on one
 // connection. Either side may be missing: Request is nil for a response

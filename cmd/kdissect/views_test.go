@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kdissect/kdissect/internal/capedit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the views in testdata/golden")
@@ -20,20 +23,23 @@ const pcaps = "../../testdata/pcaps/"
 var goldenCases = []struct {
 	name string
 	args []string
+	snap int // read a copy of the capture (the last argument) cut to this snap length
 }{
-	{"summary_metadata_offsets", []string{"read", pcaps + "kcat_metadata_offsets.pcap"}},
-	{"summary_group", []string{"read", pcaps + "kcat_group.pcap"}},
-	{"json_metadata_offsets", []string{"read", "--format", "json", pcaps + "kcat_metadata_offsets.pcap"}},
-	{"detail_metadata_offsets", []string{"read", "--format", "detail", pcaps + "kcat_metadata_offsets.pcap"}},
-	{"detail_lz4_fetch", []string{"read", "--format", "detail", "--api", "Fetch", "-c", "1", pcaps + "kcat_produce_lz4.pcap"}},
-	{"detail_group_errors", []string{"read", "--format", "detail", "--errors", pcaps + "kcat_group.pcap"}},
-	{"detail_transactions_control", []string{"read", "--format", "detail", "--api", "Fetch", "--topic", "txn-out", "--stream", "26", "-c", "1", pcaps + "franz_transactions.pcap"}},
-	{"hexdump_lz4_produce", []string{"read", "--format", "hexdump", "--api", "Produce", "-c", "1", pcaps + "kcat_produce_lz4.pcap"}},
-	{"hexdump_legacy_gzip_wrapper", []string{"read", "--format", "hexdump", "--api", "Produce", "--topic", "m1-gzip", "-c", "1", pcaps + "kcat_legacy_msgset.pcap"}},
-	{"hexdump_list_offsets", []string{"read", "--format", "hexdump", "--api", "ListOffsets", pcaps + "kcat_metadata_offsets.pcap"}},
-	{"stats_group", []string{"stats", pcaps + "kcat_group.pcap"}},
-	{"stats_transactions", []string{"stats", pcaps + "franz_transactions.pcap"}},
-	{"stats_lz4_json", []string{"stats", "--format", "json", pcaps + "kcat_produce_lz4.pcap"}},
+	{"summary_metadata_offsets", []string{"read", pcaps + "kcat_metadata_offsets.pcap"}, 0},
+	{"summary_group", []string{"read", pcaps + "kcat_group.pcap"}, 0},
+	{"json_metadata_offsets", []string{"read", "--format", "json", pcaps + "kcat_metadata_offsets.pcap"}, 0},
+	{"detail_metadata_offsets", []string{"read", "--format", "detail", pcaps + "kcat_metadata_offsets.pcap"}, 0},
+	{"detail_lz4_fetch", []string{"read", "--format", "detail", "--api", "Fetch", "-c", "1", pcaps + "kcat_produce_lz4.pcap"}, 0},
+	{"detail_group_errors", []string{"read", "--format", "detail", "--errors", pcaps + "kcat_group.pcap"}, 0},
+	{"detail_transactions_control", []string{"read", "--format", "detail", "--api", "Fetch", "--topic", "txn-out", "--stream", "26", "-c", "1", pcaps + "franz_transactions.pcap"}, 0},
+	{"hexdump_lz4_produce", []string{"read", "--format", "hexdump", "--api", "Produce", "-c", "1", pcaps + "kcat_produce_lz4.pcap"}, 0},
+	{"hexdump_legacy_gzip_wrapper", []string{"read", "--format", "hexdump", "--api", "Produce", "--topic", "m1-gzip", "-c", "1", pcaps + "kcat_legacy_msgset.pcap"}, 0},
+	{"hexdump_list_offsets", []string{"read", "--format", "hexdump", "--api", "ListOffsets", pcaps + "kcat_metadata_offsets.pcap"}, 0},
+	{"detail_snap256_lz4", []string{"read", "--format", "detail", "-c", "3", pcaps + "kcat_produce_lz4.pcap"}, 256},
+	{"hexdump_snap256_lz4_produce", []string{"read", "--format", "hexdump", "--api", "Produce", "-c", "1", pcaps + "kcat_produce_lz4.pcap"}, 256},
+	{"stats_group", []string{"stats", pcaps + "kcat_group.pcap"}, 0},
+	{"stats_transactions", []string{"stats", pcaps + "franz_transactions.pcap"}, 0},
+	{"stats_lz4_json", []string{"stats", "--format", "json", pcaps + "kcat_produce_lz4.pcap"}, 0},
 }
 
 // TestGoldenViews checks each view against its golden file in
@@ -44,6 +50,10 @@ func TestGoldenViews(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.snap > 0 {
+				c.args = append([]string(nil), c.args...)
+				c.args[len(c.args)-1] = snapped(t, c.args[len(c.args)-1], c.snap)
+			}
 			code, out, errs := runCLI(t, c.args...)
 			if code != 0 || errs != "" {
 				t.Fatalf("exit %d, stderr %q", code, errs)
@@ -73,6 +83,25 @@ func TestGoldenViews(t *testing.T) {
 			}
 		})
 	}
+}
+
+// snapped writes a copy of the capture at path with every packet cut to
+// snap bytes (internal/capedit) and returns its path.
+func snapped(t *testing.T, path string, snap int) string {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := capedit.Rewrite(&buf, bytes.NewReader(src), capedit.Options{Snap: snap}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(path), ".pcap")+"_snap"+strconv.Itoa(snap)+".pcap")
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // firstDiff shows the first line where two texts differ.

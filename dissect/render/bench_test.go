@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"testing"
 
@@ -130,5 +131,59 @@ func BenchmarkViews(b *testing.B) {
 			b.SetBytes(cw.n / int64(b.N))
 			perRecord(b, 20000)
 		})
+	}
+}
+
+// hostileExchange returns a decoded Produce exchange whose request
+// carries records, decoded under a record budget of budget bytes.
+func hostileExchange(b *testing.B, records []byte, budget int64) *dissect.Exchange {
+	b.Helper()
+	req, resp, err := capgen.ProduceFrames(1, records)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ex := &dissect.Exchange{APIKey: codec.ApiKeyProduce, APIVersion: 7, CorrelationID: 1,
+		Request:  &dissect.Frame{Bytes: req[4:], Size: int32(len(req) - 4)},
+		Response: &dissect.Frame{Bytes: resp[4:], Size: int32(len(resp) - 4)}}
+	dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: budget}}).DecodeFrames(ex)
+	return ex
+}
+
+// BenchmarkViewsHostile times the detail and hexdump views of a Produce
+// request whose zstd batch decompresses to 256 MiB (a bomb of about 50
+// KB), under record budgets of 4, 16 and 64 MiB: the views decompress up
+// to the budget and decode no record past it, so the time grows with the
+// budget (ns/budget-byte stays flat), not with what the batch holds.
+//
+//	go test ./dissect/render -run '^$' -bench ViewsHostile -benchmem
+func BenchmarkViewsHostile(b *testing.B) {
+	bomb, err := capgen.ZstdBomb(256<<20, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mib := range []int64{4, 16, 64} {
+		budget := mib << 20
+		ex := hostileExchange(b, bomb, budget)
+		for _, hexdump := range []bool{false, true} {
+			name := fmt.Sprintf("detail/budget=%dMiB", mib)
+			if hexdump {
+				name = fmt.Sprintf("hexdump/budget=%dMiB", mib)
+			}
+			b.Run(name, func(b *testing.B) {
+				var cw countingWriter
+				v := newView(b, &cw, hexdump, false, codec.RecordDecodeOptions{MaxDecompressedBytes: budget})
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := v.Write(ex); err != nil {
+						b.Fatal(err)
+					}
+					if err := v.Flush(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cw.n)/float64(b.N), "out-bytes/op")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(budget), "ns/budget-byte")
+			})
+		}
 	}
 }

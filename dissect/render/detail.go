@@ -34,6 +34,12 @@ type DetailOptions struct {
 // What the hexdump shows as wire mechanics (lengths, counts, null
 // markers, tags) is left out; the hexdump shows every byte. Long values
 // are cut, with their full size said.
+//
+// A field the capture lacks reads "not captured", with its byte range
+// and why, never a value; where decoding stopped because what locates
+// the rest of the frame was not captured, a line says so. A record batch
+// with bytes not captured shows the header fields captured and how many
+// records it lacks, and is never decompressed.
 type Detail struct {
 	w      *bufio.Writer
 	opts   DetailOptions
@@ -109,7 +115,11 @@ func (d *Detail) node(b *bufio.Writer, n *Node, depth int, bc *batchCtx) {
 		d.records(b, n, v, depth)
 		return
 	case *codec.RecordBatch:
-		line(fmt.Sprintf("%s record batch", n.Name))
+		head := fmt.Sprintf("%s record batch", n.Name)
+		if v.Gaps != nil {
+			head += fmt.Sprintf(": %d of its %s not captured (%s)", gapBytes(v.Gaps), plural(n.End-n.Start, "byte"), causes(holesIn(d.ft.holes, n.Start, n.End)))
+		}
+		line(head)
 		d.entryFields(b, n, depth+1, &batchCtx{batch: v})
 		return
 	case *codec.Record:
@@ -117,14 +127,20 @@ func (d *Detail) node(b *bufio.Writer, n *Node, depth int, bc *batchCtx) {
 		return
 	case *codec.LegacyMessage:
 		head := fmt.Sprintf("%s message (magic %d): %s", n.Name, v.Magic, legacyOffset(v))
-		if t, ok := msTime(v.Timestamp); ok && v.Magic >= 1 {
+		if t, ok := msTime(v.Timestamp); ok && v.Magic >= 1 && v.Captured("Timestamp") {
 			head += " · " + t
+		}
+		if v.Gaps != nil {
+			head += fmt.Sprintf(" · %d of its %s not captured (%s)", gapBytes(v.Gaps), plural(n.End-n.Start, "byte"), causes(holesIn(d.ft.holes, n.Start, n.End)))
 		}
 		line(head)
 		d.entryFields(b, n, depth+1, bc)
 		return
 	}
 	switch {
+	case n.IsLeaf() && isNotCaptured(n):
+		line(c.Note(d.notCaptured(n)))
+		return
 	case n.Section != nil:
 		// The records or inner messages of a compressed payload, under
 		// the payload's line (see entryFields).
@@ -139,9 +155,31 @@ func (d *Detail) node(b *bufio.Writer, n *Node, depth int, bc *batchCtx) {
 			d.node(b, ch, depth, bc)
 		}
 		return
+	case n.Name == "Records" && n.Field == nil && !n.IsLeaf() && bc != nil && bc.batch.Gaps != nil &&
+		bc.batch.Captured("Attributes") && bc.batch.Compression() != codec.CompressionNone:
+		// The compressed records of a batch with holes: never
+		// decompressed.
+		hs := holesIn(d.ft.holes, n.Start, n.End)
+		ranges := make([]string, len(hs))
+		for i, h := range hs {
+			ranges[i] = fmt.Sprintf("%d-%d", h.start, h.end)
+		}
+		s := fmt.Sprintf("Records: %s-compressed, %s (%d not captured: bytes %s, %s): not decompressed",
+			bc.batch.Compression(), plural(n.End-n.Start, "byte"), lostIn(hs, n.Start, n.End), strings.Join(ranges, ", "), causes(hs))
+		if nc := recordsNotCaptured(bc.batch); nc != "" {
+			s += "; " + nc
+		}
+		line(c.Note(s))
+		return
 	case n.Name == "Records" && n.Field == nil && !n.IsLeaf():
 		// The uncompressed records of a batch.
-		line("Records: " + plural(d.ft.batchRecordsCount(n), "record"))
+		s := "Records: " + plural(d.ft.batchRecordsCount(n), "record")
+		if bc != nil {
+			if nc := recordsNotCaptured(bc.batch); nc != "" {
+				s += "; " + nc
+			}
+		}
+		line(s)
 		d.ft.eachChild(n, func(ch *Node) { d.node(b, ch, depth+1, bc) })
 		return
 	case n.Name == "(tagged fields)":
@@ -282,20 +320,15 @@ func (d *Detail) records(b *bufio.Writer, n *Node, r *codec.Records, depth int) 
 		return
 	}
 	sc := d.ft.scan(n)
-	batches, messages, records := sc.batches, sc.messages, sc.records
-	var parts []string
-	if batches > 0 {
-		if batches == 1 {
-			parts = append(parts, "1 batch")
-		} else {
-			parts = append(parts, fmt.Sprintf("%d batches", batches))
-		}
-		parts = append(parts, plural(records, "record"))
+	parts := sc.counts()
+	size := plural(r.Len(), "byte")
+	if lost := gapBytes(r.Gaps); lost > 0 {
+		size += fmt.Sprintf(" (%d not captured)", lost)
 	}
-	if messages > 0 {
-		parts = append(parts, plural(messages, "message"))
+	parts = append(parts, size)
+	if l := sc.lacks(); l != "" {
+		parts = append(parts, l)
 	}
-	parts = append(parts, plural(len(r.Raw), "byte"))
 	b.WriteString(indent + n.Name + ": " + strings.Join(parts, ", ") + "\n")
 	d.ft.eachChild(n, func(ch *Node) { d.node(b, ch, depth+1, nil) })
 }
@@ -334,4 +367,25 @@ func (d *Detail) record(b *bufio.Writer, n *Node, r *codec.Record, depth int, bc
 			d.node(b, ch, depth+1, bc)
 		}
 	}
+}
+
+// notCaptured is the line of a leaf the capture lacks: "ThrottleTimeMs:
+// not captured (bytes 59-63, beyond the snap length)"; where decoding
+// stopped, what it stopped at and why.
+func (d *Detail) notCaptured(n *Node) string {
+	where := fmt.Sprintf("bytes %d-%d", n.Start, n.End)
+	why := ""
+	if hs := holesIn(d.ft.holes, n.Start, n.End); len(hs) > 0 {
+		why = ", " + causes(hs)
+	}
+	switch v := n.Value.(type) {
+	case notCapturedStop:
+		return fmt.Sprintf("%s: not captured; %s (%s%s)", n.Name, v.text(), where, why)
+	case codec.NotCapturedValue:
+		if n.Name == "(not captured)" {
+			return fmt.Sprintf("(not captured: %s, %s%s)", where, plural(n.End-n.Start, "byte"), why)
+		}
+	}
+	where += why
+	return fmt.Sprintf("%s: not captured (%s)", n.Name, where)
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,6 +19,14 @@ import (
 // record payloads are followed into their decompressed bytes. So both
 // views are exact and in wire order, and the hexdump's leaves cover every
 // byte of the frame once.
+//
+// A frame with holes is read as the decoder reads it (dissect.Frame.Reader):
+// a field whose bytes the capture lacks is a leaf whose value is a
+// codec.NotCapturedValue, a records field is traced around its holes
+// (codec.TraceGappedRecordSet), and where what locates the rest of the
+// frame was lost, the field being read holds the rest (notCapturedStop).
+// Record sets are traced with the decoder's budget and choices (see
+// codec.TraceRecordSet), so the views show the records JSON shows.
 
 // Node is one field of a traced frame.
 type Node struct {
@@ -30,8 +39,9 @@ type Node struct {
 	// inside a section.
 	Start, End int
 	// Value is the decoded value of a leaf (see codec.Tracer and
-	// codec.TraceRecordSet), a *codec.RecordBatch, *codec.Record or
-	// *codec.LegacyMessage for a record-level container, else nil.
+	// codec.TraceRecordSet; codec.NotCapturedValue for a field the capture
+	// lacks), a *codec.RecordBatch, *codec.Record or *codec.LegacyMessage
+	// for a record-level container, else nil.
 	Value any
 	// Children are the fields inside, in wire order.
 	Children []*Node
@@ -71,6 +81,29 @@ func (n *Node) Child(name string) *Node {
 // undecoded is the value of a field whose decoding failed.
 type undecoded struct{ err error }
 
+// notCapturedStop is the value of the field being read where decoding
+// stopped because what locates the rest of the frame (a length, a count,
+// a tag) was not captured: the field holds the rest of the frame, of
+// which captured bytes were captured yet cannot be located.
+type notCapturedStop struct{ captured int }
+
+// text says why decoding stopped.
+func (v notCapturedStop) text() string {
+	if v.captured == 0 {
+		return "decoding stopped here: the rest of the frame was not captured"
+	}
+	return fmt.Sprintf("decoding stopped here: what locates the rest of the frame was not captured (%s after it captured, not decoded)", plural(v.captured, "byte"))
+}
+
+// isNotCaptured reports a leaf whose value the capture lacks.
+func isNotCaptured(n *Node) bool {
+	switch n.Value.(type) {
+	case codec.NotCapturedValue, notCapturedStop:
+		return true
+	}
+	return false
+}
+
 // FrameTree is the traced model of one frame of an exchange.
 type FrameTree struct {
 	Response bool
@@ -79,6 +112,7 @@ type FrameTree struct {
 	// header, the body and whatever could not be decoded.
 	Root *Node
 
+	holes      []hole                // what the capture lacks of the frame
 	topicNames map[codec.UUID]string // topic IDs the decoder named
 
 	// For a tree whose records fields are lazy: the options (and budget)
@@ -86,6 +120,7 @@ type FrameTree struct {
 	// each budget is spent field by field in wire order, as one trace of
 	// the whole frame spends its one budget.
 	traceOpts, scanOpts codec.RecordDecodeOptions
+	scanned             map[*Node]recordScan // records fields scanned
 }
 
 // lazyRecords is a records field, or the records of a v2 batch, whose
@@ -93,14 +128,12 @@ type FrameTree struct {
 // then holds the fields of one record, not of a whole Fetch response
 // (50 000 records take hundreds of MB as a tree).
 type lazyRecords struct {
-	// A records field: its record set, at base in the frame.
-	raw  []byte
-	base int
-	// The records of batch, in buf[from:to]; base is added to those
-	// offsets (0 in a decompressed section).
-	batch    *codec.RecordBatch
-	buf      []byte
-	from, to int
+	// A records field (Raw and Gaps), at base in the frame; or the
+	// records of a batch, to whose offsets base is added (0 in a
+	// decompressed section).
+	rec   codec.Records
+	batch *codec.BatchRecords
+	base  int
 }
 
 // eachChild calls fn with the children of n in wire order. The entries of
@@ -125,55 +158,58 @@ func (ft *FrameTree) eachChild(n *Node, fn func(*Node)) {
 		at.Children = at.Children[:0]
 	}
 	if l.batch == nil {
-		codec.TraceRecordEntries(l.raw, t, ft.traceOpts, each)
+		l.rec.Trace(t, ft.traceOpts, each)
 		return
 	}
 	// The records end where the field does (the last reaches its end,
 	// or "(after the records)" does), so frameTracer.End would add no
 	// "(unread)" to the field.
-	codec.TraceBatchRecords(l.buf, l.from, l.to, l.batch, t, each)
+	l.batch.Trace(t, each)
 }
 
-// batchRecordsCount is how many children eachChild calls fn with for
-// the records of a batch (n a batch's "Records"), counted without keeping
-// them.
+// batchRecordsCount is how many records the records of a batch hold (n a
+// batch's "Records"), counted without keeping them.
 func (ft *FrameTree) batchRecordsCount(n *Node) int {
-	l := n.lazy
-	if l == nil || l.batch == nil {
-		return len(n.Children)
+	if l := n.lazy; l != nil && l.batch != nil {
+		return l.batch.Count()
 	}
-	var c childCounter
-	codec.TraceBatchRecords(l.buf, l.from, l.to, l.batch, &c, nil)
-	return len(n.Children) + c.n
-}
-
-// childCounter counts the outermost fields traced (a codec.Tracer).
-type childCounter struct{ depth, n int }
-
-func (c *childCounter) Begin(string, int)   { c.begin() }
-func (c *childCounter) BeginIndex(int, int) { c.begin() }
-func (c *childCounter) begin() {
-	if c.depth == 0 {
-		c.n++
+	k := 0
+	for _, c := range n.Children {
+		if _, ok := c.Value.(*codec.Record); ok {
+			k++
+		}
 	}
-	c.depth++
+	return k
 }
-func (c *childCounter) End(int, any) { c.depth-- }
 
 // recordScan is what a records field holds, counted without keeping its
-// fields.
+// fields, as codec.RecordSet.Count counts.
 type recordScan struct {
 	batches, records, messages int
+	// notCaptured is how many records batches with holes lack (their
+	// RecordCount less the records decoded); unknown counts the batches
+	// whose RecordCount was not captured either.
+	notCaptured, unknown int
 	// maxSection is the size of its largest decompressed section.
 	maxSection int
+	section    int // depth of decompressed sections, while scanning
 }
 
 // scan counts the entries of the records field n. Call it once per field,
 // in wire order, before its entries are walked.
 func (ft *FrameTree) scan(n *Node) recordScan {
+	if s, ok := ft.scanned[n]; ok {
+		return s // the scan budget is spent once per field
+	}
 	var s recordScan
+	defer func() {
+		if ft.scanned == nil {
+			ft.scanned = map[*Node]recordScan{}
+		}
+		ft.scanned[n] = s
+	}()
 	if n.lazy != nil {
-		codec.TraceRecordSet(n.lazy.raw, (*scanTracer)(&s), ft.scanOpts)
+		n.lazy.rec.Trace((*scanTracer)(&s), ft.scanOpts, nil)
 		return s
 	}
 	var walk func(*Node)
@@ -181,9 +217,13 @@ func (ft *FrameTree) scan(n *Node) recordScan {
 		s.count(n.Value)
 		if n.Section != nil {
 			s.maxSection = max(s.maxSection, len(n.Section.Data))
+			s.section++
 		}
 		for _, c := range n.Children {
 			walk(c)
+		}
+		if n.Section != nil {
+			s.section--
 		}
 	}
 	walk(n)
@@ -194,13 +234,48 @@ func (s *recordScan) count(v any) {
 	switch v := v.(type) {
 	case *codec.RecordBatch:
 		s.batches++
+		switch {
+		case v.RecordsNotCaptured > 0:
+			s.notCaptured += int(v.RecordsNotCaptured)
+		case v.RecordsNotCaptured < 0 && v.Gaps != nil:
+			s.unknown++
+		}
 	case *codec.Record:
 		s.records++
 	case *codec.LegacyMessage:
-		if v.Compression() == codec.CompressionNone {
-			s.messages++ // a wrapper's inner messages count, not it
+		// A wrapper's inner messages count, not it; a message with
+		// bytes not captured is no complete record.
+		if s.section > 0 || v.Compression() == codec.CompressionNone && v.Gaps == nil {
+			s.messages++
 		}
 	}
+}
+
+// counts says what the field holds: "1 batch", "3 records", "5 messages"
+// (only what it has; nothing for a field of neither).
+func (s recordScan) counts() []string {
+	var parts []string
+	if s.batches > 0 {
+		parts = append(parts, plural(s.batches, "batch"), plural(s.records, "record"))
+	}
+	if s.messages > 0 {
+		parts = append(parts, plural(s.messages, "message"))
+	}
+	return parts
+}
+
+// lacks says how many records the field's batches with holes lack, ""
+// when none.
+func (s recordScan) lacks() string {
+	switch {
+	case s.notCaptured > 0 && s.unknown > 0:
+		return fmt.Sprintf("%s not captured, and those of %s whose RecordCount was not captured", plural(s.notCaptured, "record"), plural(s.unknown, "batch"))
+	case s.notCaptured > 0:
+		return plural(s.notCaptured, "record") + " not captured"
+	case s.unknown > 0:
+		return fmt.Sprintf("the records of %s not captured", plural(s.unknown, "batch"))
+	}
+	return ""
 }
 
 // scanTracer counts what a record set holds (a codec.SectionTracer).
@@ -209,9 +284,10 @@ type scanTracer recordScan
 func (s *scanTracer) Begin(string, int)   {}
 func (s *scanTracer) BeginIndex(int, int) {}
 func (s *scanTracer) End(_ int, v any)    { (*recordScan)(s).count(v) }
-func (s *scanTracer) EndSection()         {}
+func (s *scanTracer) EndSection()         { s.section-- }
 func (s *scanTracer) BeginSection(_ codec.Compression, data []byte, _ error) {
 	s.maxSection = max(s.maxSection, len(data))
+	s.section++
 }
 
 // frameTracer builds a Node tree from Tracer calls.
@@ -279,16 +355,17 @@ func (t *frameTracer) End(off int, value any) {
 			Value: codec.TraceNote(fmt.Sprintf("%s the field's decoder did not read", plural(n.End-last.End, "byte")))})
 	}
 	if r, ok := value.(*codec.Records); ok && r.Raw != nil {
-		// The field is its length, then the record set: trace that.
-		rawStart := n.End - len(r.Raw)
+		// The field is its length, then the record set (with its
+		// holes): trace that.
+		rawStart := n.End - r.Len()
 		if rawStart > n.Start {
-			n.Children = append(n.Children, &Node{Name: "(length)", Start: n.Start, End: rawStart, Value: int32(len(r.Raw))})
+			n.Children = append(n.Children, &Node{Name: "(length)", Start: n.Start, End: rawStart, Value: int32(r.Len())})
 		}
 		if t.lazy {
-			n.lazy = &lazyRecords{raw: r.Raw, base: rawStart}
+			n.lazy = &lazyRecords{rec: codec.Records{Raw: r.Raw, Gaps: r.Gaps}, base: rawStart}
 		} else {
 			t.bases = append(t.bases, rawStart)
-			codec.TraceRecordSet(r.Raw, t, t.opts)
+			r.Trace(t, t.opts, nil)
 			t.bases = t.bases[:len(t.bases)-1]
 		}
 	}
@@ -333,17 +410,18 @@ func (t *frameTracer) sensitiveConfig() bool {
 
 // DeferRecords implements codec.RecordsDeferrer, for a lazy tree: the
 // records of a batch are traced when walked (FrameTree.eachChild).
-func (t *frameTracer) DeferRecords(buf []byte, from, to int, b *codec.RecordBatch) {
+func (t *frameTracer) DeferRecords(r *codec.BatchRecords) {
+	from, to := r.Range()
 	if !t.lazy {
 		t.Begin("Records", from)
-		codec.TraceBatchRecords(buf, from, to, b, t, nil)
+		r.Trace(t, nil)
 		t.End(to, nil)
 		return
 	}
 	p := t.top()
 	base := t.base()
 	p.Children = append(p.Children, &Node{Name: "Records", Start: from + base, End: to + base, common: p.common,
-		lazy: &lazyRecords{batch: b, buf: buf, from: from, to: to, base: base}})
+		lazy: &lazyRecords{batch: r, base: base}})
 }
 
 // BeginSection implements codec.SectionTracer.
@@ -359,22 +437,23 @@ func (t *frameTracer) EndSection() {
 	t.stack = t.stack[:len(t.stack)-1]
 }
 
-// fail closes the fields left open by a decoding error at err: the
-// innermost becomes the undecoded field (or gets one, when part of it
-// decoded), which with every field around it extends to end.
-func (t *frameTracer) fail(depth, end int, err error) {
+// fail closes the fields left open by a decoding error: the innermost
+// becomes the undecoded field (or gets one, when part of it decoded),
+// whose value is v (undecoded, or notCapturedStop), and which with every
+// field around it extends to end.
+func (t *frameTracer) fail(depth, end int, v any) {
 	if len(t.stack) <= depth {
 		return
 	}
 	in := t.top()
 	if len(in.Children) == 0 && in.Value == nil {
-		in.Value = undecoded{err}
+		in.Value = v
 	} else {
 		start := in.Start
 		if k := len(in.Children); k > 0 {
 			start = in.Children[k-1].End
 		}
-		in.Children = append(in.Children, &Node{Name: "(not decoded)", Start: start, End: end, Value: undecoded{err}})
+		in.Children = append(in.Children, &Node{Name: "(not decoded)", Start: start, End: end, Value: v})
 	}
 	for len(t.stack) > depth {
 		t.top().End = end
@@ -429,7 +508,7 @@ func traceFrame(ex *dissect.Exchange, response bool, opts TraceOptions, lazy boo
 	if f == nil {
 		return nil
 	}
-	ft := &FrameTree{Response: response, Frame: f}
+	ft := &FrameTree{Response: response, Frame: f, holes: frameHoles(f)}
 	if ex.Decoded != nil {
 		for _, t := range ex.Decoded.Topics {
 			if t.Topic != "" && !t.TopicID.IsZero() {
@@ -440,19 +519,28 @@ func traceFrame(ex *dissect.Exchange, response bool, opts TraceOptions, lazy boo
 			}
 		}
 	}
-	root := &Node{Name: "Request", Start: 0, End: 4 + len(f.Bytes)}
+	// The frame as its size prefix has it, captured or not.
+	size := max(int(f.Size), len(f.Bytes))
+	root := &Node{Name: "Request", Start: 0, End: 4 + size}
 	if response {
 		root.Name = "Response"
 	}
 	ft.Root = root
 	root.Children = append(root.Children, &Node{Name: "Size", Start: 0, End: 4, Value: f.Size})
 	b := f.Bytes
-	if len(b) == 0 {
+	switch {
+	case size == 0:
 		return ft
-	}
-	if ex.SASLToken {
+	case len(b) == 0:
+		root.Children = append(root.Children, &Node{Name: "(not captured)", Start: 4, End: root.End, Value: codec.NotCapturedValue{}})
+		return ft
+	case ex.SASLToken:
 		// Raw SASL tokens (KIP-43): the client's carry the credential.
-		root.Children = append(root.Children, &Node{Name: "(SASL token)", Start: 4, End: 4 + len(b), Value: b, Secret: !response, Field: saslTokenField})
+		var v any = b
+		if !f.Captured() {
+			v = codec.NotCapturedValue{}
+		}
+		root.Children = append(root.Children, &Node{Name: "(SASL token)", Start: 4, End: root.End, Value: v, Secret: !response, Field: saslTokenField})
 		return ft
 	}
 	dec := ex.Decoded
@@ -468,9 +556,23 @@ func traceFrame(ex *dissect.Exchange, response bool, opts TraceOptions, lazy boo
 	t := &frameTracer{stack: []*Node{root}, bases: []int{4}, opts: records, lazy: lazy}
 	ft.traceOpts, ft.scanOpts = records, records
 	ft.scanOpts.Budget = codec.NewRecordBudget(records.MaxDecompressedBytes)
-	r := codec.NewReader(b)
+	r := f.Reader(0)
 	r.SetTracer(t)
 	t.r = r
+	// failed closes what decoding left open at its error.
+	failed := func(err error) {
+		var v any = undecoded{err}
+		var de *codec.DecodeError
+		if errors.Is(err, codec.ErrNotCaptured) && errors.As(err, &de) {
+			// What was captured after the hole decoding stopped at.
+			after := root.End
+			if hs := holesIn(ft.holes, 4+de.Offset, root.End); len(hs) > 0 {
+				after = hs[0].end
+			}
+			v = notCapturedStop{captured: root.End - after - lostIn(ft.holes, after, root.End)}
+		}
+		t.fail(1, root.End, v)
+	}
 
 	var api *codec.API
 	if ex.APIKey >= 0 {
@@ -488,7 +590,7 @@ func traceFrame(ex *dissect.Exchange, response bool, opts TraceOptions, lazy boo
 		}
 	} else {
 		hdr, hdrName = new(codec.RequestHeader), "RequestHeader"
-		hv = requestHeaderVersion(api, b, ex.APIKey, ex.APIVersion)
+		hv = requestHeaderVersion(api, f, ex.APIKey, ex.APIVersion)
 	}
 	if api == nil && !response && len(b) >= 8 {
 		hv = 1 // unknown key: a v1 header (key, version, correlation id, client id) is the best guess
@@ -498,7 +600,7 @@ func traceFrame(ex *dissect.Exchange, response bool, opts TraceOptions, lazy boo
 	t.push(hnode)
 	hdr.ReadFrom(r, hv)
 	if err := r.Err(); err != nil {
-		t.fail(1, root.End, err)
+		failed(err)
 		return ft
 	}
 	hnode.End = 4 + r.Offset()
@@ -506,7 +608,7 @@ func traceFrame(ex *dissect.Exchange, response bool, opts TraceOptions, lazy boo
 
 	bodyStart := r.Offset()
 	rest := func(name, why string) {
-		if r.Offset() < len(b) {
+		if r.Offset() < size {
 			root.Children = append(root.Children, &Node{Name: name, Start: 4 + r.Offset(), End: root.End, Value: codec.TraceNote(why)})
 		}
 	}
@@ -532,7 +634,7 @@ func traceFrame(ex *dissect.Exchange, response bool, opts TraceOptions, lazy boo
 	t.push(bnode)
 	body.ReadFrom(r, version)
 	if err := r.Err(); err != nil {
-		t.fail(1, root.End, err)
+		failed(err)
 		return ft
 	}
 	bnode.End = 4 + r.Offset()
@@ -548,13 +650,13 @@ var saslTokenField = &schema.Field{Name: "(SASL token)", Type: "bytes", Annotati
 // (dissect.Decoder): Kafka's, except that ControlledShutdown v0 sent with
 // header v1 by some clients is read so when the frame then decodes
 // exactly.
-func requestHeaderVersion(api *codec.API, b []byte, key, version int16) int16 {
+func requestHeaderVersion(api *codec.API, f *dissect.Frame, key, version int16) int16 {
 	hv := codec.RequestHeaderVersion(key, version)
 	if hv != 0 || api == nil || !api.SupportsVersion(version) {
 		return hv
 	}
 	exact := func(hv int16) bool {
-		r := codec.NewReader(b)
+		r := f.Reader(0)
 		new(codec.RequestHeader).ReadFrom(r, hv)
 		api.NewRequest().ReadFrom(r, version)
 		return r.Err() == nil && r.Remaining() == 0

@@ -35,7 +35,19 @@ type HexdumpOptions struct {
 // field (see Labels). Fields longer than 8 bytes go on over more rows, 8
 // bytes each. A compressed record payload is one field; its decompressed
 // bytes follow as a section of their own, whose offsets, marked "+", are
-// into the decompressed data.
+// into the decompressed data. A range of a section that is not decoded
+// (the record decoding budget ran out, the bytes do not parse) shows its
+// first 64 bytes and says how many more it holds: a section can be as
+// large as the budget.
+//
+// The bytes a capture lacks (a frame's holes) are never shown: a run of
+// them is one row, with its range and no hex, saying how many bytes it
+// holds and why they are missing ("(not captured: 732 bytes, beyond the
+// snap length)"), one row per field it falls in; a field the capture
+// lacks says "not captured" and shows no value, and a field partly
+// captured shows its captured bytes around such rows. Where what locates
+// the rest of the frame was lost, the field being read holds the rest of
+// the frame and says so.
 //
 // Credentials are masked ("**" for each byte) unless ShowSecrets: the
 // bytes of every field the schema marks @secret (delegation token HMACs,
@@ -99,9 +111,9 @@ func (h *Hexdump) writeFrame(b *bufio.Writer, ft *FrameTree) {
 	if ft.Response {
 		side = "Response"
 	}
-	head := fmt.Sprintf("%s: %s (4-byte size prefix, %d-byte frame)", side, plural(4+len(f.Bytes), "byte"), f.Size)
-	if len(f.Bytes) < int(f.Size) {
-		head += fmt.Sprintf(", %d bytes of it not captured", int(f.Size)-len(f.Bytes))
+	head := fmt.Sprintf("%s: %s (4-byte size prefix, %d-byte frame)", side, plural(ft.Root.End, "byte"), f.Size)
+	if nc := notCapturedSummary(f); nc != "" {
+		head += "; " + nc
 	}
 	b.WriteString(c.Heading(head) + "\n")
 	// The offsets' width: the frame's, or its largest decompressed
@@ -125,17 +137,22 @@ func (h *Hexdump) writeFrame(b *bufio.Writer, ft *FrameTree) {
 	rangeWidth := 1 + 2*(digits+2) + 1
 	frame := frameBytes(f)
 	w := labelWalker{st: labelStyle(ft, h.opts.ShowSecrets), ft: ft, emit: func(l *Label) {
-		h.writeLabel(b, l, frame, digits, rangeWidth)
+		h.writeLabel(b, l, frame, ft.holes, digits, rangeWidth)
 	}}
 	for _, n := range ft.Root.Children {
 		w.walk(n, 0, "", 0, nil)
 	}
 }
 
+// sectionNoteBytes is how many bytes of a range not decoded a section
+// row shows.
+const sectionNoteBytes = 64
+
 // writeLabel writes the rows of one label: its range, its bytes (8 a
-// row) and its name and value. Lines are assembled by hand, not with fmt:
-// a Fetch response of 50 000 records is millions of rows.
-func (h *Hexdump) writeLabel(b *bufio.Writer, l *Label, frame []byte, digits, rangeWidth int) {
+// row) and its name and value; holes are rows of their own. Lines are
+// assembled by hand, not with fmt: a Fetch response of 50 000 records is
+// millions of rows.
+func (h *Hexdump) writeLabel(b *bufio.Writer, l *Label, frame []byte, holes []hole, digits, rangeWidth int) {
 	c := h.opts.Colors
 	data := frame
 	mark := byte(' ')
@@ -175,7 +192,17 @@ func (h *Hexdump) writeLabel(b *bufio.Writer, l *Label, frame []byte, digits, ra
 		h.line = line
 		return
 	}
+	if l.Section == 0 {
+		if hs := holesIn(holes, l.Start, l.End); len(hs) > 0 {
+			h.line = h.writeHoled(b, line, l, text, frame, hs, digits, rangeWidth)
+			return
+		}
+	}
 	bs := data[l.Start:l.End]
+	elided := 0
+	if l.Section > 0 && l.note && len(bs) > sectionNoteBytes {
+		bs, elided = bs[:sectionNoteBytes], len(bs)-sectionNoteBytes
+	}
 	for row := 0; row == 0 || row*hexPerRow < len(bs); row++ {
 		chunk := bs[row*hexPerRow : min(len(bs), (row+1)*hexPerRow)]
 		if row > 0 {
@@ -202,7 +229,105 @@ func (h *Hexdump) writeLabel(b *bufio.Writer, l *Label, frame []byte, digits, ra
 		line = append(line, '\n')
 		b.Write(line)
 	}
+	if elided > 0 {
+		line = append(line[:0], mark)
+		line = appendOffset(line, l.Start+len(bs), digits)
+		line = append(line, '-')
+		line = appendOffset(line, l.End-1, digits)
+		line = appendSpaces(line, rangeWidth-len(line)+2+hexWidth+2+2*l.Depth)
+		line = append(line, c.Note(fmt.Sprintf("  (%s more, not shown)", plural(elided, "byte")))...)
+		line = append(line, '\n')
+		b.Write(line)
+	}
 	h.line = line
+}
+
+// writeHoled writes the rows of a leaf of the frame that meets holes
+// (hs, clipped to it, in order): its captured bytes as writeLabel writes
+// them, each hole as a row of its own with no hex. A leaf wholly in one
+// hole is one row. It returns the line buffer.
+func (h *Hexdump) writeHoled(b *bufio.Writer, line []byte, l *Label, text string, frame []byte, hs []hole, digits, rangeWidth int) []byte {
+	c := h.opts.Colors
+	const hexWidth = 3*hexPerRow - 1
+	// head starts a row: its range column ("0x0010-0x0017"; "0x0010"
+	// for a row that goes on with a field's bytes).
+	head := func(start, end int) {
+		line = append(line[:0], ' ')
+		line = appendOffset(line, start, digits)
+		if end > start {
+			line = append(line, '-')
+			line = appendOffset(line, end-1, digits)
+		}
+		line = appendSpaces(line, rangeWidth-len(line)+2)
+	}
+	write := func() {
+		line = append(line, '\n')
+		b.Write(line)
+	}
+	if len(hs) == 1 && hs[0].start == l.Start && hs[0].end == l.End {
+		// Wholly in one hole: one row saying so.
+		t := l.Name + " " + holeText(hs[0])
+		switch {
+		case l.Name == "(not captured)":
+			t = holeText(hs[0])
+		case !l.nc && l.Text != "":
+			t = l.Name + " = " + l.Text + " " + holeText(hs[0])
+		case l.stop != "":
+			t = l.Name + " " + holeText(hs[0]) + "; " + l.stop
+		}
+		head(l.Start, l.End)
+		line = appendSpaces(line, hexWidth+2+2*l.Depth)
+		line = append(line, c.Note(t)...)
+		write()
+		return line
+	}
+	first := true
+	at := l.Start
+	captured := func(from, to int) {
+		for p := from; p < to; p += hexPerRow {
+			chunk := frame[p:min(to, p+hexPerRow)]
+			if first {
+				head(l.Start, l.End)
+			} else {
+				head(p, p)
+			}
+			hexStart := len(line)
+			line = appendHexRow(line, chunk, l.Masked)
+			hexLen := len(line) - hexStart
+			if l.Masked {
+				dim := c.Dim(string(line[hexStart:]))
+				line = append(line[:hexStart], dim...)
+			}
+			line = appendSpaces(line, hexWidth-hexLen+2+2*l.Depth)
+			if first {
+				line = append(line, text...)
+			} else {
+				line = append(line, "  |"...)
+				line = appendASCIIRow(line, chunk, l.Masked)
+				line = append(line, '|')
+			}
+			write()
+			first = false
+		}
+	}
+	for _, hl := range hs {
+		captured(at, hl.start)
+		if first {
+			// The label's own row, before its first bytes, a hole.
+			head(l.Start, l.End)
+			line = appendSpaces(line, hexWidth+2+2*l.Depth)
+			line = append(line, text...)
+			write()
+			first = false
+		}
+		head(hl.start, hl.end)
+		line = appendSpaces(line, hexWidth+2+2*(l.Depth+1))
+		line = append(line, c.Note(holeText(hl))...)
+		write()
+		at = hl.end
+	}
+	captured(at, l.End)
+	return line
 }
 
 // appendOffset appends v in hex, zero-padded to digits, after "0x".
@@ -297,6 +422,9 @@ type Label struct {
 	Style  LabelStyle
 
 	data []byte // the section's data, for Section > 0
+	nc   bool   // the leaf's value was not captured
+	stop string // where decoding stopped: why
+	note bool   // a range that holds no field (a TraceNote)
 }
 
 // Labels returns the labels of a frame's hexdump in the order they are
@@ -321,9 +449,10 @@ func labelStyle(ft *FrameTree, showSecrets bool) valueStyle {
 type labelWalker struct {
 	st       valueStyle
 	ft       *FrameTree
-	paths    bool // fill Label.Path
-	emit     func(*Label)
+	paths    bool         // fill Label.Path
+	emit     func(*Label) // must not keep the label
 	sections int
+	label    Label
 }
 
 func (w *labelWalker) walk(n *Node, depth int, path string, section int, data []byte) {
@@ -342,22 +471,44 @@ func (w *labelWalker) walk(n *Node, depth int, path string, section int, data []
 		w.sections++
 		section, data = w.sections, n.Section.Data
 	}
-	l := Label{Section: section, Start: n.Start, End: n.End, Depth: depth, Path: p, Name: n.Name, Leaf: n.IsLeaf(), data: data}
+	// One Label for every call: emit does not keep it, and a label of
+	// each field allocated anew is millions of them for a Fetch.
+	l := &w.label
+	*l = Label{Section: section, Start: n.Start, End: n.End, Depth: depth, Path: p, Name: n.Name, Leaf: n.IsLeaf(), data: data}
 	if l.Leaf {
 		l.Text = formatValue(n, w.st)
 		l.Masked = n.Secret && !w.st.showSecrets
+		switch v := n.Value.(type) {
+		case codec.NotCapturedValue:
+			l.nc = true
+		case notCapturedStop:
+			l.nc, l.stop = true, v.text()
+		case codec.TraceNote:
+			l.note = true
+		}
 	} else {
 		l.Text = containerText(n)
+		if r, ok := n.Value.(*codec.Records); ok && !r.IsNull() {
+			// What the set holds, as the detail view and JSON count it.
+			sc := w.ft.scan(n)
+			parts := sc.counts()
+			if lc := sc.lacks(); lc != "" {
+				parts = append(parts, lc)
+			}
+			if len(parts) > 0 {
+				l.Text += ": " + strings.Join(parts, ", ")
+			}
+		}
 	}
 	l.Style = nodeStyle(n)
-	w.emit(&l)
+	w.emit(l)
 	w.ft.eachChild(n, func(c *Node) { w.walk(c, depth+1, p, section, data) })
 }
 
 // nodeStyle says how a node is painted.
 func nodeStyle(n *Node) LabelStyle {
 	switch v := n.Value.(type) {
-	case undecoded, codec.TraceNote:
+	case undecoded, codec.TraceNote, codec.NotCapturedValue, notCapturedStop:
 		return StyleNote
 	case codec.Checksum:
 		if !v.Valid {
@@ -380,8 +531,15 @@ func containerText(n *Node) string {
 	case undecoded:
 		return "not decoded: " + sanitize(v.err.Error())
 	case *codec.Records:
-		return "record set, " + plural(len(v.Raw), "byte")
+		s := "record set, " + plural(v.Len(), "byte")
+		if lost := gapBytes(v.Gaps); lost > 0 {
+			s += fmt.Sprintf(" (%d not captured)", lost)
+		}
+		return s
 	case *codec.RecordBatch:
+		if v.Gaps != nil {
+			return "record batch (magic 2)" + holedBatchText(n, v)
+		}
 		return fmt.Sprintf("record batch (magic %d), BaseOffset %d, RecordCount %d, %s", v.Magic, v.BaseOffset, v.RecordCount, v.Compression())
 	case *codec.Record:
 		s := fmt.Sprintf("record, offset %d", v.Offset)
@@ -391,8 +549,11 @@ func containerText(n *Node) string {
 		return s
 	case *codec.LegacyMessage:
 		s := fmt.Sprintf("message (magic %d), %s", v.Magic, legacyOffset(v))
-		if t, ok := msTime(v.Timestamp); ok && v.Magic >= 1 {
+		if t, ok := msTime(v.Timestamp); ok && v.Magic >= 1 && v.Captured("Timestamp") {
 			s += ", " + t
+		}
+		if v.Gaps != nil {
+			s += fmt.Sprintf("; %d of its %s not captured", gapBytes(v.Gaps), plural(n.End-n.Start, "byte"))
 		}
 		return s
 	}
@@ -425,6 +586,9 @@ func containerText(n *Node) string {
 // the wire; in a Produce request, where the broker has not assigned
 // offsets yet, the relative one.
 func legacyOffset(m *codec.LegacyMessage) string {
+	if !m.Captured("Offset") {
+		return "offset not captured"
+	}
 	if m.AbsoluteOffset != m.Offset && m.AbsoluteOffset >= 0 {
 		return fmt.Sprintf("offset %d (relative %d)", m.AbsoluteOffset, m.Offset)
 	}
@@ -439,4 +603,49 @@ func arrayCount(n int) string {
 		return "1 item"
 	}
 	return strconv.Itoa(n) + " items"
+}
+
+// gapBytes is how many bytes gaps hold.
+func gapBytes(gaps []codec.Gap) int {
+	n := 0
+	for _, g := range gaps {
+		n += g.End - g.Start
+	}
+	return n
+}
+
+// holedBatchText says, after "record batch (magic 2)", what is known of
+// a batch with bytes not captured (n its node): the header fields
+// captured, never a value of one that was not, and the records it lacks.
+func holedBatchText(n *Node, b *codec.RecordBatch) string {
+	var parts []string
+	if b.Captured("BaseOffset") {
+		parts = append(parts, fmt.Sprintf("BaseOffset %d", b.BaseOffset))
+	}
+	if b.Captured("RecordCount") {
+		parts = append(parts, fmt.Sprintf("RecordCount %d", b.RecordCount))
+	}
+	if b.Captured("Attributes") {
+		parts = append(parts, b.Compression().String())
+	}
+	parts = append(parts, fmt.Sprintf("%d of its %s not captured", gapBytes(b.Gaps), plural(n.End-n.Start, "byte")))
+	if nc := recordsNotCaptured(b); nc != "" {
+		parts = append(parts, nc)
+	}
+	return ", " + strings.Join(parts, ", ")
+}
+
+// recordsNotCaptured says how many records a batch with holes lacks:
+// "18 records not captured", "records not captured" when RecordCount was
+// not captured; "" when it lacks none.
+func recordsNotCaptured(b *codec.RecordBatch) string {
+	switch {
+	case b.Gaps == nil || b.RecordsNotCaptured == 0:
+		return ""
+	case b.RecordsNotCaptured < 0 && b.Captured("RecordCount"):
+		return "records not captured"
+	case b.RecordsNotCaptured < 0:
+		return "records not captured (RecordCount not captured)"
+	}
+	return plural(int(b.RecordsNotCaptured), "record") + " not captured"
 }

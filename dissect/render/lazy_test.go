@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/kdissect/kdissect/codec"
@@ -129,6 +130,29 @@ func TestLazyRecordsEqualWholeTrace(t *testing.T) {
 						t.Fatalf("%s: %s variant %d: %d labels over the lazy tree, %d over the whole", filepath.Base(c.path), apiLabel(ex), vi, len(ll), len(wl))
 					}
 				}
+			}
+		}
+	}
+	// Frames with holes: records fields traced around them.
+	for _, c := range damagedCaptures(t) {
+		if strings.HasPrefix(c.name, "kcat_mtu") {
+			continue
+		}
+		for _, ex := range readCapture(t, c.data, dissect.DecodeOptions{}) {
+			if ex.Request != nil && ex.Request.Captured() && (ex.Response == nil || ex.Response.Captured()) {
+				continue
+			}
+			rq, rs := traceFrame(ex, false, TraceOptions{Schema: s}, true), traceFrame(ex, true, TraceOptions{Schema: s}, true)
+			if !(rq != nil && hasLazy(rq.Root) || rs != nil && hasLazy(rs.Root)) {
+				continue
+			}
+			withRecords++
+			for _, hexdump := range []bool{false, true} {
+				lazy, whole := writeView(t, ex, hexdump, false, codec.RecordDecodeOptions{}), writeView(t, ex, hexdump, true, codec.RecordDecodeOptions{})
+				if lazy != whole {
+					t.Fatalf("%s: %s (hexdump %v): lazy trace writes\n%s\nwhole trace writes\n%s", c.name, apiLabel(ex), hexdump, firstDiff(lazy, whole), firstDiff(whole, lazy))
+				}
+				compared++
 			}
 		}
 	}

@@ -133,15 +133,16 @@ func exchangeHeading(b *bufio.Writer, n int, ex *dissect.Exchange, c Colors) {
 }
 
 // frameSummary says a frame's size (as its size prefix says, as
-// request_size and response_size in JSON) and the packet, numbered from 1
-// as Wireshark and tshark number them, that carried its first byte.
+// request_size and response_size in JSON), the packet, numbered from 1
+// as Wireshark and tshark number them, that carried its first byte, and
+// how many of its bytes the capture lacks and why.
 func frameSummary(side string, f *dissect.Frame) string {
 	if f == nil {
 		return "no " + side
 	}
 	s := fmt.Sprintf("%s %s in packet %d", side, plural(int(f.Size), "byte"), f.Packet+1)
-	if len(f.Bytes) < int(f.Size) {
-		s += fmt.Sprintf(" (%d captured)", len(f.Bytes))
+	if hs := frameHoles(f); len(hs) > 0 {
+		s += fmt.Sprintf(" (%d not captured: %s)", lostIn(hs, 0, 4+int(f.Size)), causes(hs))
 	}
 	return s
 }

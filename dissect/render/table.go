@@ -179,13 +179,23 @@ func SummaryRow(ex *dissect.Exchange) []string {
 	if lat, ok := ex.Latency(); ok {
 		latency = formatLatency(lat)
 	}
+	// The notes: their number and the first, or for an exchange whose
+	// frames the capture lacks bytes of, what it lacks and why, which the
+	// first note may be too long to show or not be.
 	notes := ""
-	switch len(ex.Notes) {
-	case 0:
-	case 1:
-		notes = truncate(ex.Notes[0], 40)
+	first, width := "", 40
+	if len(ex.Notes) > 0 {
+		first = ex.Notes[0]
+	}
+	if h := holesCell(ex); h != "" {
+		first, width = h, 56
+	}
+	switch {
+	case first == "":
+	case len(ex.Notes) <= 1:
+		notes = truncate(first, width)
 	default:
-		notes = fmt.Sprintf("(%d) %s", len(ex.Notes), truncate(ex.Notes[0], 36))
+		notes = fmt.Sprintf("(%d) %s", len(ex.Notes), truncate(first, width-4))
 	}
 	return []string{
 		ts.UTC().Format("01-02 15:04:05.000000"),
@@ -325,4 +335,45 @@ func unsafeRune(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// holesCell says in a few words what the capture lacks of ex's frames:
+// "295 of 353 bytes not captured (snap length)"; "" when it lacks nothing.
+func holesCell(ex *dissect.Exchange) string {
+	lost, size := 0, 0
+	var hs []hole
+	for _, f := range []*dissect.Frame{ex.Request, ex.Response} {
+		if h := frameHoles(f); len(h) > 0 {
+			lost += lostIn(h, 0, 4+int(f.Size))
+			size += int(f.Size)
+			hs = append(hs, h...)
+		}
+	}
+	if len(hs) == 0 {
+		return ""
+	}
+	why := map[string]bool{}
+	for _, h := range hs {
+		why[h.why] = true
+	}
+	cause := "several causes"
+	if len(why) == 1 {
+		cause = shortCause(hs[0].why)
+	}
+	return fmt.Sprintf("%d of %d bytes not captured (%s)", lost, size, cause)
+}
+
+// shortCause is a hole's cause in a table cell.
+func shortCause(why string) string {
+	switch why {
+	case dissect.HoleSnapLength.String():
+		return "snap length"
+	case dissect.HoleNotCaptured.String():
+		return "packets lost"
+	case dissect.HoleCaptureEnded.String():
+		return "capture ended"
+	case dissect.HoleConnectionEnded.String():
+		return "connection ended"
+	}
+	return why
 }

@@ -45,6 +45,10 @@ func formatValue(n *Node, st valueStyle) string {
 		return redactedValue(n)
 	}
 	switch v := n.Value.(type) {
+	case codec.NotCapturedValue:
+		return "not captured"
+	case notCapturedStop:
+		return "not captured; " + v.text()
 	case undecoded:
 		return "not decoded: " + sanitize(v.err.Error())
 	case codec.TraceNote:
@@ -66,6 +70,10 @@ func formatValue(n *Node, st valueStyle) string {
 	case uint16:
 		return strconv.FormatUint(uint64(v), 10)
 	case uint32:
+		if n.Name == "Crc" && n.Field == nil {
+			// The CRC of a batch or message with bytes not captured.
+			return fmt.Sprintf("0x%08x (not verified: bytes it covers were not captured)", v)
+		}
 		return strconv.FormatUint(uint64(v), 10)
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
@@ -368,8 +376,11 @@ func quote(s string, max int) string {
 
 // plural writes "1 byte", "2 bytes".
 func plural(n int, unit string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return "1 " + unit
+	case strings.HasSuffix(unit, "ch"):
+		return strconv.Itoa(n) + " " + unit + "es" // batches
 	}
 	return strconv.Itoa(n) + " " + unit + "s"
 }
