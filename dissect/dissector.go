@@ -193,6 +193,9 @@ type Stats struct {
 	// Options.MaxConnections. Both are among KafkaPackets, not dissected.
 	AfterClose int64
 	ConnLimit  int64
+	// ReusedPorts counts connections ended by a new connection on the
+	// same 4-tuple (a SYN with a new initial sequence number).
+	ReusedPorts int64
 	// PeakOpenConnections and PeakBufferedExchanges are the most
 	// connections open and exchanges held for ordering at once: what
 	// memory grows with.

@@ -358,7 +358,8 @@ func TestCaptureOrderAcrossConnections(t *testing.T) {
 	}
 }
 
-// Timestamps that go backwards change nothing.
+// Timestamps that go backwards change nothing but a note of each
+// negative latency.
 func TestTimestampsBackwards(t *testing.T) {
 	capture, specs, _ := func() ([]byte, []exchangeSpec, *tcpConn) {
 		clock := time.Unix(1700000000, 0)
@@ -378,9 +379,14 @@ func TestTimestampsBackwards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkExchanges(t, got, specs, false)
+	checkExchanges(t, got, specs, true)
 	if l, ok := got[0].Latency(); !ok || l >= 0 {
 		t.Errorf("latency %v: want negative (the capture's clock went backwards)", l)
+	}
+	for _, e := range got {
+		if len(e.Notes) != 1 || !hasNote(e, "response captured 2s before its request") {
+			t.Errorf("%s: want the note of the negative latency alone", describe(e))
+		}
 	}
 }
 

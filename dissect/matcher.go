@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kdissect/kdissect/codec"
@@ -36,7 +38,19 @@ type waiting struct {
 	ncorr    int
 	prevCorr int32
 	hasPrev  bool
+	// sound says the request was framed whole, with no byte of the
+	// client's stream lost before it: a request the broker surely got.
+	sound bool
+	// overtaken is the session clock when a response to a later request
+	// came first with no byte of the broker's stream lost before it: this
+	// request's answer was not sent yet (zero: not overtaken).
+	overtaken time.Time
 }
+
+// overtakenWait is how long a request overtaken by later responses waits
+// for its own, in capture time: Kafka clients' default request.timeout.ms
+// (30 s), after which a client gives up on it.
+const overtakenWait = 30 * time.Second
 
 // conn is one TCP connection to a broker. It matches online: each request
 // becomes an exchange in the session's orderer as soon as it is framed, and
@@ -82,6 +96,7 @@ type conn struct {
 	lastClient string
 	haveClient bool
 	rst        [2]bool // an RST was seen in the direction
+	replaced   bool    // a new connection took the 4-tuple (Session.reused)
 	done       bool
 	dirty      bool // low and early need a look (Session.refresh)
 }
@@ -183,7 +198,7 @@ func (c *conn) request(r framed) {
 			return
 		}
 	}
-	c.wait(waiting{sl: c.s.ord.add(ex, key, c, false), last: r.last})
+	c.wait(waiting{sl: c.s.ord.add(ex, key, c, false), last: r.last, sound: r.inSync && r.f.Captured()})
 }
 
 // wait makes a request wait for its response.
@@ -278,18 +293,16 @@ func (c *conn) match(r framed) bool {
 		return true
 	}
 	id := int32(binary.BigEndian.Uint32(r.f.Bytes))
+	c.expireOvertaken()
 	if c.byCorr[id] > 0 {
 		for i, w := range c.pending {
-			if w.sl.ex.CorrelationID != id {
+			if w.unknown || w.sl.ex.CorrelationID != id {
 				continue
 			}
 			if !pairable(w, r) {
 				break // sent after this response: not its request
 			}
-			// Every request before it was answered before it, unseen.
-			for range i {
-				c.unanswered(c.dequeue(0), ResponseLost)
-			}
+			c.overtake(i, r)
 			c.pair(c.dequeue(0), r)
 			return true
 		}
@@ -302,6 +315,84 @@ func (c *conn) match(r framed) bool {
 	}
 	c.orphan(r)
 	return true
+}
+
+// overtake settles the requests waiting before the i-th, which response r
+// answers, so that it is first. Kafka answers a connection's requests in
+// order, so when bytes of the broker's stream were lost before r, their
+// responses were among them (ResponseLost). When none was (r.inSync),
+// their responses were not sent yet: something between client and broker
+// reorders (a proxy), and they keep waiting for theirs, pairing by
+// CorrelationId, for overtakenWait at most; all but those framed after
+// bytes of the client's stream were lost, or with holes (what the framer
+// made of them is less sure than the broker's order). Each reordering is
+// noted.
+func (c *conn) overtake(i int, r framed) {
+	if i == 0 {
+		if w := c.pending[0]; !w.overtaken.IsZero() {
+			w.sl.ex.AddNote("answered out of order: after the responses to requests sent later on this connection (Kafka answers in order: something between client and broker reorders)")
+		}
+		return
+	}
+	if !r.inSync {
+		for range i {
+			c.unanswered(c.dequeue(0), ResponseLost)
+		}
+		if w := c.pending[0]; !w.overtaken.IsZero() {
+			w.sl.ex.AddNote("answered out of order: after the responses to requests sent later on this connection (Kafka answers in order: something between client and broker reorders)")
+		}
+		return
+	}
+	for j := 0; j < i; {
+		if c.pending[j].sound {
+			j++
+			continue
+		}
+		c.unanswered(c.dequeue(j), ResponseLost)
+		i--
+	}
+	if i == 0 {
+		return
+	}
+	var ids []string
+	for j := range i {
+		w := &c.pending[j]
+		if w.overtaken.IsZero() {
+			w.overtaken = c.s.clock
+		}
+		if len(ids) < 4 {
+			ids = append(ids, strconv.Itoa(int(w.sl.ex.CorrelationID)))
+		}
+	}
+	if i > len(ids) {
+		ids = append(ids, "...")
+	}
+	w := c.pending[i]
+	earlier := fmt.Sprintf("%d %s sent earlier on this connection (CorrelationId %s)", i, plural(i, "request", "requests"), strings.Join(ids, ", "))
+	if !w.overtaken.IsZero() {
+		w.sl.ex.AddNote("answered out of order: after the responses to requests sent later, and before those of " + earlier + " (Kafka answers in order: something between client and broker reorders)")
+	} else {
+		w.sl.ex.AddNote("answered out of order: before the responses to " + earlier + ", with no byte of the broker's stream lost (Kafka answers in order: something between client and broker reorders)")
+	}
+	// Move it to the front, keeping the others in order.
+	copy(c.pending[1:i+1], c.pending[:i])
+	c.pending[0] = w
+}
+
+// expireOvertaken gives up the requests overtaken longer than
+// overtakenWait ago.
+func (c *conn) expireOvertaken() {
+	for i := 0; i < len(c.pending); {
+		w := c.pending[i]
+		if w.overtaken.IsZero() || c.s.clock.Sub(w.overtaken) < overtakenWait {
+			i++
+			continue
+		}
+		sl := c.dequeue(i)
+		sl.ex.NoResponse = ResponseLost
+		sl.ex.AddNote(fmt.Sprintf("no response within %v of capture time after the broker answered requests sent later on this connection", overtakenWait))
+		c.s.ord.complete(sl)
+	}
 }
 
 // matchUnknown pairs response r (CorrelationId id) with a request waiting
@@ -372,6 +463,9 @@ func (c *conn) pair(sl *slot, r framed) {
 	ex := sl.ex
 	ex.Response = r.f
 	ex.Notes = append(ex.Notes, r.notes...)
+	if lat, _ := ex.Latency(); lat < 0 {
+		ex.AddNote(fmt.Sprintf("response captured %v before its request (its timestamp is earlier: two capture points, a clock step, or a NIC stamping queues apart): the latency is negative", -lat))
+	}
 	c.s.ord.complete(sl)
 	c.answered(ex)
 }
@@ -451,6 +545,9 @@ func (c *conn) unanswered(sl *slot, why NoResponseReason) {
 	ex := sl.ex
 	ex.NoResponse = why
 	ex.AddNote(c.reasonNote(why))
+	if c.replaced {
+		ex.AddNote("a new connection on the same ports (a SYN with a new initial sequence number) replaced this one")
+	}
 	c.s.ord.complete(sl)
 }
 
@@ -630,4 +727,12 @@ func parseRequestHeader(ex *Exchange, b []byte) bool {
 func plausibleRequest(b []byte, valid func(int16, int16) bool) bool {
 	return len(b) >= reqHeaderMin && int32(binary.BigEndian.Uint32(b[4:8])) >= 0 &&
 		judgeRequestHeader(b, len(b), valid) == plausible
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -54,6 +54,10 @@ type tcpHalf struct {
 	next    uint32 // sequence number of the next byte to hand over
 	fin     bool   // a FIN was seen ahead of next, ending the stream at finSeq
 	finSeq  uint32
+	// The direction's initial sequence number: its SYN's, or the one
+	// before its first byte seen when the capture missed the SYN. A SYN
+	// with another one is a new connection on the 4-tuple.
+	isn uint32
 
 	queue    []segment // segments beyond next, in sequence order
 	queued   int       // their captured bytes
@@ -115,6 +119,10 @@ func (c *conn) segment(dir frameDir, tcp *layers.TCP, missing int, ref pktRef) {
 		c.rst[dir] = true
 	}
 	h := &c.tcp[dir]
+	if tcp.SYN && (!tcp.ACK || dir == toClient) && h.started && tcp.Seq != h.isn {
+		s.reused(c, dir, tcp, missing, ref)
+		return
+	}
 	if h.closed || c.done {
 		return
 	}
@@ -124,6 +132,7 @@ func (c *conn) segment(dir frameDir, tcp *layers.TCP, missing int, ref pktRef) {
 		if tcp.SYN {
 			seq++ // the SYN takes a sequence number; data follows it
 		}
+		h.isn = seq - 1
 		h.started, h.next = true, seq
 		c.framer(dir, !tcp.SYN) // a direction that starts without a SYN was picked up mid-stream
 	case tcp.SYN:
@@ -136,7 +145,11 @@ func (c *conn) segment(dir frameDir, tcp *layers.TCP, missing int, ref pktRef) {
 	d := seqDiff(h.next, seq)
 	if tcp.RST {
 		if d == 0 {
+			// The connection is aborted: neither side sends on it
+			// any more (RFC 793 3.4), so it ends whole, and its
+			// 4-tuple is free for the next connection.
 			c.endHalf(dir, true)
+			c.endHalf(dir.other(), false)
 		}
 		return // anywhere else the receiver drops it (RFC 5961)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // flowKey names a TCP connection whichever way its packets go.
@@ -27,12 +29,12 @@ type closedConn struct {
 }
 
 // How long a closed connection is remembered, in capture time: TIME_WAIT's
-// length for a closed one, long enough for a Kafka client's idle
-// connection to wake up (brokers close them after 10 minutes) for an idle
-// one.
+// length for a closed one; for an idle one, as long as a Kafka client's
+// idle connection can wake up: brokers close connections idle for
+// connections.max.idle.ms, 10 minutes by default.
 const (
 	closedMemory  = time.Minute
-	dormantMemory = 30 * time.Minute
+	dormantMemory = 10 * time.Minute
 )
 
 type closedEntry struct {
@@ -95,6 +97,27 @@ func (s *Session) newConn(key flowKey) *conn {
 	s.open++
 	s.d.stats.PeakOpenConnections = max(s.d.stats.PeakOpenConnections, s.open)
 	return c
+}
+
+// reused ends connection c, whose 4-tuple a new connection took: a SYN,
+// or the broker's SYN-ACK, with a new initial sequence number (a client
+// reconnecting from the same port after an RST, or after a close the
+// capture did not see whole). The SYN starts the new connection. A SYN
+// with the direction's own initial sequence number is a retransmission; a
+// SYN-ACK from the client is nonsense (RFC 5961: ignored).
+func (s *Session) reused(c *conn, dir frameDir, tcp *layers.TCP, missing int, ref pktRef) {
+	s.d.stats.ReusedPorts++
+	c.replaced = true
+	c.complete()
+	n := s.newConn(c.key)
+	if n == nil {
+		return
+	}
+	s.last = n
+	if dir = toClient; s.cur.Src == n.client {
+		dir = toBroker
+	}
+	n.segment(dir, tcp, missing, ref)
 }
 
 // connDone forgets a connection that ended.

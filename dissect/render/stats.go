@@ -33,11 +33,12 @@ type CaptureLoss struct {
 	Holes         int64 // runs of segments not captured
 	HoleBytes     int64 // their bytes
 	Retransmitted int64 // segments that brought nothing new
+	ReusedPorts   int64 // connections ended by a new one on their 4-tuple
 }
 
 // LossOf takes what StatsInfo says of loss from the dissector's counts.
 func LossOf(st dissect.Stats) CaptureLoss {
-	return CaptureLoss{SnapTruncated: st.SnapTruncated, SnapBytes: st.SnapBytes, Holes: st.Holes, HoleBytes: st.HoleBytes, Retransmitted: st.Retransmitted}
+	return CaptureLoss{SnapTruncated: st.SnapTruncated, SnapBytes: st.SnapBytes, Holes: st.Holes, HoleBytes: st.HoleBytes, Retransmitted: st.Retransmitted, ReusedPorts: st.ReusedPorts}
 }
 
 // WriteStatsTables writes the aggregate as tables: the capture, then per
@@ -75,6 +76,9 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	}
 	if l := info.Loss; l.Retransmitted > 0 {
 		kv("retransmitted", fmt.Sprintf("%d segments", l.Retransmitted))
+	}
+	if l := info.Loss; l.ReusedPorts > 0 {
+		kv("ports reused", fmt.Sprintf("%d connections ended by a new SYN on the same 4-tuple", l.ReusedPorts))
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -207,12 +211,14 @@ type captureJSON struct {
 	Errors        int64    `json:"errors"`
 	// What the capture lacks (extensions): packets the snap length cut
 	// and the payload bytes cut, runs of TCP segments not captured and
-	// their bytes, segments retransmitted.
+	// their bytes, segments retransmitted; connections a new one on
+	// their 4-tuple ended.
 	SnapTruncatedPackets int64 `json:"snap_truncated_packets"`
 	SnapBytes            int64 `json:"snap_bytes"`
 	Holes                int64 `json:"holes"`
 	HoleBytes            int64 `json:"hole_bytes"`
 	Retransmitted        int64 `json:"retransmitted"`
+	ReusedPorts          int64 `json:"reused_ports"`
 }
 
 type trafficJSON struct {
@@ -298,6 +304,7 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 			DurationUs: t.Duration().Microseconds(), RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes, Errors: t.Errors,
 			SnapTruncatedPackets: info.Loss.SnapTruncated, SnapBytes: info.Loss.SnapBytes,
 			Holes: info.Loss.Holes, HoleBytes: info.Loss.HoleBytes, Retransmitted: info.Loss.Retransmitted,
+			ReusedPorts: info.Loss.ReusedPorts,
 		},
 		APIs: []apiJSON{}, Partitions: []partitionJSON{}, Errors: []errorJSON{}, PartitionErrors: []partitionErrorJSON{},
 		Clients: []clientJSON{}, Connections: []connectionJSON{},

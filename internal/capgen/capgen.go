@@ -99,10 +99,12 @@ func Write(w io.Writer, c Config) (Result, error) {
 		return nil
 	}
 	nextPort := uint16(20000)
-	serial := 0
+	serial, wraps := 0, 0
 	newConn := func() *conn {
 		cn := &conn{
-			client:   endpoint{ip: [4]byte{10, 1, byte(nextPort >> 8), byte(nextPort)}, port: nextPort, seq: rng.Uint32()},
+			// A new client address each time the ports wrap: every
+			// connection has a 4-tuple of its own.
+			client:   endpoint{ip: [4]byte{10, byte(1 + wraps), byte(nextPort >> 8), byte(nextPort)}, port: nextPort, seq: rng.Uint32()},
 			broker:   endpoint{ip: [4]byte{10, 0, 0, 9}, port: c.Port, seq: rng.Uint32()},
 			corr:     1,
 			left:     1 + rng.IntN(2*c.PerConn),
@@ -114,6 +116,7 @@ func Write(w io.Writer, c Config) (Result, error) {
 		nextPort++
 		if nextPort == 0 {
 			nextPort = 20000
+			wraps++
 		}
 		return cn
 	}
