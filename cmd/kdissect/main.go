@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -54,20 +55,25 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "kdissect",
 		Short:         "Decode Apache Kafka wire protocol traffic from packet captures",
+		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          rootArgs,
 		// Without a command there is nothing to do: show the commands, and
 		// fail as bad usage does.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cmd.SetOut(cmd.ErrOrStderr())
 			cmd.Help()
-			return fmt.Errorf("a command is needed: read, decode or apis")
+			return fmt.Errorf("a command is needed: one of %s", strings.Join(commandNames(cmd), ", "))
 		},
 	}
+	root.SetVersionTemplate("kdissect {{.Version}}\n")
+	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(newReadCmd(), newDecodeCmd(), newAPIsCmd(), newLiveCmd())
 	root.AddCommand(newBrokerCmd(), newProduceCmd(), newConsumeCmd())
 	root.AddCommand(newStatsCmd())
 	root.AddCommand(newReplayCmd())
+	root.AddCommand(newManCmd())
+	completeFlagValues(root)
 	return root
 }
