@@ -10,7 +10,6 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
-	"github.com/klauspost/compress/gzip"
 )
 
 // ErrCaptureDamaged is wrapped by the error ReadCapture returns when the
@@ -19,27 +18,29 @@ import (
 var ErrCaptureDamaged = errors.New("capture damaged")
 
 // ErrNotCapture is wrapped by the error ReadCapture returns when the input is
-// empty or is not a pcap or pcapng file (optionally gzip-compressed).
+// empty or is not a pcap or pcapng file (optionally gzip-, zstd- or
+// xz-compressed).
 var ErrNotCapture = errors.New("not a capture")
 
 // DamageError says where and how a capture file is damaged. It wraps
 // ErrCaptureDamaged and the underlying cause.
 type DamageError struct {
 	// Offset is the byte offset of the damaged record or block, counted in
-	// the (decompressed, for a gzip file) capture.
+	// the (decompressed, for a compressed file) capture.
 	Offset int64
 	// Packets is how many packets were read before the damage.
 	Packets int64
-	// Gzip reports whether Offset counts decompressed bytes.
-	Gzip bool
+	// Compression names the file's compression ("gzip", "zstd", "xz"),
+	// whose decompressed bytes Offset counts; "" for none.
+	Compression string
 	// Err is the cause.
 	Err error
 }
 
 func (e *DamageError) Error() string {
 	where := "byte"
-	if e.Gzip {
-		where = "decompressed byte"
+	if e.Compression != "" {
+		where = e.Compression + "-decompressed byte"
 	}
 	return fmt.Sprintf("capture damaged at %s %d (after %d packets): %v", where, e.Offset, e.Packets, e.Err)
 }
@@ -72,8 +73,8 @@ type captureReader struct {
 	ng      *pcapgo.NgReader
 	link    layers.LinkType // classic pcap: the file's link type
 	where   interface{ position() (int64, error) }
-	gzip    bool
-	packets int64
+	compression string // "gzip", "zstd", "xz" or ""
+	packets     int64
 	pf      *pcapFilter // classic pcap only
 }
 
@@ -85,7 +86,7 @@ func (cr *captureReader) patched() int64 {
 	return cr.pf.patched
 }
 
-// openCapture detects gzip compression and the capture format.
+// openCapture detects compression (decompressor) and the capture format.
 func openCapture(r io.Reader) (*captureReader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(2)
@@ -96,17 +97,17 @@ func openCapture(r io.Reader) (*captureReader, error) {
 		return nil, fmt.Errorf("reading capture: %w", err)
 	}
 	cr := &captureReader{}
-	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, &DamageError{Offset: 0, Err: fmt.Errorf("gzip header: %w", err)}
-		}
-		cr.gzip = true
+	zr, name, err := decompressor(br)
+	if err != nil {
+		return nil, &DamageError{Offset: 0, Compression: name, Err: err}
+	}
+	if zr != nil {
+		cr.compression = name
 		br = bufio.NewReaderSize(zr, 64<<10)
 	}
 	head, err = br.Peek(4)
 	if len(head) < 4 {
-		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		if err != nil && err != io.EOF && (err != io.ErrUnexpectedEOF || cr.compression != "") {
 			return nil, cr.damage(0, fmt.Errorf("reading file header: %w", err))
 		}
 		if len(head) == 0 {
@@ -138,7 +139,7 @@ func openCapture(r io.Reader) (*captureReader, error) {
 		cr.pcap = pr
 		cr.link = pr.LinkType()
 	default:
-		return nil, fmt.Errorf("%w: unknown file magic % x (want pcap or pcapng, optionally gzip-compressed)", ErrNotCapture, head)
+		return nil, fmt.Errorf("%w: unknown file magic % x (want pcap or pcapng, optionally gzip-, zstd- or xz-compressed)", ErrNotCapture, head)
 	}
 	return cr, nil
 }
@@ -157,7 +158,7 @@ func (cr *captureReader) damage(off int64, err error) error {
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
 	}
-	return &DamageError{Offset: off, Packets: cr.packets, Gzip: cr.gzip, Err: err}
+	return &DamageError{Offset: off, Packets: cr.packets, Compression: cr.compression, Err: err}
 }
 
 // next returns the next packet. data is valid until the next call. At the end

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,8 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 )
 
 // pcapRecord returns a classic pcap record (nanosecond file) holding data,
@@ -37,6 +41,70 @@ func recordOffsets(t *testing.T, capture []byte) []int {
 	return offs
 }
 
+func TestCompressedCaptures(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join("..", "testdata", "pcaps", "franz_groups.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := readAll(t, New(Options{}), plain)
+	if err != nil || len(want) < 10 {
+		t.Fatalf("plain capture: %d exchanges, %v", len(want), err)
+	}
+	for _, c := range []struct {
+		name string
+		enc  func(w io.Writer) io.WriteCloser
+	}{
+		{"gzip", func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) }},
+		{"zstd", func(w io.Writer) io.WriteCloser {
+			zw, err := zstd.NewWriter(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return zw
+		}},
+		{"xz", func(w io.Writer) io.WriteCloser {
+			zw, err := xz.NewWriter(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return zw
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var z bytes.Buffer
+			zw := c.enc(&z)
+			zw.Write(plain)
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readAll(t, New(Options{}), z.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d exchanges, want %d", len(got), len(want))
+			}
+			for i := range want {
+				if describe(got[i]) != describe(want[i]) {
+					t.Errorf("exchange %d: %s, want %s", i, describe(got[i]), describe(want[i]))
+				}
+			}
+
+			// A compressed file cut short: damage, in decompressed bytes,
+			// naming the compression.
+			_, err = readAll(t, New(Options{}), z.Bytes()[:z.Len()*2/3])
+			var de *DamageError
+			if !errors.Is(err, ErrCaptureDamaged) || !errors.As(err, &de) || de.Compression != c.name {
+				t.Fatalf("cut: err = %v", err)
+			}
+			if !strings.Contains(err.Error(), c.name+"-decompressed byte") {
+				t.Errorf("error %q does not say the offset is in decompressed bytes", err)
+			}
+		})
+	}
+}
+
+// The exchanges before the cut of a cut gzip file are kept.
 func TestGzipCapture(t *testing.T) {
 	capture, specs, _ := simpleCapture(t, ethernet, 3)
 	var z bytes.Buffer
@@ -48,19 +116,48 @@ func TestGzipCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkExchanges(t, got, specs, false)
-
-	// A gzip file cut short: the exchanges before the cut, then damage.
-	cut := z.Bytes()[:z.Len()*2/3]
-	got, err = readAll(t, New(Options{}), cut)
-	var de *DamageError
-	if !errors.Is(err, ErrCaptureDamaged) || !errors.As(err, &de) || !de.Gzip {
+	got, err = readAll(t, New(Options{}), z.Bytes()[:z.Len()*2/3])
+	if !errors.Is(err, ErrCaptureDamaged) {
 		t.Fatalf("err = %v", err)
-	}
-	if !strings.Contains(err.Error(), "decompressed byte") {
-		t.Errorf("error %q does not say the offset is in decompressed bytes", err)
 	}
 	if len(got) == 0 {
 		t.Errorf("nothing emitted before the damage")
+	}
+}
+
+// A compressed file that asks for more memory than the bounds is refused
+// at its header, not trusted with the allocation.
+func TestCompressedCaptureBounds(t *testing.T) {
+	capture, _, _ := simpleCapture(t, ethernet, 3)
+	var z bytes.Buffer
+	zw, err := xz.WriterConfig{DictCap: 256 << 20}.NewWriter(&z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(capture)
+	zw.Close()
+	_, err = readAll(t, New(Options{}), z.Bytes())
+	if !errors.Is(err, errXzDict) {
+		t.Errorf("xz with a 256 MiB dictionary: err = %v", err)
+	}
+	z.Reset()
+	ze, err := zstd.NewWriter(&z, zstd.WithWindowSize(256<<20), zstd.WithSingleSegment(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ze.Write(capture)
+	ze.Close()
+	// The encoder fits the window to the content; the frame header says
+	// 256 MiB all the same (RFC 8878 3.1.1.1.2: Exponent 18, Mantissa 0:
+	// 2^(10+18)) in its Window_Descriptor, after the magic and the Frame
+	// Header Descriptor (single segment off).
+	if zb := z.Bytes(); zb[4]&0x20 != 0 {
+		t.Fatal("zstd wrote a single-segment frame: no window descriptor")
+	} else {
+		zb[5] = 18 << 3
+	}
+	if _, err = readAll(t, New(Options{}), z.Bytes()); !errors.Is(err, ErrCaptureDamaged) || !strings.Contains(err.Error(), "window") {
+		t.Errorf("zstd with a 256 MiB window: err = %v", err)
 	}
 }
 
