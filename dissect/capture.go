@@ -69,13 +69,13 @@ const (
 // the record structure, fixes what pcapgo would wrongly reject, and knows the
 // offset of the record pcapgo is reading, so damage can be located exactly.
 type captureReader struct {
-	pcap    *pcapgo.Reader
-	ng      *pcapgo.NgReader
-	link    layers.LinkType // classic pcap: the file's link type
-	where   interface{ position() (int64, error) }
+	pcap        *pcapgo.Reader
+	ng          *pcapgo.NgReader
+	link        layers.LinkType // classic pcap: the file's link type
+	where       interface{ position() (int64, error) }
 	compression string // "gzip", "zstd", "xz" or ""
 	packets     int64
-	pf      *pcapFilter // classic pcap only
+	pf          *pcapFilter // classic pcap only
 }
 
 // patched returns how many records had their original length raised.
