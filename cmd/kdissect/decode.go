@@ -37,13 +37,20 @@ on the command line or on standard input, or as raw bytes on standard input,
 with or without its 4-byte size prefix.
 
 A request carries its ApiKey and ApiVersion. A response carries neither:
-name them with --api and --version.
+name them with --api and --version. Given without them, a frame that does
+not read as a request is refused, with the APIs and versions under which it
+decodes whole as a response.
 
 Hex may be written with spaces, newlines, colons or commas between bytes, and
-0x or \x before them, as bytes are often copied out of logs and bug reports.`,
+0x or \x before them, as bytes are often copied out of logs and bug reports.
+The dumps of xxd, hexdump -C, od -A x -t x1 and tshark -x are read as the
+bytes they show (offsets and ASCII columns left out); a tshark -x dump of a
+packet decodes as its TCP payload, or its "Reassembled TCP" section when
+tshark shows one.`,
 		Example: `  kdissect decode 00120003000000010007636f6e736f6c6500096b6469737365637404312e3000
   kdissect decode --api Produce --version 9 < response.hex
-  xxd -p frame.bin | kdissect decode`,
+  xxd frame.bin | kdissect decode
+  tshark -r capture.pcap -x -Y 'frame.number == 7' | kdissect decode`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var data []byte
 			if len(args) > 0 {
@@ -64,7 +71,7 @@ Hex may be written with spaces, newlines, colons or commas between bytes, and
 				}
 				data = b
 			}
-			frame, err := parseFrameInput(data, input)
+			frame, inNotes, err := parseFrameInput(data, input)
 			if err != nil {
 				return err
 			}
@@ -73,7 +80,7 @@ Hex may be written with spaces, newlines, colons or commas between bytes, and
 				return err
 			}
 			frame = fr.frame
-			ex := &dissect.Exchange{APIKey: -1, APIVersion: -1}
+			ex := &dissect.Exchange{APIKey: -1, APIVersion: -1, Notes: inNotes}
 			if fr.note != "" {
 				ex.AddNote(fr.note)
 			}
@@ -84,6 +91,9 @@ Hex may be written with spaces, newlines, colons or commas between bytes, and
 				}
 				if len(frame) < 8 {
 					return fmt.Errorf("a request frame needs at least 8 bytes (ApiKey, ApiVersion, CorrelationId), got %d", len(frame))
+				}
+				if err := checkRequest(frame, fr.cut); err != nil {
+					return err
 				}
 				ex.Request = f
 				ex.APIKey = int16(binary.BigEndian.Uint16(frame))
@@ -170,30 +180,33 @@ func parseAPI(s string) (*codec.API, error) {
 	return nil, fmt.Errorf("unknown API %q (see kdissect apis)", s)
 }
 
-// parseFrameInput turns the input into frame bytes.
-func parseFrameInput(data []byte, mode string) ([]byte, error) {
+// parseFrameInput turns the input into frame bytes: raw, plain hex, or a
+// hex dump (xxd, tshark -x, hexdump -C, od), with notes on what was read.
+func parseFrameInput(data []byte, mode string) ([]byte, []string, error) {
 	switch mode {
 	case "raw":
-		return data, nil
-	case "hex":
-		b, err := parseHex(data)
-		if err != nil {
-			return nil, fmt.Errorf("input is not hex: %w", err)
+		return data, nil, nil
+	case "hex", "auto":
+		if isText(data) {
+			if b, notes, ok := dumpFrame(data); ok {
+				return b, notes, nil
+			}
 		}
-		return b, nil
-	case "auto":
 		b, err := parseHex(data)
 		if err == nil {
-			return b, nil
+			return b, nil, nil
+		}
+		if mode == "hex" {
+			return nil, nil, fmt.Errorf("input is not hex: %w", err)
 		}
 		if isText(data) {
 			// Text that is not hex is a mistyped hex frame far more often
 			// than a frame of printable bytes.
-			return nil, fmt.Errorf("input is not hex: %w (--input raw reads the bytes as they are)", err)
+			return nil, nil, fmt.Errorf("input is neither hex nor a hex dump (xxd, tshark -x, hexdump -C, od -A x -t x1): %w (--input raw reads the bytes as they are)", err)
 		}
-		return data, nil
+		return data, nil, nil
 	}
-	return nil, fmt.Errorf("unknown --input %q (want auto, hex or raw)", mode)
+	return nil, nil, fmt.Errorf("unknown --input %q (want auto, hex or raw)", mode)
 }
 
 // parseHex reads hex digits separated by white space, colons, commas or
@@ -420,4 +433,64 @@ func headerLost(h interface{ NotCaptured() []codec.NotCaptured }, field string) 
 		}
 	}
 	return false
+}
+
+// checkRequest refuses a frame given without --api that is no request:
+// its ApiKey is unknown or its version unsupported or its body does not
+// decode whole, while as a response (which carries neither ApiKey nor
+// ApiVersion) it decodes whole under some APIs and versions: those are
+// named, for --api and --version. A request that is only damaged (no
+// response reading fits either) is decoded, its damage noted. cut says
+// the frame was cut short: its body cannot decode whole.
+func checkRequest(frame []byte, cut bool) error {
+	key, ver := int16(binary.BigEndian.Uint16(frame)), int16(binary.BigEndian.Uint16(frame[2:]))
+	api, known := codec.LookupAPI(key)
+	why := ""
+	switch {
+	case !known:
+		why = fmt.Sprintf("ApiKey %d is unknown", key)
+	case !api.SupportsVersion(ver):
+		why = fmt.Sprintf("%s has no version %d", api.Name, ver)
+	case cut:
+		return nil
+	default:
+		r := codec.NewReader(frame)
+		new(codec.RequestHeader).ReadFrom(r, codec.RequestHeaderVersion(key, ver))
+		api.NewRequest().ReadFrom(r, ver)
+		if r.Err() == nil && r.Remaining() == 0 {
+			return nil
+		}
+		why = fmt.Sprintf("it does not decode whole as %s v%d", api.Name, ver)
+	}
+	cands := responseCandidates(frame)
+	if len(cands) == 0 {
+		if !known || !api.SupportsVersion(ver) {
+			return fmt.Errorf("not a request (%s), nor a response of any API at any version: check the bytes (and --size-prefix)", why)
+		}
+		return nil // a damaged request: decoded, the damage noted
+	}
+	const show = 8
+	list := strings.Join(cands[:min(len(cands), show)], ", ")
+	if len(cands) > show {
+		list += fmt.Sprintf(" and %d more", len(cands)-show)
+	}
+	return fmt.Errorf("not a request (%s); as a response it decodes whole as %s: name it with --api NAME --version V", why, list)
+}
+
+// responseCandidates lists the APIs and versions ("Metadata v1") under
+// which frame decodes whole as a response.
+func responseCandidates(frame []byte) []string {
+	var out []string
+	for _, a := range codec.APIs() {
+		api, _ := codec.LookupAPI(a.Key)
+		for v := api.MinVersion; v <= api.MaxVersion; v++ {
+			r := codec.NewReader(frame)
+			new(codec.ResponseHeader).ReadFrom(r, codec.ResponseHeaderVersion(api.Key, v))
+			api.NewResponse().ReadFrom(r, v)
+			if r.Err() == nil && r.Remaining() == 0 {
+				out = append(out, fmt.Sprintf("%s v%d", api.Name, v))
+			}
+		}
+	}
+	return out
 }
