@@ -27,6 +27,7 @@ type item struct {
 	noAnswer  bool          // Produce with Acks 0: no response expected
 	skip      string        // why it is not sent; "" sends it
 	records   int           // records in a Produce request
+	accepted  int           // of them, in partitions the target answered without an error
 	topics    []string      // topics as captured
 	capErrors []int16
 	capLat    time.Duration

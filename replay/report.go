@@ -58,6 +58,10 @@ type APIStat struct {
 	Skipped    map[string]int `json:"skipped"`
 	Downgraded int            `json:"downgraded"` // sent at another version than captured
 	Records    int            `json:"records"`    // records in the Produce requests sent
+	// Accepted counts the records of the Produce requests answered, in
+	// the partitions the target answered without an error: what it took
+	// (Acks=0 requests, unanswered, count none).
+	Accepted int `json:"records_accepted"`
 	// Errors are the non-zero error codes in the responses, by Kafka's
 	// error name: as captured (for the requests sent) and as replayed.
 	CapturedErrors map[string]int `json:"captured_errors"`
@@ -65,8 +69,8 @@ type APIStat struct {
 	// NewErrors counts the requests answered with an error code their
 	// captured answer did not have (see ReplayedErrors): the target
 	// refused what the captured broker took, or the replay changed
-	// what was sent. They count as answered: exit status 0 says
-	// everything was sent and answered, not that it succeeded.
+	// what was sent. They count as answered; kdissect replay exits
+	// with status 3 when there are any (Report.Succeeded).
 	NewErrors int `json:"requests_with_new_errors"`
 	// Latency of the requests sent: as captured, as replayed.
 	CapturedLatency Latency `json:"captured_latency"`
@@ -127,6 +131,13 @@ func (r *Report) Complete() bool {
 	return r.DryRun || r.Total.Failed == 0 && r.Total.Sent == r.Total.Answered+r.Total.NoAnswer
 }
 
+// Succeeded reports whether the replay is complete and the target
+// answered no error the capture did not have (Total.NewErrors): the exit
+// status 0 of kdissect replay.
+func (r *Report) Succeeded() bool {
+	return r.Complete() && (r.DryRun || r.Total.NewErrors == 0)
+}
+
 func newAPIStat(key int16) *APIStat {
 	name := "total"
 	if key >= 0 {
@@ -160,6 +171,7 @@ func (s *APIStat) add(it *item) {
 	switch {
 	case it.answered:
 		s.Answered++
+		s.Accepted += it.accepted
 		s.repHist.Add(it.repLat.Microseconds())
 		for _, c := range it.repErrors {
 			s.ReplayedErrors[codec.ErrorName(c)]++

@@ -198,7 +198,37 @@ func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
 	for _, e := range sm.Errors {
 		it.repErrors = append(it.repErrors, e.Code)
 	}
+	if it.key == codec.ApiKeyProduce {
+		it.accepted = acceptedRecords(req, v, sm.Errors)
+	}
 	r.learn(it, req, resp, group)
+}
+
+// acceptedRecords counts the records of Produce request req (version v)
+// in the partitions its response's errors do not name: what the target
+// took. An error not tied to a partition refuses them all.
+func acceptedRecords(req codec.Message, v int16, errs []codec.ErrorRef) int {
+	type tp struct {
+		topic string
+		id    codec.UUID
+		part  int32
+	}
+	refused := map[tp]bool{}
+	for _, e := range errs {
+		if e.Partition < 0 {
+			return 0
+		}
+		refused[tp{e.Topic, e.TopicID, e.Partition}] = true
+	}
+	var sm codec.Summary
+	req.Summarize(&sm, v)
+	n := 0
+	for _, rr := range sm.Records {
+		if !refused[tp{rr.Topic, rr.TopicID, rr.Partition}] {
+			n += rr.Records.DecodeRecords(codec.RecordDecodeOptions{CountOnly: true}).Count()
+		}
+	}
+	return n
 }
 
 // groupOf returns the request's GroupId ("" when it has none).

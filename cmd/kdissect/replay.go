@@ -28,6 +28,17 @@ func (e incompleteError) Error() string {
 // ExitStatus is the status run exits with.
 func (incompleteError) ExitStatus() int { return exitIncomplete }
 
+// newErrorsError makes run exit with status 3 when the target answered
+// errors the capture did not have.
+type newErrorsError struct{ requests int }
+
+func (e newErrorsError) Error() string {
+	return fmt.Sprintf("replay answered with errors the capture did not have: %d requests (see errors replayed)", e.requests)
+}
+
+// ExitStatus is the status run exits with.
+func (newErrorsError) ExitStatus() int { return exitIncomplete }
+
 // replayFlags are replay's own flags.
 type replayFlags struct {
 	speed        string
@@ -91,9 +102,11 @@ full fetches of their session's partitions.
 
 The report gives, per API and overall, the requests sent and answered,
 errors by name as captured and as replayed, latency p50 and p99 as
-captured and as replayed, and the records sent. Exit status: 0 when every
-request selected was sent and answered, 3 when some failed or got no
-answer, 1 when a capture cannot be read or the target not reached, 2 bad
+captured and as replayed, and the records sent and accepted (in
+partitions answered without an error). Exit status: 0 when every request
+selected was sent and answered with no error its captured answer did not
+have, 3 when some failed, got no answer, or got an error the capture did
+not have, 1 when a capture cannot be read or the target not reached, 2 bad
 usage.`,
 		Example: `  kdissect replay capture.pcap --broker localhost:9092
   kdissect replay capture.pcap -b new-cluster:9092 --speed max --format json
@@ -193,6 +206,9 @@ usage.`,
 			}
 			if !rep.Complete() {
 				return incompleteError{failed: rep.Total.Failed, unanswered: rep.Total.Sent - rep.Total.Answered - rep.Total.NoAnswer}
+			}
+			if !rep.Succeeded() {
+				return newErrorsError{requests: rep.Total.NewErrors}
 			}
 			return nil
 		},

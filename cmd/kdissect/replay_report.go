@@ -54,11 +54,11 @@ func writeReplayTables(w io.Writer, rep *replay.Report) error {
 		speed = strconv.FormatFloat(rep.Speed, 'g', -1, 64)
 	}
 	fmt.Fprintf(w, "replay to %s at speed %s in %v\n", target, speed, time.Duration(rep.Took)*time.Microsecond)
-	t := newTable(w, "api", "captured", "sent", "answered", "failed", "skipped", "downgraded", "records",
+	t := newTable(w, "api", "captured", "sent", "answered", "failed", "skipped", "downgraded", "records sent", "records accepted",
 		"errors captured", "errors replayed", "p50 captured", "p50 replayed", "p99 captured", "p99 replayed")
 	row := func(s replay.APIStat) {
 		t.Append([]string{s.API, strconv.Itoa(s.Captured), strconv.Itoa(s.Sent), answered(s), strconv.Itoa(s.Failed),
-			strconv.Itoa(skipped(s)), strconv.Itoa(s.Downgraded), strconv.Itoa(s.Records),
+			strconv.Itoa(skipped(s)), strconv.Itoa(s.Downgraded), strconv.Itoa(s.Records), strconv.Itoa(s.Accepted),
 			countList(s.CapturedErrors), countList(s.ReplayedErrors),
 			micros(s.CapturedLatency.P50), micros(s.ReplayedLatency.P50), micros(s.CapturedLatency.P99), micros(s.ReplayedLatency.P99)})
 	}

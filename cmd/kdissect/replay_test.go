@@ -27,11 +27,30 @@ func TestReplayCommandJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if rep.Total.Sent != 20 || rep.Total.Answered != 20 || rep.Total.Records != 60 || rep.Total.Failed != 0 {
+	if rep.Total.Sent != 20 || rep.Total.Answered != 20 || rep.Total.Records != 60 || rep.Total.Accepted != 60 || rep.Total.Failed != 0 {
 		t.Errorf("total %+v", rep.Total)
 	}
 	if rep.Total.ReplayedLatency.P50 == nil || rep.Total.CapturedLatency.P99 == nil {
 		t.Errorf("latency missing: %+v %+v", rep.Total.CapturedLatency, rep.Total.ReplayedLatency)
+	}
+}
+
+// A target that refuses every Produce (--map-topic to a topic it lacks,
+// and it creates none): exit 3, no record accepted, the refusals named.
+func TestReplayCommandRefused(t *testing.T) {
+	c := startCluster(t, kfake.NumBrokers(1), kfake.DefaultNumPartitions(3))
+	code, out, errs := runClientCmd(t, "", "replay", replayCapture, "-b", c.ListenAddrs()[0], "--speed", "max",
+		"--api", "Produce", "--map-topic", "produce-zstd=missing", "--format", "json")
+	if code != exitIncomplete || !strings.Contains(errs, "errors the capture did not have") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var rep replay.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep.Total.Sent == 0 || rep.Total.Records != 60 || rep.Total.Accepted != 0 || rep.Total.NewErrors != rep.Total.Sent ||
+		rep.Total.ReplayedErrors["UNKNOWN_TOPIC_OR_PARTITION"] == 0 {
+		t.Errorf("total %+v", rep.Total)
 	}
 }
 
