@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -27,6 +29,8 @@ type liveFlags struct {
 	write   string
 	count   int
 	promisc bool
+	snapLen int
+	list    bool
 }
 
 func newLiveCmd() *cobra.Command {
@@ -34,7 +38,7 @@ func newLiveCmd() *cobra.Command {
 	var lf liveFlags
 	var exFilter exchangeFilterFlags
 	cmd := &cobra.Command{
-		Use:   "live -i IFACE",
+		Use:   "live -i IFACE | -D",
 		Short: "Sniff Kafka exchanges on a network interface until Ctrl-C or -c N",
 		Long: `Sniff Kafka exchanges on a network interface and print each as soon as its
 response is seen (or it is known to have none), until Ctrl-C (or SIGTERM) or
@@ -51,9 +55,17 @@ cgo) it runs on Linux over AF_PACKET: Ethernet, loopback and tun interfaces,
 not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 		Example: `  sudo kdissect live -i eth0
   sudo kdissect live -i lo -p 9092 -c 10 --format json
-  sudo kdissect live -i eth0 -f 'host 10.0.0.5 and port 9092' -w kafka.pcap`,
+  sudo kdissect live -i eth0 -f 'host 10.0.0.5 and port 9092' -w kafka.pcap
+  sudo kdissect live -i eth0 -s 128 --format json   # headers only: latency per API at a tenth of the bytes
+  kdissect live -D`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if lf.list {
+				return listInterfaces(cmd.OutOrStdout())
+			}
+			if lf.iface == "" {
+				return fmt.Errorf("an interface is needed: -i IFACE (-D lists them)")
+			}
 			return runLive(cmd, &flags, &lf, &exFilter)
 		},
 	}
@@ -64,8 +76,40 @@ not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 	fs.StringVarP(&lf.write, "write", "w", "", "also write every captured packet to this pcap file")
 	fs.IntVarP(&lf.count, "count", "c", 0, "stop after this many exchanges that pass the filters (0: until Ctrl-C)")
 	fs.BoolVar(&lf.promisc, "promisc", false, "put the interface in promiscuous mode, to see traffic between other hosts")
-	cmd.MarkFlagRequired("interface")
+	fs.IntVarP(&lf.snapLen, "snapshot-length", "s", 0, fmt.Sprintf("keep at most this many bytes of each packet, as tcpdump -s (0: %d); 128 keeps the Kafka headers", live.DefaultSnapLen))
+	fs.BoolVarP(&lf.list, "list-interfaces", "D", false, "list the network interfaces, as tcpdump -D, and exit")
 	return cmd
+}
+
+// listInterfaces prints the interfaces as tcpdump -D does: a number, the
+// name and its state.
+func listInterfaces(w io.Writer) error {
+	is, err := net.Interfaces()
+	if err != nil {
+		return inputError{fmt.Errorf("listing interfaces: %w", err)}
+	}
+	var b strings.Builder
+	for i, ifi := range is {
+		var st []string
+		if ifi.Flags&net.FlagUp != 0 {
+			st = append(st, "Up")
+		}
+		if ifi.Flags&net.FlagRunning != 0 {
+			st = append(st, "Running")
+		}
+		if ifi.Flags&net.FlagLoopback != 0 {
+			st = append(st, "Loopback")
+		}
+		fmt.Fprintf(&b, "%d.%s", i+1, ifi.Name)
+		if len(st) > 0 {
+			fmt.Fprintf(&b, " [%s]", strings.Join(st, ", "))
+		}
+		b.WriteByte('\n')
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return inputError{fmt.Errorf("write output: %w", err)}
+	}
+	return nil
 }
 
 // defaultLiveFilter is the kernel filter without -f: TCP to or from a
@@ -109,6 +153,9 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	if lf.count < 0 {
 		return fmt.Errorf("-c must not be negative")
 	}
+	if lf.snapLen < 0 || lf.snapLen > live.DefaultSnapLen {
+		return fmt.Errorf("-s %d: want 0 (%d) to %d bytes", lf.snapLen, live.DefaultSnapLen, live.DefaultSnapLen)
+	}
 	if lf.write == "-" {
 		return fmt.Errorf("-w -: standard output carries the exchanges; name a file")
 	}
@@ -129,7 +176,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 
 	// Open on this goroutine, before anything else starts: the kernel
 	// queues matching packets from here on.
-	h, err := live.Open(live.Options{Interface: lf.iface, Filter: filter, Promiscuous: lf.promisc})
+	h, err := live.Open(live.Options{Interface: lf.iface, Filter: filter, Promiscuous: lf.promisc, SnapLen: lf.snapLen})
 	if err != nil {
 		return inputError{err}
 	}

@@ -11,7 +11,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -285,6 +287,45 @@ func TestLiveCount(t *testing.T) {
 	}
 }
 
+// TestLiveSnapLength: -s 128 keeps the headers of every packet, as
+// tcpdump -s does: the exchanges come out with their APIs and
+// CorrelationIds, the Produce request's bytes beyond 128 not captured.
+func TestLiveSnapLength(t *testing.T) {
+	needLiveCapture(t)
+	addr, port := fakeCluster(t)
+	run := startLive(t, "live", "-i", "lo", "-s", "128", "-p", fmt.Sprint(port), "-c", "3", "--format", "json")
+	produce(t, addr, 3)
+	if err := run.wait(t, false); err != nil {
+		t.Fatalf("kdissect live -s 128: %v\n%s", err, run.stderr)
+	}
+	if !strings.Contains(run.stderr.String(), "snapshot length 128 bytes") {
+		t.Errorf("stderr does not say the snap length: %s", run.stderr)
+	}
+	exs := parseExchanges(t, run.stdout.String())
+	var apis []string
+	cut := false
+	for _, ex := range exs {
+		apis = append(apis, ex.API)
+		for _, n := range ex.Notes {
+			cut = cut || strings.Contains(n, "snap length")
+		}
+	}
+	if len(exs) != 3 || apis[0] != "ApiVersions" || !slices.Contains(apis, "Metadata") {
+		t.Errorf("-s 128 -c 3 printed %q, want ApiVersions, Metadata...", apis)
+	}
+	if !cut {
+		t.Errorf("no exchange says the snap length cut it:\n%s", run.stdout)
+	}
+}
+
+// TestListInterfaces: -D lists the interfaces as tcpdump -D does.
+func TestListInterfaces(t *testing.T) {
+	code, out, errs := runCLI(t, "live", "-D")
+	if code != exitOK || !regexp.MustCompile(`(?m)^\d+\.lo \[Up, Running, Loopback\]$`).MatchString(out) {
+		t.Errorf("live -D: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
 // TestLiveExchangeFilter checks that the exchange filters apply to live
 // and that -c counts the exchanges that pass them: --api Produce -c 1 ends
 // by itself with the one Produce exchange, not ApiVersions.
@@ -342,7 +383,8 @@ func TestLiveErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"live"}, exitUsage, `required flag(s) "interface" not set`},
+		{[]string{"live"}, exitUsage, "an interface is needed: -i IFACE (-D lists them)"},
+		{[]string{"live", "-i", "lo", "-s", "300000"}, exitUsage, "-s 300000: want 0 (262144) to 262144 bytes"},
 		{[]string{"live", "-i", "nosuchif0"}, exitInput, `interface "nosuchif0": no such network interface`},
 		{[]string{"live", "-i", "lo", "-f", "tcp[13] &"}, exitUsage, `filter "tcp[13] &"`},
 		{[]string{"live", "-i", "lo", "-c", "-1"}, exitUsage, "-c must not be negative"},
