@@ -90,27 +90,40 @@ func (s *Session) learnFrom(ex *Exchange) {
 	if r.Err() != nil {
 		return
 	}
+	learn := func(host string, port int32) {
+		ex.NamedBrokers = append(ex.NamedBrokers, BrokerName{Host: host, Port: port})
+		s.learnHost(host, port)
+	}
 	switch b := body.(type) {
 	case *codec.MetadataResponse:
 		for _, br := range b.Brokers {
-			s.learnHost(br.Host, br.Port)
+			learn(br.Host, br.Port)
 		}
 	case *codec.FindCoordinatorResponse:
 		if ex.APIVersion < 4 {
 			if b.ErrorCode == 0 {
-				s.learnHost(b.Host, b.Port)
+				learn(b.Host, b.Port)
 			}
 		}
 		for _, co := range b.Coordinators {
 			if co.ErrorCode == 0 {
-				s.learnHost(co.Host, co.Port)
+				learn(co.Host, co.Port)
 			}
 		}
 	case *codec.DescribeClusterResponse:
 		for _, br := range b.Brokers {
-			s.learnHost(br.Host, br.Port)
+			learn(br.Host, br.Port)
 		}
 	}
+}
+
+// LearnBroker makes the session dissect the connections of a broker at
+// ap from now on (and those of it held while unknown), as if a response
+// had named it: for a caller that resolved a host name a response named
+// (Exchange.NamedBrokers), which a capture cannot.
+func (s *Session) LearnBroker(ap netip.AddrPort) {
+	s.learnBroker(ap)
+	s.maintain()
 }
 
 // learnHost learns a broker by host and port; a host name other than

@@ -143,6 +143,14 @@ type Exchange struct {
 	// and on exchanges without a request.
 	NoResponse NoResponseReason
 
+	// NamedBrokers lists the brokers the response names (Metadata,
+	// FindCoordinator, DescribeCluster: host and port as the broker
+	// advertises them), in its order; nil for other APIs. The session
+	// dissects the connections of those whose host is an IP address or
+	// localhost from then on; a host name it cannot resolve from the
+	// capture (Session.LearnBroker takes it resolved).
+	NamedBrokers []BrokerName
+
 	// SASLToken marks a pseudo-exchange of raw SASL tokens, sent without a
 	// Kafka header after a SaslHandshake v0 request (KIP-43): Request is
 	// the client's token, Response the broker's next frame (often empty:
@@ -162,6 +170,12 @@ type Exchange struct {
 	// Notes says what a user must know about this exchange: request missing,
 	// truncated frame, unknown API key, gap in the stream, decode errors...
 	Notes []string
+}
+
+// BrokerName is a broker as a response names it.
+type BrokerName struct {
+	Host string
+	Port int32
 }
 
 // NoResponseReason says why an exchange with a request has no response.

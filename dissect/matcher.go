@@ -466,8 +466,8 @@ func (c *conn) pair(sl *slot, r framed) {
 	if lat, _ := ex.Latency(); lat < 0 {
 		ex.AddNote(fmt.Sprintf("response captured %v before its request (its timestamp is earlier: two capture points, a clock step, or a NIC stamping queues apart): the latency is negative", -lat))
 	}
+	c.answered(ex) // before it can be emitted: what it teaches travels with it
 	c.s.ord.complete(sl)
-	c.answered(ex)
 }
 
 // pairable reports whether response r can answer request w: the broker

@@ -49,7 +49,10 @@ formats are flushed after every exchange, so a pipe (| jq) follows the
 traffic. Packet counts, with the kernel's drops, go to standard error.
 
 The capture filter runs in the kernel: without -f it is "tcp and port (P...)"
-for the broker ports given with -p. Live capture needs root or CAP_NET_RAW
+for the broker ports given with -p, widened (and said so on stderr) when a
+Metadata, FindCoordinator or DescribeCluster response names brokers on
+other ports; their host names are resolved, since a capture cannot say
+what they stand for. Live capture needs root or CAP_NET_RAW
 (sudo setcap cap_net_raw+ep kdissect). Without libpcap (the default build, no
 cgo) it runs on Linux over AF_PACKET: Ethernet, loopback and tun interfaces,
 not "any"; a build with -tags libpcap captures wherever libpcap does.`,
@@ -208,8 +211,15 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	dec := dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}})
 	emitted, seen := 0, 0
 	var writeErr, pcapErr error
+	var wid *widener
+	if flags.filter == "" && !opts.AnyPort {
+		wid = newWidener(ctx, opts.Ports, stderr)
+	}
 	s := newSession(d, func(ex *dissect.Exchange) {
 		seen++
+		if wid != nil {
+			wid.named(ex)
+		}
 		if lf.count > 0 && emitted >= lf.count {
 			return
 		}
@@ -232,6 +242,9 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 			}
 		}
 		s.packet(link, data, ci)
+		if wid != nil {
+			wid.apply(h, s.s)
+		}
 		return writeErr == nil && !enoughExchanges(lf.count, emitted)
 	})
 	// A second Ctrl-C while the exchanges are printed kills the process.

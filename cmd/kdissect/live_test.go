@@ -318,6 +318,38 @@ func TestLiveSnapLength(t *testing.T) {
 	}
 }
 
+// TestLiveWidensFilter: given the port of one broker of two, live widens
+// its kernel filter when Metadata names the other's port, and the
+// exchanges with that broker are captured too.
+func TestLiveWidensFilter(t *testing.T) {
+	needLiveCapture(t)
+	c, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.SeedTopics(4, "live-orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	addrs := c.ListenAddrs()
+	_, p0, _ := net.SplitHostPort(addrs[0])
+	_, p1, _ := net.SplitHostPort(addrs[1])
+	run := startLive(t, "live", "-i", "lo", "-p", p0, "--format", "json")
+	produce(t, addrs[0], 40) // 4 partitions: both brokers lead some
+	if err := run.wait(t, true); err != nil {
+		t.Fatalf("kdissect live: %v\n%s", err, run.stderr)
+	}
+	if want := fmt.Sprintf("a response named brokers on port [%s]: capture filter now \"tcp and port (%s or %s)\"", p1, p0, p1); !strings.Contains(run.stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, run.stderr)
+	}
+	byBroker := map[string]int{}
+	for _, ex := range parseExchanges(t, run.stdout.String()) {
+		if ex.API == "Produce" {
+			byBroker[ex.Broker] += ex.Records
+		}
+	}
+	if byBroker[addrs[1]] == 0 || byBroker[addrs[0]]+byBroker[addrs[1]] != 40 {
+		t.Errorf("records produced by broker: %v, want 40 in all, some to %s", byBroker, addrs[1])
+	}
+}
+
 // TestListInterfaces: -D lists the interfaces as tcpdump -D does.
 func TestListInterfaces(t *testing.T) {
 	code, out, errs := runCLI(t, "live", "-D")

@@ -55,9 +55,10 @@ var (
 // offers no way to do: size the socket buffer, and attach the filter
 // before the socket is bound, so no unfiltered packet is ever queued.
 type afPacket struct {
-	file *os.File // nonblocking, in the runtime's poller
-	rc   syscall.RawConn
-	link layers.LinkType
+	file     *os.File // nonblocking, in the runtime's poller
+	rc       syscall.RawConn
+	link     layers.LinkType
+	loopback bool
 
 	// Read state, owned by next. A packet is read to buf[tagRoom:], so
 	// that a VLAN tag can be put back in front of its EtherType in place.
@@ -90,7 +91,8 @@ func open(opts Options) (opened, error) {
 	if err != nil {
 		return opened{}, err
 	}
-	kernel, user, err := programs(opts.Filter, link, ifi.Flags&net.FlagLoopback != 0)
+	loopback := ifi.Flags&net.FlagLoopback != 0
+	kernel, user, err := programs(opts.Filter, link, loopback)
 	if err != nil {
 		return opened{}, err
 	}
@@ -114,7 +116,7 @@ func open(opts Options) (opened, error) {
 	if err := setup(fd, ifi, kernel, opts.Promiscuous); err != nil {
 		return opened{}, fmt.Errorf("packet socket on %s: %w", name, err)
 	}
-	s := &afPacket{file: os.NewFile(uintptr(fd), "packet socket "+name), link: link}
+	s := &afPacket{file: os.NewFile(uintptr(fd), "packet socket "+name), link: link, loopback: loopback}
 	ok = true
 	if s.rc, err = s.file.SyscallConn(); err != nil {
 		s.file.Close()
@@ -364,6 +366,29 @@ func insertTag(buf []byte, tpid, tci uint16) {
 	copy(buf[:12], buf[tagRoom:tagRoom+12]) // the MAC addresses move forward
 	binary.BigEndian.PutUint16(buf[12:], tpid)
 	binary.BigEndian.PutUint16(buf[14:], tci)
+}
+
+// setFilter attaches the kernel part of f in place of the filter there
+// (SO_ATTACH_FILTER replaces it atomically), unless the capture is
+// stopping: its reject-all filter stays.
+func (s *afPacket) setFilter(f *capfilter.Filter) ([]bpf.Instruction, error) {
+	kernel, user, err := programs(f, s.link, s.loopback)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping || s.closed {
+		return user, nil
+	}
+	if kernel == nil {
+		kernel = []bpf.Instruction{bpf.RetConstant{Val: capfilter.AcceptLength}}
+	}
+	var aerr error
+	if cerr := s.rc.Control(func(fd uintptr) { aerr = attach(int(fd), kernel) }); cerr != nil {
+		return nil, cerr
+	}
+	return user, aerr
 }
 
 // stop makes the kernel queue nothing more, by attaching a filter that

@@ -12,6 +12,9 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/pcap"
+	"golang.org/x/net/bpf"
+
+	"github.com/kdissect/kdissect/dissect/capfilter"
 )
 
 // readTimeout is how long a libpcap read waits for a packet before
@@ -75,6 +78,15 @@ func open(opts Options) (opened, error) {
 		}
 	}
 	return opened{src: &pcapSource{h: h}, link: h.LinkType()}, nil
+}
+
+// setFilter compiles f with libpcap and sets it on the handle.
+func (s *pcapSource) setFilter(f *capfilter.Filter) ([]bpf.Instruction, error) {
+	expr := ""
+	if f != nil && !f.MatchesAll() {
+		expr = f.String()
+	}
+	return nil, s.h.SetBPFFilter(expr)
 }
 
 func (s *pcapSource) next() ([]byte, gopacket.CaptureInfo, error) {

@@ -98,6 +98,9 @@ type source interface {
 	counters() (received, dropped uint64)
 	// close releases the source; it is idempotent.
 	close() error
+	// setFilter replaces the filter, in the kernel where it can run
+	// there; it returns the program to run in user space, or nil.
+	setFilter(f *capfilter.Filter) (user []bpf.Instruction, err error)
 }
 
 // opened is what a build's open returns.
@@ -192,6 +195,24 @@ func (h *Handle) Run(ctx context.Context, fn func(data []byte, ci gopacket.Captu
 			return nil
 		}
 	}
+}
+
+// SetFilter replaces the capture filter: from the next packet on, the
+// kernel passes what f accepts (packets it had already queued under the
+// old filter still come). Call it from Run's callback, or while Run is
+// not running. After the capture was stopped it does nothing.
+func (h *Handle) SetFilter(f *capfilter.Filter) error {
+	user, err := h.src.setFilter(f)
+	if err != nil {
+		return fmt.Errorf("filter %q on %s: %w", f, h.iface, err)
+	}
+	h.vm = nil
+	if user != nil {
+		if h.vm, err = bpf.NewVM(user); err != nil {
+			return fmt.Errorf("filter %q: %w", f, err)
+		}
+	}
+	return nil
 }
 
 // Stats returns the counts so far; after Close, the final counts.
