@@ -37,7 +37,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(stderr, "kdissect:", err)
+		printError(stderr, err)
 		var ie inputError
 		if errors.As(err, &ie) {
 			return exitInput
