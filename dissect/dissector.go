@@ -356,8 +356,9 @@ func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
 // What a Session holds is bounded by the rate of traffic times these
 // delays, and by the limits in Options: open connections, requests
 // waiting per connection, exchanges held for ordering
-// (MaxBufferedBytes), reassembly pages, frame size, and the backlog of
-// connections not yet known to be Kafka. Closed and idle connections are
+// (MaxBufferedBytes), reassembly pages, frame size, the backlog of
+// connections not yet known to be Kafka, and the IP fragments waiting for
+// the rest of their datagram (at most 30 s, 1024 datagrams, 4 MiB). Closed and idle connections are
 // freed. None of it grows with the capture's length.
 type Session struct {
 	d       *Dissector
