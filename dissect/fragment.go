@@ -90,7 +90,7 @@ type ipFragment struct {
 	key  fragKey
 	v6   bool
 	ip   []byte // the packet from its IP header on, as captured
-	hdr  int    // length of the unfragmentable part: the IPv4 header, or IPv6 up to the fragment header
+	hdr  int    // where the fragment's payload starts: after the IPv4 header, or the IPv6 fragment header
 	nh   int    // IPv6: offset of the byte naming the header after the unfragmentable part
 	next byte   // IPv6: the header that begins the fragmentable part
 	// start and end are the payload bytes the fragment covers, as its
@@ -274,6 +274,9 @@ func (s *Session) fragment(data []byte) (packetKind, layers.LinkType, []byte) {
 		dg.ports, dg.kafka = ports, kafka
 	}
 	cost := len(f.data) + fragOverhead
+	if f.start == 0 {
+		cost += len(dg.head)
+	}
 	d.bytes += cost
 	dg.held += cost
 	if len(dg.pieces) > maxFragsPerDgram {

@@ -169,11 +169,6 @@ func checkFragmentedWith(t *testing.T, opts Options, link linkVariant, whole []s
 // unfragmented capture.
 func TestFragmentedConversation(t *testing.T) {
 	for _, v := range linkVariants {
-		switch v.name {
-		case "ethernet", "ethernet-ipv6", "vlan", "sll2-ipv6", "null-ipv4", "raw101-ipv6":
-		default:
-			continue
-		}
 		for _, order := range fragOrders {
 			t.Run(v.name+"/"+order.name, func(t *testing.T) {
 				clock := testClock()
