@@ -8,6 +8,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/kdissect/kdissect/internal/capedit"
 	"github.com/kdissect/kdissect/internal/capgen"
 )
 
@@ -68,6 +69,28 @@ func BenchmarkReadCapture(b *testing.B) {
 		}
 		if n != 2000 {
 			b.Fatalf("%d exchanges", n)
+		}
+	}
+}
+
+// End to end on the same capture with every packet in IP fragments of
+// 512 bytes (3 a segment): the cost of reassembling them.
+func BenchmarkReadCaptureFragmented(b *testing.B) {
+	var buf bytes.Buffer
+	if _, err := capedit.Rewrite(&buf, bytes.NewReader(benchCapture(b, 8, 250)), capedit.Options{Fragment: 512}); err != nil {
+		b.Fatal(err)
+	}
+	capture := buf.Bytes()
+	b.SetBytes(int64(len(capture)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		d := New(Options{})
+		if err := d.ReadCapture(bytes.NewReader(capture), func(*Exchange) { n++ }); err != nil {
+			b.Fatal(err)
+		}
+		if st := d.Stats(); n != 2000 || st.Reassembled == 0 || st.FragmentsDropped != 0 {
+			b.Fatalf("%d exchanges, stats %+v", n, st)
 		}
 	}
 }

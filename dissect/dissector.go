@@ -146,7 +146,7 @@ type Stats struct {
 	// Skipped counts packets not dissected; the fields below break it down.
 	Skipped         int64
 	NotTCP          int64 // not IP, or IP but not TCP
-	Fragments       int64 // IP fragments (not reassembled)
+	Fragments       int64 // IP fragments not dissected by themselves (see Reassembled)
 	Malformed       int64 // headers that do not decode, or a TCP header cut off
 	UnsupportedLink int64 // link types we do not decode
 	OtherPorts      int64 // TCP with neither end on a broker
@@ -165,6 +165,19 @@ type Stats struct {
 	// before them.
 	Retransmitted int64
 	Reordered     int64
+	// Reassembled counts the IP datagrams reassembled from fragments, and
+	// FragmentsReassembled the fragments they were made of. The fragment
+	// that completes a datagram stands for it: it counts as the datagram
+	// does (TCPPackets and so on), the others among Fragments.
+	// FragmentsDropped counts the fragments given up: their datagram
+	// overlapped, was incomplete 30 s after its first fragment or at the
+	// end of the capture, or went beyond the limits on fragments pending
+	// (1024 datagrams, 4 MiB), or the fragment was invalid by itself.
+	// Copies of fragments held are ignored. Fragments of other protocols
+	// than TCP are not reassembled.
+	Reassembled          int64
+	FragmentsReassembled int64
+	FragmentsDropped     int64
 	// PatchedRecords counts classic pcap records whose original length was
 	// below their captured length (a writer bug) and was raised to it.
 	PatchedRecords int64
@@ -346,8 +359,9 @@ func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
 // What a Session holds is bounded by the rate of traffic times these
 // delays, and by the limits in Options: open connections, requests
 // waiting per connection, exchanges held for ordering
-// (MaxBufferedBytes), reassembly pages, frame size, and the backlog of
-// connections not yet known to be Kafka. Closed and idle connections are
+// (MaxBufferedBytes), reassembly pages, frame size, the backlog of
+// connections not yet known to be Kafka, and the IP fragments waiting for
+// the rest of their datagram (at most 30 s, 1024 datagrams, 4 MiB). Closed and idle connections are
 // freed. None of it grows with the capture's length.
 type Session struct {
 	d       *Dissector
@@ -371,6 +385,7 @@ type Session struct {
 	conns map[*conn]struct{} // open connections
 	open  int
 
+	frags   *defragger     // IP datagrams being reassembled; nil before the first fragment
 	unknown *unknownTable  // nil: none tracked
 	promote []*unknownConn // recognised, to replay
 
@@ -422,7 +437,12 @@ func (s *Session) Packet(link layers.LinkType, data []byte, ci gopacket.CaptureI
 	if ci.Timestamp.After(s.clock) {
 		s.clock = ci.Timestamp
 	}
-	switch s.dec.decode(link, data, &s.cur) {
+	kind := s.dec.decode(link, data, &s.cur)
+	if kind == kindFragment {
+		// A datagram this fragment completes is dissected in its place.
+		kind, link, data = s.fragment(data)
+	}
+	switch kind {
 	case kindTCP:
 		st.TCPPackets++
 		if s.brokers.has(s.cur.Src) || s.brokers.has(s.cur.Dst) {
@@ -498,6 +518,7 @@ func (s *Session) Close() {
 	}
 	s.ending = true
 	s.closing = CaptureEnded
+	s.endFragments()
 	for {
 		for c := range s.conns {
 			c.flushAll()
@@ -564,6 +585,7 @@ func (s *Session) flush() {
 		}
 	}
 	s.closing = ResponseSeen
+	s.expireFragments()
 	s.expireUnknown()
 	s.expireClosed()
 	s.nextFlush = s.clock.Add(max(lim.window/4, time.Millisecond))

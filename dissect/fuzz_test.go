@@ -56,6 +56,18 @@ func FuzzReadCapture(f *testing.F) {
 	}
 	capture, _, _ := simpleCapture(f, linkVariants[0], 1)
 	f.Add(gzipped(capture))
+	// IP fragments of 32 bytes: IPv4 out of order, IPv6 each twice.
+	for i, v := range []linkVariant{linkVariants[0], linkVariants[1]} {
+		clock := testClock()
+		c := newConn(f, v, 40000, 9092, &clock)
+		_, reqs, resps := conversation(2, 1)
+		pkts := c.handshake()
+		for k := range reqs {
+			pkts = append(pkts, c.send(true, reqs[k])...)
+			pkts = append(pkts, c.send(false, resps[k])...)
+		}
+		f.Add(writePcap(f, v.link, fragmentAll(f, v, pkts, 32, fragOrders[1+i*2]).pkts))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const maxFrame = 1 << 12
 		d := New(Options{Ports: []uint16{9092, 36333}, MaxFrameSize: maxFrame})

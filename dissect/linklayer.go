@@ -20,7 +20,7 @@ type packetKind uint8
 const (
 	kindTCP         packetKind = iota // a TCP segment: see tcpPacket
 	kindNotTCP                        // IP but not TCP, or not IP at all (ARP, ...)
-	kindFragment                      // an IPv4 or IPv6 fragment: not reassembled
+	kindFragment                      // an IPv4 or IPv6 fragment: see Session.fragment
 	kindUnsupported                   // a link type we do not decode
 	kindMalformed                     // the headers do not decode
 )
@@ -205,4 +205,33 @@ func (d *linkDecoder) ipPayloadProto() layers.IPProtocol {
 		}
 	}
 	return 0
+}
+
+// ipPacket returns the IP packet of the packet just decoded, from its IP
+// header on (trailing link-layer padding included), and whether it is
+// IPv6: the payload of the layer before IP, or the whole packet for raw IP.
+func (d *linkDecoder) ipPacket(data []byte) ([]byte, bool) {
+	for i, t := range d.decoded {
+		if t != layers.LayerTypeIPv4 && t != layers.LayerTypeIPv6 {
+			continue
+		}
+		v6 := t == layers.LayerTypeIPv6
+		if i == 0 {
+			return data, v6
+		}
+		switch d.decoded[i-1] {
+		case layers.LayerTypeEthernet:
+			return d.eth.Payload, v6
+		case layers.LayerTypeDot1Q:
+			return d.dot1q.Payload, v6
+		case layers.LayerTypeLinuxSLL:
+			return d.sll.Payload, v6
+		case layers.LayerTypeLinuxSLL2:
+			return d.sll2.Payload, v6
+		case layers.LayerTypeLoopback:
+			return d.lo.Payload, v6
+		}
+		return nil, v6
+	}
+	return nil, false
 }

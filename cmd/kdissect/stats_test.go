@@ -370,6 +370,38 @@ func TestStatsAgreesWithJSONRecount(t *testing.T) {
 	}
 }
 
+// rewriteTo writes to path a copy of the capture src that capedit edits
+// with opts, and returns it.
+func rewriteTo(t *testing.T, path string, src []byte, opts capedit.Options) ([]byte, capedit.Result) {
+	t.Helper()
+	var buf bytes.Buffer
+	res, err := capedit.Rewrite(&buf, bytes.NewReader(src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), res
+}
+
+// statsCapture runs `stats --format json` on path and returns the fields
+// of its "capture" object that T names.
+func statsCapture[T any](t *testing.T, path string) T {
+	t.Helper()
+	code, out, errs := runCLI(t, "stats", "--format", "json", path)
+	if code != 0 {
+		t.Fatalf("stats: exit %d: %s", code, errs)
+	}
+	var st struct {
+		Capture T `json:"capture"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Capture
+}
+
 // stats says what a capture lacks: the packets the snap length cut and
 // the bytes it cut, the runs of segments lost and their bytes, exactly as
 // the damage was done (internal/capedit).
@@ -412,27 +444,11 @@ func TestStatsCaptureLoss(t *testing.T) {
 				return false
 			}
 			path := filepath.Join(t.TempDir(), "damaged.pcap")
-			var buf bytes.Buffer
-			if _, err := capedit.Rewrite(&buf, bytes.NewReader(src), tc.opts); err != nil {
-				t.Fatal(err)
+			rewriteTo(t, path, src, tc.opts)
+			if got := statsCapture[loss](t, path); got != want || want == (loss{}) {
+				t.Errorf("stats say %+v, the damage was %+v", got, want)
 			}
-			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			code, out, errs := runCLI(t, "stats", "--format", "json", path)
-			if code != 0 {
-				t.Fatalf("stats: exit %d: %s", code, errs)
-			}
-			var st struct {
-				Capture loss `json:"capture"`
-			}
-			if err := json.Unmarshal([]byte(out), &st); err != nil {
-				t.Fatal(err)
-			}
-			if st.Capture != want || want == (loss{}) {
-				t.Errorf("stats say %+v, the damage was %+v", st.Capture, want)
-			}
-			code, out, _ = runCLI(t, "stats", path)
+			code, out, _ := runCLI(t, "stats", path)
 			line := "snap length"
 			if tc.opts.Snap == 0 {
 				line = "not captured"

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/internal/capedit"
 )
 
 // This file holds tshark's Kafka dissector as an independent oracle: every
@@ -330,6 +331,7 @@ func oracleCaptures(t *testing.T) []oracleCapture {
 	if len(own) == 0 {
 		t.Fatal("no captures in testdata/pcaps")
 	}
+	cs = append(cs, fragmentedCaptures(t)...)
 	tsv, err := os.ReadFile("../../../shared/pcaps-public/ports.tsv")
 	if err != nil {
 		t.Logf("public captures not available (%v): only the project's captures are compared", err)
@@ -338,6 +340,31 @@ func oracleCaptures(t *testing.T) []oracleCapture {
 	for _, line := range strings.Split(strings.TrimSpace(string(tsv)), "\n") {
 		name, port, _ := strings.Cut(line, "\t")
 		cs = append(cs, oracleCapture{filepath.Join("../../../shared/pcaps-public", name), atoi(port)})
+	}
+	return cs
+}
+
+// fragmentedCaptures writes copies of a few of the project's captures
+// whose packets are split into IP fragments of at most 512 bytes (as a
+// path with a small MTU would), for both dissectors to reassemble.
+func fragmentedCaptures(t *testing.T) []oracleCapture {
+	var cs []oracleCapture
+	dir := t.TempDir()
+	for _, name := range []string{"kcat_produce_lz4.pcap", "franz_admin.pcap", "kcat_sll2_any.pcap"} {
+		src, err := os.ReadFile(filepath.Join("../../testdata/pcaps", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		res, err := capedit.Rewrite(&buf, bytes.NewReader(src), capedit.Options{Fragment: 512})
+		if err != nil || res.Fragmented == 0 {
+			t.Fatalf("%s: %d packets fragmented: %v", name, res.Fragmented, err)
+		}
+		path := filepath.Join(dir, "fragmented-"+name)
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, oracleCapture{path, 9092})
 	}
 	return cs
 }

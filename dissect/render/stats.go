@@ -26,7 +26,8 @@ type StatsInfo struct {
 
 // CaptureLoss is what a capture lacks of the TCP streams it holds
 // (dissect.Stats): bytes beyond the snap length and segments not
-// captured, both holes of known size that the framer stepped over.
+// captured, both holes of known size that the framer stepped over; and
+// the IP fragments put back together, or given up.
 type CaptureLoss struct {
 	SnapTruncated int64 // packets the snap length cut
 	SnapBytes     int64 // payload bytes it cut
@@ -34,11 +35,17 @@ type CaptureLoss struct {
 	HoleBytes     int64 // their bytes
 	Retransmitted int64 // segments that brought nothing new
 	ReusedPorts   int64 // connections ended by a new one on their 4-tuple
+	// IP fragments reassembled, the datagrams they made, and fragments
+	// that could not be reassembled.
+	FragmentsReassembled int64
+	Reassembled          int64
+	FragmentsDropped     int64
 }
 
 // LossOf takes what StatsInfo says of loss from the dissector's counts.
 func LossOf(st dissect.Stats) CaptureLoss {
-	return CaptureLoss{SnapTruncated: st.SnapTruncated, SnapBytes: st.SnapBytes, Holes: st.Holes, HoleBytes: st.HoleBytes, Retransmitted: st.Retransmitted, ReusedPorts: st.ReusedPorts}
+	return CaptureLoss{SnapTruncated: st.SnapTruncated, SnapBytes: st.SnapBytes, Holes: st.Holes, HoleBytes: st.HoleBytes, Retransmitted: st.Retransmitted, ReusedPorts: st.ReusedPorts,
+		FragmentsReassembled: st.FragmentsReassembled, Reassembled: st.Reassembled, FragmentsDropped: st.FragmentsDropped}
 }
 
 // WriteStatsTables writes the aggregate as tables: the capture, then per
@@ -79,6 +86,16 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	}
 	if l := info.Loss; l.ReusedPorts > 0 {
 		kv("ports reused", fmt.Sprintf("%d connections ended by a new SYN on the same 4-tuple", l.ReusedPorts))
+	}
+	if l := info.Loss; l.FragmentsReassembled > 0 || l.FragmentsDropped > 0 {
+		var parts []string
+		if l.FragmentsReassembled > 0 {
+			parts = append(parts, fmt.Sprintf("%d reassembled into %d datagrams", l.FragmentsReassembled, l.Reassembled))
+		}
+		if l.FragmentsDropped > 0 {
+			parts = append(parts, fmt.Sprintf("%d dropped (not reassembled)", l.FragmentsDropped))
+		}
+		kv("IP fragments", strings.Join(parts, ", "))
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -212,13 +229,17 @@ type captureJSON struct {
 	// What the capture lacks (extensions): packets the snap length cut
 	// and the payload bytes cut, runs of TCP segments not captured and
 	// their bytes, segments retransmitted; connections a new one on
-	// their 4-tuple ended.
+	// their 4-tuple ended; IP fragments reassembled, the datagrams they
+	// made, fragments that could not be reassembled.
 	SnapTruncatedPackets int64 `json:"snap_truncated_packets"`
 	SnapBytes            int64 `json:"snap_bytes"`
 	Holes                int64 `json:"holes"`
 	HoleBytes            int64 `json:"hole_bytes"`
 	Retransmitted        int64 `json:"retransmitted"`
 	ReusedPorts          int64 `json:"reused_ports"`
+	FragmentsReassembled int64 `json:"fragments_reassembled"`
+	ReassembledDatagrams int64 `json:"reassembled_datagrams"`
+	FragmentsDropped     int64 `json:"fragments_dropped"`
 }
 
 type trafficJSON struct {
@@ -304,7 +325,8 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 			DurationUs: t.Duration().Microseconds(), RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes, Errors: t.Errors,
 			SnapTruncatedPackets: info.Loss.SnapTruncated, SnapBytes: info.Loss.SnapBytes,
 			Holes: info.Loss.Holes, HoleBytes: info.Loss.HoleBytes, Retransmitted: info.Loss.Retransmitted,
-			ReusedPorts: info.Loss.ReusedPorts,
+			ReusedPorts:          info.Loss.ReusedPorts,
+			FragmentsReassembled: info.Loss.FragmentsReassembled, ReassembledDatagrams: info.Loss.Reassembled, FragmentsDropped: info.Loss.FragmentsDropped,
 		},
 		APIs: []apiJSON{}, Partitions: []partitionJSON{}, Errors: []errorJSON{}, PartitionErrors: []partitionErrorJSON{},
 		Clients: []clientJSON{}, Connections: []connectionJSON{},

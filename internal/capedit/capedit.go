@@ -3,7 +3,8 @@
 // copy of a real capture and compare it with the clean original: packets
 // cut to a snap length (as `editcap -s`), packets lost (chosen by index or
 // at random, optionally only TCP segments that carry data), and a capture
-// that ends part way.
+// that ends part way; and packets split into IP fragments, as a smaller
+// MTU on the path would.
 //
 // Rewrite reads a pcap or pcapng file, either optionally gzip-compressed,
 // one packet at a time (memory does not grow with the capture), and writes
@@ -62,6 +63,13 @@ type Options struct {
 	// input order, before Snap cuts it; the packet is left out of the output
 	// when it returns true. See DropIndexes and RandomDrop.
 	Drop func(p Packet) bool
+	// Fragment, if positive, splits each IPv4 and IPv6 packet whose IP
+	// payload is over Fragment bytes into IP fragments (see the function
+	// Fragment; identification: the input index + 1), written in order
+	// with the packet's timestamp, after Drop and before Snap cuts each.
+	// Packets that are not IP, or are cut or fragments already, are
+	// written as they are.
+	Fragment int
 }
 
 // Packet is one input packet as Drop sees it, before any edit.
@@ -88,10 +96,15 @@ type Result struct {
 	SnapLen    uint32
 	// Read is how many input packets were considered: all of them, or Limit.
 	Read int
-	// Written is how many packets the output holds: Read - len(Dropped).
+	// Written is how many input packets were written: Read - len(Dropped)
+	// (a packet split into fragments counts once).
 	Written int
-	// Snapped is how many written packets lost captured bytes to Snap.
+	// Snapped is how many records written lost captured bytes to Snap
+	// (each fragment of a packet counts).
 	Snapped int
+	// Fragmented is how many written packets were split into fragments,
+	// and Fragments how many fragments they made.
+	Fragmented, Fragments int
 	// Dropped lists the 0-based input indexes of the packets Drop left out,
 	// in ascending order.
 	Dropped []int
@@ -169,23 +182,22 @@ func Rewrite(dst io.Writer, src io.Reader, opts Options) (Result, error) {
 			res.Dropped = append(res.Dropped, i)
 			continue
 		}
-		if opts.Snap > 0 && len(data) > opts.Snap {
-			data = data[:opts.Snap]
-			res.Snapped++
+		pkts := [][]byte{data}
+		if opts.Fragment > 0 && len(data) == ci.Length {
+			if frags, err := Fragment(link, data, opts.Fragment, uint32(i+1)); err == nil && len(frags) > 1 {
+				pkts = frags
+				res.Fragmented++
+				res.Fragments += len(frags)
+			}
 		}
-		out := gopacket.CaptureInfo{Timestamp: ci.Timestamp, CaptureLength: len(data), Length: ci.Length}
-		if out.Timestamp.IsZero() {
-			// A pcapng simple packet block has no timestamp; pcapgo.Writer
-			// would write the time of day.
-			out.Timestamp = time.Unix(0, 0)
-		}
-		if out.CaptureLength > out.Length {
-			err = writeRecord(bw, out, data, res.Nanosecond) // see lengths.go
-		} else {
-			err = w.WritePacket(out, data)
-		}
-		if err != nil {
-			return fail(fmt.Errorf("writing packet %d: %w", i, err))
+		for _, data := range pkts {
+			length := ci.Length
+			if len(pkts) > 1 {
+				length = len(data)
+			}
+			if err := write(w, bw, data, ci.Timestamp, length, opts.Snap, res.Nanosecond, &res); err != nil {
+				return fail(fmt.Errorf("writing packet %d: %w", i, err))
+			}
 		}
 		res.Written++
 	}
@@ -201,6 +213,25 @@ func Rewrite(dst io.Writer, src io.Reader, opts Options) (Result, error) {
 		}
 	}
 	return res, bw.Flush()
+}
+
+// write writes one packet of the original length, cut to snap (if
+// positive).
+func write(w *pcapgo.Writer, bw io.Writer, data []byte, ts time.Time, length, snap int, nano bool, res *Result) error {
+	if snap > 0 && len(data) > snap {
+		data = data[:snap]
+		res.Snapped++
+	}
+	out := gopacket.CaptureInfo{Timestamp: ts, CaptureLength: len(data), Length: length}
+	if out.Timestamp.IsZero() {
+		// A pcapng simple packet block has no timestamp; pcapgo.Writer
+		// would write the time of day.
+		out.Timestamp = time.Unix(0, 0)
+	}
+	if out.CaptureLength > out.Length {
+		return writeRecord(bw, out, data, nano) // see lengths.go
+	}
+	return w.WritePacket(out, data)
 }
 
 // input reads packets from a pcap or a pcapng file.
