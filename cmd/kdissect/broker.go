@@ -106,6 +106,17 @@ func (f *brokerFlags) connect(ctx context.Context, mod func(*client.Config)) (*c
 	return cl, nil
 }
 
+// open connects for a command: the command's context, cancelled by an
+// interrupt, and the client; done closes both.
+func (f *brokerFlags) open(cmd *cobra.Command, mod func(*client.Config)) (ctx context.Context, cl *client.Client, done func(), err error) {
+	ctx, cancel := commandContext(cmd)
+	if cl, err = f.connect(ctx, mod); err != nil {
+		cancel()
+		return nil, nil, nil, err
+	}
+	return ctx, cl, func() { cl.Close(); cancel() }, nil
+}
+
 // commandContext returns the command's context (background when none)
 // cancelled by an interrupt.
 func commandContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
@@ -129,13 +140,11 @@ connected to, beside the versions the codec knows and the version negotiated
 for each key (the highest both support).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := commandContext(cmd)
-			defer cancel()
-			cl, err := bf.connect(ctx, nil)
+			ctx, cl, done, err := bf.open(cmd, nil)
 			if err != nil {
 				return err
 			}
-			defer cl.Close()
+			defer done()
 			md, err := cl.Metadata(ctx, topics...)
 			if err != nil {
 				return inputError{err}

@@ -105,13 +105,11 @@ messages are skipped, as kcat does. Nothing is printed on success.`,
 			if partition < -1 {
 				return fmt.Errorf("-p %d: want a partition number", partition)
 			}
-			ctx, cancel := commandContext(cmd)
-			defer cancel()
-			cl, err := bf.connect(ctx, func(cfg *client.Config) { cfg.AllowAutoTopicCreation = true })
+			ctx, cl, done, err := bf.open(cmd, func(cfg *client.Config) { cfg.AllowAutoTopicCreation = true })
 			if err != nil {
 				return err
 			}
-			defer cl.Close()
+			defer done()
 			p, err := client.NewProducer(cl, client.ProducerConfig{Acks: a, Compression: c, Idempotent: idempotent, Timeout: bf.timeout})
 			if err != nil {
 				return err
