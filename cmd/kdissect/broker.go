@@ -130,16 +130,30 @@ func commandContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 func newBrokerCmd() *cobra.Command {
 	var bf brokerFlags
 	var topics []string
+	var format string
+	var envelope bool
 	cmd := &cobra.Command{
-		Use:   "broker -b HOST:PORT",
+		Use:   "broker -b HOST:PORT [-t TOPIC] [--format table|json | -J]",
 		Short: "Ask a live broker for its API versions and the cluster's metadata",
 		Long: `broker connects to a live cluster through kdissect's client and prints three
 tables: the brokers (Metadata), the topics with each partition's leader,
 replicas and in-sync replicas, and the API versions of the broker it is
 connected to, beside the versions the codec knows and the version negotiated
-for each key (the highest both support).`,
+for each key (the highest both support).
+
+--format json (or -J) prints instead the cluster's metadata as kcat -L -J
+does, one line: {"originating_broker":{"id","name"},"query":{"topic"},
+"controllerid","brokers":[{"id","name"}],"topics":[{"topic","partitions":
+[{"partition","leader","replicas":[{"id"}],"isrs":[{"id"}]}]}]}, with
+"error" (librdkafka's text) on a topic or partition that has one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if envelope {
+				format = "json"
+			}
+			if format != "table" && format != "json" {
+				return fmt.Errorf("--format %q: want table or json", format)
+			}
 			ctx, cl, done, err := bf.open(cmd, nil)
 			if err != nil {
 				return err
@@ -153,11 +167,16 @@ for each key (the highest both support).`,
 			if err != nil {
 				return inputError{err}
 			}
+			if format == "json" {
+				return writeBrokerJSON(cmd.OutOrStdout(), md, cn.Addr(), topics)
+			}
 			return writeBrokerTables(cmd.OutOrStdout(), md, cn)
 		},
 	}
 	bf.register(cmd.Flags())
 	cmd.Flags().StringSliceVarP(&topics, "topic", "t", nil, "only these topics (repeatable); default all")
+	cmd.Flags().StringVar(&format, "format", "table", "output: table, or json as kcat -L -J")
+	cmd.Flags().BoolVarP(&envelope, "json", "J", false, "same as --format json (kcat's -J)")
 	return cmd
 }
 

@@ -102,6 +102,11 @@ func TestClientCommandsExitStatus(t *testing.T) {
 		{"consume", "-b", dead, "-t", "x", "-o", "middle"},
 		{"consume", "-b", dead, "-t", "x", "--format", "xml"},
 		{"broker", "-b", dead, "--sasl-mechanism", "GSSAPI"},
+		{"broker", "-b", dead, "--format", "xml"},
+		{"consume", "-b", dead, "-t", "x", "-f", "%z"},
+		{"consume", "-b", dead, "-t", "x", "-f", "%s", "-J"},
+		{"consume", "-b", dead, "-t", "x", "-o", "1", "-o", "2"},
+		{"consume", "-b", dead, "-t", "x", "-t", "y"},
 	} {
 		code, _, errs := runClientCmd(t, "", args...)
 		if code != exitUsage || errs == "" {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,5 +218,29 @@ func TestConsumeTimeRange(t *testing.T) {
 		if code != 0 || ours != theirs || theirs == "" {
 			t.Errorf("%v: exit %d, we print %q, kcat %q (%s)", o, code, ours, theirs, errs)
 		}
+	}
+}
+
+// TestBrokerJSONKcat: broker -J prints kcat -L -J's object (kcat ends it
+// without a newline; ours is a line), for all topics, one topic, and a
+// topic the cluster does not have; --format json is the same.
+func TestBrokerJSONKcat(t *testing.T) {
+	needKcat(t)
+	c := startCluster(t, kfake.NumBrokers(3), kfake.SeedTopics(3, "orders"))
+	for i, addr := range c.ListenAddrs()[:2] {
+		for _, args := range [][]string{{}, {"-t", "orders"}, {"-t", "missing"}} {
+			theirs := kcatOn(t, "", append([]string{"-L", "-J", "-b", addr}, args...)...)
+			flag := []string{"-J"}
+			if i == 1 {
+				flag = []string{"--format", "json"}
+			}
+			code, ours, errs := runClientCmd(t, "", append(append([]string{"broker", "-b", addr}, flag...), args...)...)
+			if code != 0 || ours != theirs+"\n" {
+				t.Errorf("%s %v: exit %d, we print\n%s\nkcat prints\n%s\n%s", addr, args, code, ours, theirs, errs)
+			}
+		}
+	}
+	if !strings.Contains(kcatOn(t, "", "-L", "-J", "-b", c.ListenAddrs()[0], "-t", "missing"), `"error":"Broker: Unknown topic or partition"`) {
+		t.Error("kcat reports no error for a missing topic")
 	}
 }
