@@ -23,6 +23,20 @@ var librdkafkaErrText = map[int16]string{
 	75: "Broker: Unknown leader epoch",
 }
 
+// librdkafkaScheme is the prefix librdkafka gives broker names for the
+// security protocol of cfg.
+func librdkafkaScheme(cfg client.Config) string {
+	switch {
+	case cfg.TLS != nil && cfg.SASL != nil:
+		return "sasl_ssl://"
+	case cfg.TLS != nil:
+		return "ssl://"
+	case cfg.SASL != nil:
+		return "sasl_plaintext://"
+	}
+	return ""
+}
+
 func librdkafkaErr(err error) string {
 	var ke *client.Error
 	if !errors.As(err, &ke) {
@@ -39,18 +53,20 @@ func librdkafkaErr(err error) string {
 // librdkafka names it), query (the topics asked, "*" for all), controllerid,
 // brokers, topics with their partitions, replicas and in-sync replicas as
 // {"id"} objects, and "error" where a topic or partition has one. kcat
-// ends the object without a newline; here it is a line. Topics are in
+// ends the object without a newline; here it is a line. scheme is
+// librdkafka's prefix of the originating broker's name for its security
+// protocol ("ssl://", "sasl_plaintext://", "sasl_ssl://"; "" for plaintext). Topics are in
 // name order (kcat keeps the broker's order, which some brokers vary).
-func writeBrokerJSON(w io.Writer, md *client.Metadata, origin string, topics []string) error {
+func writeBrokerJSON(w io.Writer, md *client.Metadata, origin, scheme string, topics []string) error {
 	originID := int32(-1)
 	for _, b := range md.Brokers {
 		if b.Addr() == origin {
 			originID = b.NodeID
 		}
 	}
-	name := origin + "/" + strconv.Itoa(int(originID))
+	name := scheme + origin + "/" + strconv.Itoa(int(originID))
 	if originID < 0 {
-		name = origin + "/bootstrap"
+		name = scheme + origin + "/bootstrap"
 	}
 	query := "*"
 	if len(topics) > 0 {
