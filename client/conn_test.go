@@ -360,9 +360,9 @@ func TestSASL(t *testing.T) {
 		kfake.SeedTopics(1, "s"))
 	ctx := testCtx(t)
 	for _, s := range []SASL{
-		{SASLPlain, "plainuser", "plainpass"},
-		{SASLScramSHA256, "user256", "pass256"},
-		{SASLScramSHA512, "user512", "pass,=512"},
+		{Mechanism: SASLPlain, User: "plainuser", Password: "plainpass"},
+		{Mechanism: SASLScramSHA256, User: "user256", Password: "pass256"},
+		{Mechanism: SASLScramSHA512, User: "user512", Password: "pass,=512"},
 	} {
 		cl, err := New(ctx, Config{Brokers: c.ListenAddrs(), SASL: &s})
 		if err != nil {

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/twmb/franz-go/pkg/sasl"
+
 	"github.com/kdissect/kdissect/codec"
 )
 
@@ -28,9 +30,23 @@ const (
 // the mechanism, then SaslAuthenticate requests carry its messages
 // (KIP-152). The password is never logged nor put in an error.
 type SASL struct {
-	Mechanism string // SASLPlain, SASLScramSHA256 or SASLScramSHA512
+	Mechanism string // SASLPlain, SASLScramSHA256 or SASLScramSHA512; ignored when Impl is set
 	User      string
 	Password  string
+	// Impl, when set, runs the exchange instead: any franz-go
+	// pkg/sasl mechanism, such as oauth.Auth{Token: t}.AsMechanism()
+	// (OAUTHBEARER, KIP-255) or aws.ManagedStreamingIAM (AWS_MSK_IAM).
+	// Its Name is the mechanism asked for in SaslHandshake; Authenticate
+	// is given the broker's "host:port".
+	Impl sasl.Mechanism
+}
+
+// name is the mechanism's name as SaslHandshake carries it.
+func (s *SASL) name() string {
+	if s.Impl != nil {
+		return s.Impl.Name()
+	}
+	return s.Mechanism
 }
 
 // minScramIterations is the fewest PBKDF2 iterations accepted from a
@@ -46,7 +62,7 @@ func (c *Conn) authenticate(ctx context.Context, s *SASL) error {
 	if hv < 1 {
 		return clientError(ErrUnsupportedVersion, "SaslHandshake v1 is needed (the broker offers only v0, whose raw token framing is not implemented)", nil)
 	}
-	hs := &codec.SaslHandshakeRequest{Mechanism: s.Mechanism}
+	hs := &codec.SaslHandshakeRequest{Mechanism: s.name()}
 	m, err := c.RoundTrip(ctx, hs, hv)
 	if err != nil {
 		return err
@@ -54,8 +70,15 @@ func (c *Conn) authenticate(ctx context.Context, s *SASL) error {
 	hr := m.(*codec.SaslHandshakeResponse)
 	if hr.ErrorCode != 0 {
 		e := kafkaError(hr.ErrorCode)
-		e.Message = fmt.Sprintf("mechanism %s; the broker offers %s", s.Mechanism, strings.Join(hr.Mechanisms, ", "))
+		e.Message = fmt.Sprintf("mechanism %s; the broker offers %s", s.name(), strings.Join(hr.Mechanisms, ", "))
 		return e
+	}
+	av, err := c.Version(36)
+	if err != nil {
+		return err
+	}
+	if s.Impl != nil {
+		return c.authenticateImpl(ctx, s.Impl, av)
 	}
 	var mech saslMechanism
 	switch s.Mechanism {
@@ -68,10 +91,6 @@ func (c *Conn) authenticate(ctx context.Context, s *SASL) error {
 	default:
 		return clientError(ErrUnsupportedSaslMechanism, "client side: "+s.Mechanism, nil)
 	}
-	av, err := c.Version(36)
-	if err != nil {
-		return err
-	}
 	challenge := []byte(nil)
 	for step := 0; ; step++ {
 		msg, done, err := mech.next(challenge)
@@ -81,20 +100,10 @@ func (c *Conn) authenticate(ctx context.Context, s *SASL) error {
 		if done && msg == nil {
 			return nil
 		}
-		m, err := c.RoundTrip(ctx, &codec.SaslAuthenticateRequest{AuthBytes: msg}, av)
+		challenge, err = c.saslRound(ctx, s.Mechanism, msg, av)
 		if err != nil {
-			if errors.Is(err, ErrCannotReceive) {
-				// Brokers close the connection on bad credentials
-				// (some after an answer with the error, some without).
-				return ErrSaslAuthenticationFailed.with("", -1, s.Mechanism+": the broker closed the connection", err)
-			}
 			return err
 		}
-		ar := m.(*codec.SaslAuthenticateResponse)
-		if ar.ErrorCode != 0 {
-			return partitionError(ar.ErrorCode, "", -1, ar.ErrorMessage)
-		}
-		challenge = ar.AuthBytes
 		if done {
 			// The final server message still needs checking (SCRAM).
 			if _, _, err := mech.next(challenge); err != nil {
@@ -105,6 +114,55 @@ func (c *Conn) authenticate(ctx context.Context, s *SASL) error {
 		if step > 4 {
 			return clientError(ErrSaslAuthenticationFailed, s.Mechanism+": too many rounds", nil)
 		}
+	}
+}
+
+// saslRound sends one SaslAuthenticate message and returns the server's.
+func (c *Conn) saslRound(ctx context.Context, mech string, msg []byte, av int16) ([]byte, error) {
+	m, err := c.RoundTrip(ctx, &codec.SaslAuthenticateRequest{AuthBytes: msg}, av)
+	if err != nil {
+		if errors.Is(err, ErrCannotReceive) {
+			// Brokers close the connection on bad credentials
+			// (some after an answer with the error, some without).
+			return nil, ErrSaslAuthenticationFailed.with("", -1, mech+": the broker closed the connection", err)
+		}
+		return nil, err
+	}
+	ar := m.(*codec.SaslAuthenticateResponse)
+	if ar.ErrorCode != 0 {
+		return nil, partitionError(ar.ErrorCode, "", -1, ar.ErrorMessage)
+	}
+	return ar.AuthBytes, nil
+}
+
+// authenticateImpl runs a franz-go mechanism: its first message, then
+// each server message to its session until the session says it is done
+// (sending a last message it may return, as franz-go's client does).
+func (c *Conn) authenticateImpl(ctx context.Context, m sasl.Mechanism, av int16) error {
+	name := m.Name()
+	sess, msg, err := m.Authenticate(ctx, c.addr)
+	if err != nil {
+		return clientError(ErrSaslAuthenticationFailed, name, err)
+	}
+	for step := 0; ; step++ {
+		resp, err := c.saslRound(ctx, name, msg, av)
+		if err != nil {
+			return err
+		}
+		done, next, err := sess.Challenge(resp)
+		if err != nil {
+			return clientError(ErrSaslAuthenticationFailed, name, err)
+		}
+		if done {
+			if next != nil {
+				_, err = c.saslRound(ctx, name, next, av)
+			}
+			return err
+		}
+		if step > 4 {
+			return clientError(ErrSaslAuthenticationFailed, name+": too many rounds", nil)
+		}
+		msg = next
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/twmb/franz-go/pkg/sasl/aws"
+	"github.com/twmb/franz-go/pkg/sasl/oauth"
 
 	"github.com/kdissect/kdissect/client"
 )
@@ -32,23 +34,40 @@ type brokerFlags struct {
 	saslMech     string
 	saslUser     string
 	saslPassword string
+	saslToken    string
+	tlsCert      string
+	tlsKey       string
+	props        []string // -X name=value
+	propFiles    []string // -F
+	saslNeeded   bool     // security.protocol sasl_*
+	propsApplied bool
+	fs           *pflag.FlagSet
 }
 
 func (f *brokerFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
 	fs.StringSliceVarP(&f.brokers, "brokers", "b", nil, "bootstrap broker HOST:PORT (IPv6 as [::1]:9092), repeatable or comma-separated")
 	fs.DurationVar(&f.timeout, "timeout", client.DefaultRequestTimeout, "request timeout")
 	fs.StringVar(&f.clientID, "client-id", client.DefaultClientID, "ClientId of the requests")
 	fs.BoolVar(&f.tls, "tls", false, "connect with TLS (system roots unless --tls-ca)")
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "PEM file of the CA certificates to trust (implies --tls)")
 	fs.BoolVar(&f.tlsInsecure, "tls-insecure", false, "do not verify the broker's certificate (implies --tls)")
-	fs.StringVar(&f.saslMech, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
-	fs.StringVar(&f.saslUser, "sasl-user", "", "SASL user name")
-	fs.StringVar(&f.saslPassword, "sasl-password", "", "SASL password (default $KDISSECT_SASL_PASSWORD)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM file of the client certificate, for mutual TLS (with --tls-key; implies --tls)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM file of the client certificate's private key")
+	fs.StringVar(&f.saslMech, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER or AWS_MSK_IAM")
+	fs.StringVar(&f.saslUser, "sasl-user", "", "SASL user name (AWS_MSK_IAM: the access key id, default $AWS_ACCESS_KEY_ID)")
+	fs.StringVar(&f.saslPassword, "sasl-password", "", "SASL password (default $KDISSECT_SASL_PASSWORD; AWS_MSK_IAM: the secret key, default $AWS_SECRET_ACCESS_KEY)")
+	fs.StringVar(&f.saslToken, "sasl-token", "", "OAUTHBEARER token (default $KDISSECT_SASL_TOKEN)")
+	fs.StringArrayVarP(&f.props, "property", "X", nil, "client property NAME=VALUE with librdkafka/Java names (bootstrap.servers, security.protocol, sasl.mechanism, ssl.ca.location, ...), repeatable")
+	fs.StringArrayVarP(&f.propFiles, "config", "F", nil, "file of NAME=VALUE client properties (kcat's -F, a Java client.properties)")
 }
 
 // config validates the flags (usage errors) and builds the client config.
 func (f *brokerFlags) config() (client.Config, error) {
 	var cfg client.Config
+	if err := f.resolve(); err != nil {
+		return cfg, err
+	}
 	if len(f.brokers) == 0 {
 		return cfg, fmt.Errorf("a broker is needed: -b HOST:PORT")
 	}
@@ -59,34 +78,89 @@ func (f *brokerFlags) config() (client.Config, error) {
 	cfg.RequestTimeout = f.timeout
 	id := f.clientID
 	cfg.ClientID = &id
-	if f.tls || f.tlsCA != "" || f.tlsInsecure {
-		tc := &tls.Config{InsecureSkipVerify: f.tlsInsecure}
-		if f.tlsCA != "" {
-			pem, err := os.ReadFile(f.tlsCA)
-			if err != nil {
-				return cfg, inputError{fmt.Errorf("--tls-ca: %w", err)}
-			}
-			tc.RootCAs = x509.NewCertPool()
-			if !tc.RootCAs.AppendCertsFromPEM(pem) {
-				return cfg, fmt.Errorf("--tls-ca %s: no PEM certificate in it", f.tlsCA)
-			}
-		}
-		cfg.TLS = tc
+	tc, err := f.tlsConfig()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.TLS = tc
+	if f.saslNeeded && f.saslMech == "" {
+		return cfg, fmt.Errorf("security.protocol SASL_* needs a mechanism: sasl.mechanism or --sasl-mechanism")
 	}
 	if f.saslMech != "" {
-		m := strings.ToUpper(f.saslMech)
-		switch m {
-		case client.SASLPlain, client.SASLScramSHA256, client.SASLScramSHA512:
-		default:
-			return cfg, fmt.Errorf("--sasl-mechanism %q: want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", f.saslMech)
+		if cfg.SASL, err = f.sasl(); err != nil {
+			return cfg, err
 		}
-		pass := f.saslPassword
-		if pass == "" {
-			pass = os.Getenv("KDISSECT_SASL_PASSWORD")
-		}
-		cfg.SASL = &client.SASL{Mechanism: m, User: f.saslUser, Password: pass}
 	}
 	return cfg, nil
+}
+
+// resolve applies -F and -X to the flags, once.
+func (f *brokerFlags) resolve() error {
+	if f.propsApplied {
+		return nil
+	}
+	f.propsApplied = true
+	return f.applyProps()
+}
+
+// tlsConfig builds the TLS configuration of the flags, nil for none.
+func (f *brokerFlags) tlsConfig() (*tls.Config, error) {
+	if !f.tls && f.tlsCA == "" && !f.tlsInsecure && f.tlsCert == "" && f.tlsKey == "" {
+		return nil, nil
+	}
+	tc := &tls.Config{InsecureSkipVerify: f.tlsInsecure}
+	if f.tlsCA != "" {
+		pem, err := os.ReadFile(f.tlsCA)
+		if err != nil {
+			return nil, inputError{fmt.Errorf("--tls-ca: %w", err)}
+		}
+		tc.RootCAs = x509.NewCertPool()
+		if !tc.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--tls-ca %s: no PEM certificate in it", f.tlsCA)
+		}
+	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return nil, fmt.Errorf("--tls-cert and --tls-key (ssl.certificate.location, ssl.key.location) go together")
+	}
+	if f.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
+		if err != nil {
+			return nil, inputError{fmt.Errorf("client certificate: %w", err)}
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+// sasl builds the SASL configuration of the flags.
+func (f *brokerFlags) sasl() (*client.SASL, error) {
+	or := func(v, env string) string {
+		if v == "" {
+			return os.Getenv(env)
+		}
+		return v
+	}
+	switch m := strings.ToUpper(f.saslMech); m {
+	case client.SASLPlain, client.SASLScramSHA256, client.SASLScramSHA512:
+		return &client.SASL{Mechanism: m, User: f.saslUser, Password: or(f.saslPassword, "KDISSECT_SASL_PASSWORD")}, nil
+	case "OAUTHBEARER":
+		tok := or(f.saslToken, "KDISSECT_SASL_TOKEN")
+		if tok == "" {
+			return nil, fmt.Errorf("OAUTHBEARER needs a token: --sasl-token, sasl.oauthbearer.token or $KDISSECT_SASL_TOKEN")
+		}
+		return &client.SASL{Impl: oauth.Auth{Token: tok}.AsMechanism()}, nil
+	case "AWS_MSK_IAM":
+		a := aws.Auth{
+			AccessKey:    or(f.saslUser, "AWS_ACCESS_KEY_ID"),
+			SecretKey:    or(f.saslPassword, "AWS_SECRET_ACCESS_KEY"),
+			SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
+		}
+		if a.AccessKey == "" || a.SecretKey == "" {
+			return nil, fmt.Errorf("AWS_MSK_IAM needs an access key and a secret key: --sasl-user/--sasl-password or $AWS_ACCESS_KEY_ID/$AWS_SECRET_ACCESS_KEY")
+		}
+		return &client.SASL{Impl: a.AsManagedStreamingIAMMechanism()}, nil
+	}
+	return nil, fmt.Errorf("--sasl-mechanism %q: want PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER or AWS_MSK_IAM", f.saslMech)
 }
 
 // connect opens the client; failing to reach the cluster is an input
@@ -106,6 +180,17 @@ func (f *brokerFlags) connect(ctx context.Context, mod func(*client.Config)) (*c
 	return cl, nil
 }
 
+// open connects for a command: the command's context, cancelled by an
+// interrupt, and the client; done closes both.
+func (f *brokerFlags) open(cmd *cobra.Command, mod func(*client.Config)) (ctx context.Context, cl *client.Client, done func(), err error) {
+	ctx, cancel := commandContext(cmd)
+	if cl, err = f.connect(ctx, mod); err != nil {
+		cancel()
+		return nil, nil, nil, err
+	}
+	return ctx, cl, func() { cl.Close(); cancel() }, nil
+}
+
 // commandContext returns the command's context (background when none)
 // cancelled by an interrupt.
 func commandContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
@@ -119,23 +204,35 @@ func commandContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 func newBrokerCmd() *cobra.Command {
 	var bf brokerFlags
 	var topics []string
+	var format string
+	var envelope bool
 	cmd := &cobra.Command{
-		Use:   "broker -b HOST:PORT",
+		Use:   "broker -b HOST:PORT [-t TOPIC] [--format table|json | -J]",
 		Short: "Ask a live broker for its API versions and the cluster's metadata",
 		Long: `broker connects to a live cluster through kdissect's client and prints three
 tables: the brokers (Metadata), the topics with each partition's leader,
 replicas and in-sync replicas, and the API versions of the broker it is
 connected to, beside the versions the codec knows and the version negotiated
-for each key (the highest both support).`,
+for each key (the highest both support).
+
+--format json (or -J) prints instead the cluster's metadata as kcat -L -J
+does, one line: {"originating_broker":{"id","name"},"query":{"topic"},
+"controllerid","brokers":[{"id","name"}],"topics":[{"topic","partitions":
+[{"partition","leader","replicas":[{"id"}],"isrs":[{"id"}]}]}]}, with
+"error" (librdkafka's text) on a topic or partition that has one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := commandContext(cmd)
-			defer cancel()
-			cl, err := bf.connect(ctx, nil)
+			if envelope {
+				format = "json"
+			}
+			if format != "table" && format != "json" {
+				return fmt.Errorf("--format %q: want table or json", format)
+			}
+			ctx, cl, done, err := bf.open(cmd, nil)
 			if err != nil {
 				return err
 			}
-			defer cl.Close()
+			defer done()
 			md, err := cl.Metadata(ctx, topics...)
 			if err != nil {
 				return inputError{err}
@@ -144,11 +241,16 @@ for each key (the highest both support).`,
 			if err != nil {
 				return inputError{err}
 			}
+			if format == "json" {
+				return writeBrokerJSON(cmd.OutOrStdout(), md, cn.Addr(), librdkafkaScheme(cl.Config()), topics)
+			}
 			return writeBrokerTables(cmd.OutOrStdout(), md, cn)
 		},
 	}
 	bf.register(cmd.Flags())
 	cmd.Flags().StringSliceVarP(&topics, "topic", "t", nil, "only these topics (repeatable); default all")
+	cmd.Flags().StringVar(&format, "format", "table", "output: table, or json as kcat -L -J")
+	cmd.Flags().BoolVarP(&envelope, "json", "J", false, "same as --format json (kcat's -J)")
 	return cmd
 }
 

@@ -96,11 +96,20 @@ func TestClientCommandsExitStatus(t *testing.T) {
 		{"produce", "-b", dead, "-t", "x", "-z", "brotli"},
 		{"produce", "-b", dead, "-t", "x", "--acks", "2"},
 		{"produce", "-b", dead, "-t", "x", "-H", "novalue"},
-		{"produce", "-b", dead, "-t", "x", "-K", ":", "--key", "k"},
+		{"produce", "-b", dead, "-t", "x", "-l"},
+		{"produce", "-b", dead, "-t", "x", "-l", "a", "b"},
 		{"consume", "-b", dead},
 		{"consume", "-b", dead, "-t", "x", "-o", "middle"},
 		{"consume", "-b", dead, "-t", "x", "--format", "xml"},
 		{"broker", "-b", dead, "--sasl-mechanism", "GSSAPI"},
+		{"broker", "-b", dead, "--format", "xml"},
+		{"broker", "-b", dead, "--sasl-mechanism", "OAUTHBEARER"},
+		{"broker", "-b", dead, "-X", "nosuch.property=1"},
+		{"broker", "-b", dead, "-X", "novalue"},
+		{"consume", "-b", dead, "-t", "x", "-f", "%z"},
+		{"consume", "-b", dead, "-t", "x", "-f", "%s", "-J"},
+		{"consume", "-b", dead, "-t", "x", "-o", "1", "-o", "2"},
+		{"consume", "-b", dead, "-t", "x", "-t", "y"},
 	} {
 		code, _, errs := runClientCmd(t, "", args...)
 		if code != exitUsage || errs == "" {

@@ -56,31 +56,143 @@ type consumePartition struct {
 	done bool
 }
 
+// consumeOutput is how consume prints a message: a kcat format (the
+// default text output is one too, as in kcat), kcat's -J envelope, or
+// kdissect's own JSON.
+type consumeOutput struct {
+	ownJSON  bool       // --format json
+	envelope bool       // -J
+	parts    []kcatPart // otherwise
+	delim    string     // after each -J envelope
+	nullStr  []byte     // -Z
+}
+
+func (o *consumeOutput) write(w io.Writer, m *client.Message, broker int32) {
+	switch {
+	case o.ownJSON:
+		writeMessage(w, m)
+	case o.envelope:
+		writeKcatJSON(w, m, broker, o.delim)
+	default:
+		writeKcatFormat(w, o.parts, m, o.nullStr)
+	}
+}
+
+// consumeArgs are consume's flags.
+type consumeArgs struct {
+	bf            brokerFlags
+	topics        []string
+	partitions    []int32
+	offsets       []string
+	exitAtEnd     bool
+	count         int
+	format        string
+	kcatFormat    string
+	envelope      bool
+	keyDelim      string
+	msgDelim      string
+	printNull     bool
+	query         bool
+	quiet         bool
+	readCommitted bool
+}
+
+// output validates the output flags and builds the output.
+func (a *consumeArgs) output(cmd *cobra.Command) (*consumeOutput, error) {
+	if a.format != "text" && a.format != "json" {
+		return nil, fmt.Errorf("--format %q: want text or json", a.format)
+	}
+	fl := cmd.Flags()
+	if a.format == "json" && (fl.Changed("fmt") || a.envelope) {
+		return nil, fmt.Errorf("--format json excludes -f and -J")
+	}
+	if fl.Changed("fmt") && a.envelope {
+		return nil, fmt.Errorf("-f and -J exclude each other")
+	}
+	o := &consumeOutput{ownJSON: a.format == "json", envelope: a.envelope}
+	if a.printNull {
+		o.nullStr = []byte("NULL")
+	}
+	kd, err := unescapeDelim("-K", a.keyDelim)
+	if err != nil {
+		return nil, err
+	}
+	md, err := unescapeDelim("-D", a.msgDelim)
+	if err != nil {
+		return nil, err
+	}
+	o.delim = md
+	switch {
+	case fl.Changed("fmt"):
+		// -f wins over -D and -K, as in kcat.
+		if o.parts, err = parseKcatFormat(a.kcatFormat); err != nil {
+			return nil, err
+		}
+	case fl.Changed("key-delim"):
+		o.parts = []kcatPart{{verb: 'k'}, {lit: kd}, {verb: 's'}, {lit: md}}
+	default:
+		o.parts = []kcatPart{{verb: 's'}, {lit: md}}
+	}
+	return o, nil
+}
+
+// startAndStop reads the -o flags: one start position and, optionally,
+// e@MS, the timestamp to stop before (-1: none).
+func (a *consumeArgs) startAndStop() (startOffset, int64, error) {
+	start, stop, starts := startOffset{kind: "beginning"}, int64(-1), 0
+	for _, o := range a.offsets {
+		if ts, ok := strings.CutPrefix(o, "e@"); ok {
+			n, err := strconv.ParseInt(ts, 10, 64)
+			if err != nil || n < 0 {
+				return start, stop, fmt.Errorf("-o %q: want e@MILLISECONDS", o)
+			}
+			stop = n
+			continue
+		}
+		if starts++; starts > 1 {
+			return start, stop, fmt.Errorf("-o %q: one start offset only (and e@MS to stop)", o)
+		}
+		var err error
+		if start, err = parseStartOffset(o); err != nil {
+			return start, stop, err
+		}
+	}
+	return start, stop, nil
+}
+
 func newConsumeCmd() *cobra.Command {
-	var (
-		bf            brokerFlags
-		topic         string
-		partitions    []int32
-		offset        string
-		exitAtEnd     bool
-		count         int
-		format        string
-		keyDelim      string
-		quiet         bool
-		readCommitted bool
-	)
+	var a consumeArgs
 	cmd := &cobra.Command{
-		Use:   "consume -b HOST:PORT -t TOPIC [-p N] [-o beginning|end|N] [-e] [-c N] [--format text|json]",
+		Use:   "consume -b HOST:PORT -t TOPIC [-p N] [-o beginning|end|N] [-e] [-c N] [-f FMT | -J | --format json]\n  kdissect consume -b HOST:PORT -Q -t TOPIC:PARTITION:MS...",
 		Short: "Consume messages and print them, one a line",
 		Long: `consume fetches TOPIC's messages through kdissect's client and prints them,
-following kcat's conventions: -p picks partitions (default all), -o where to
-start (beginning, end, an offset N, -N for N before the end, s@MS for the
-first message at or after a timestamp), -e exits when every partition is
-read to its end, -c exits after N messages. Without -e it waits for new
-messages until interrupted.
+with kcat's letters meaning what they mean in kcat -C:
+  -p N       a partition (repeatable; default all); not the port, as -p is
+             in read, live, stats and replay
+  -o START   beginning, end, an offset N, -N (N before the end), s@MS (the
+             first message at or after a timestamp); -o e@MS also stops
+             each partition before its first message at or after MS
+  -e         exit when every partition is read to its end
+  -c N       exit after N messages
+  -K DELIM   print the key, DELIM, then the value
+  -D DELIM   after each message (default \n)
+  -Z         print a null or empty key or value as NULL
+  -f FMT     kcat's format: %s value, %S its length (-1 for null), %R that
+             length as 4 big-endian bytes, %k key, %K its length, %t topic,
+             %p partition, %o offset, %T timestamp (ms, -1 when none), %h
+             headers (n=v,n2=v2; NULL for a null value), %% a %; escapes
+             \n \r \t \xHH \NNN
+  -J         kcat's JSON envelope, one a line:
+             {"topic","partition","offset","tstype","ts","broker",
+              "headers":[name,value,...],"key","payload"}
+             (tstype and ts absent for magic 0 messages, headers when
+             there are none; bytes as they are, as kcat writes them)
+  -Q         print offsets by time instead: -t TOPIC:PARTITION:MS,
+             repeatable (MS -1 for the end, -2 for the beginning); with
+             -J as kcat -Q -J's object
+Without -e it waits for new messages until interrupted.
 
---format text prints each value on a line (with -K DELIM, key DELIM value);
---format json prints one object a line:
+--format json prints kdissect's own object a line:
   {"topic","partition","offset","timestamp" (ms, null for magic 0),
    "key","value","headers":[{"key","value"}]}
 with keys and values as UTF-8 strings when they are text, else
@@ -88,142 +200,174 @@ with keys and values as UTF-8 strings when they are text, else
 of a partition is reported on stderr unless -q.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if topic == "" {
-				return fmt.Errorf("a topic is needed: -t TOPIC")
+			if a.query {
+				return runQuery(cmd, &a)
 			}
-			start, err := parseStartOffset(offset)
-			if err != nil {
-				return err
-			}
-			if format != "text" && format != "json" {
-				return fmt.Errorf("--format %q: want text or json", format)
-			}
-			if count < 0 {
-				return fmt.Errorf("-c %d: want a count", count)
-			}
-			if keyDelim, err = unescapeDelim("-K", keyDelim); err != nil {
-				return err
-			}
-			seen := map[int32]bool{}
-			partitions = slices.DeleteFunc(partitions, func(p int32) bool {
-				dup := seen[p]
-				seen[p] = true
-				return dup // -p 1 -p 1 reads partition 1 once, as kcat does
-			})
-			for _, p := range partitions {
-				if p < 0 {
-					return fmt.Errorf("-p %d: want a partition number", p)
-				}
-			}
-			ctx, cancel := commandContext(cmd)
-			defer cancel()
-			cl, err := bf.connect(ctx, nil)
-			if err != nil {
-				return err
-			}
-			defer cl.Close()
-			// Partitions are fetched in turn, each waiting up to MaxWait
-			// when idle: share half a second among them.
-			n := len(partitions)
-			if n == 0 {
-				if p, err := cl.Partitions(ctx, topic); err == nil {
-					n = int(p)
-				}
-			}
-			cfg := client.ConsumerConfig{MaxWait: max(10*time.Millisecond, 500*time.Millisecond/time.Duration(max(n, 1)))}
-			if exitAtEnd {
-				cfg.MaxWait = min(cfg.MaxWait, 100*time.Millisecond)
-			}
-			if readCommitted {
-				cfg.IsolationLevel = client.ReadCommitted
-			}
-			co := client.NewConsumer(cl, cfg)
-			if len(partitions) == 0 {
-				n, err := cl.Partitions(ctx, topic)
-				if err != nil {
-					return inputError{err}
-				}
-				for p := range n {
-					partitions = append(partitions, p)
-				}
-			}
-			var parts []*consumePartition
-			for _, p := range partitions {
-				off, err := resolveStart(ctx, co, topic, p, start)
-				if err != nil {
-					return inputError{err}
-				}
-				parts = append(parts, &consumePartition{p: p, next: off})
-			}
-			out := bufio.NewWriter(cmd.OutOrStdout())
-			defer out.Flush()
-			stderr := cmd.ErrOrStderr()
-			printed := 0
-			for {
-				active := 0
-				for _, cp := range parts {
-					if cp.done {
-						continue
-					}
-					active++
-					fr, err := co.Fetch(ctx, topic, cp.p, cp.next)
-					if err != nil {
-						if ctx.Err() != nil {
-							return nil // interrupted
-						}
-						return inputError{err}
-					}
-					for i := range fr.Messages {
-						m := &fr.Messages[i]
-						if !m.Valid {
-							fmt.Fprintf(stderr, "%% %s [%d] offset %d: %v\n", topic, cp.p, m.Offset, m.Error)
-						}
-						writeMessage(out, m, format, keyDelim)
-						printed++
-						if count > 0 && printed >= count {
-							if err := out.Flush(); err != nil {
-								return inputError{fmt.Errorf("write output: %w", err)}
-							}
-							return nil
-						}
-					}
-					if fr.NextOffset > cp.next {
-						cp.next = fr.NextOffset
-					}
-					if len(fr.Messages) > 0 {
-						if err := out.Flush(); err != nil {
-							return inputError{fmt.Errorf("write output: %w", err)}
-						}
-					}
-					end := fr.HighWatermark
-					if readCommitted && fr.LastStableOffset >= 0 {
-						end = fr.LastStableOffset
-					}
-					if exitAtEnd && cp.next >= end {
-						cp.done = true
-						if !quiet {
-							fmt.Fprintf(stderr, "%% Reached end of topic %s [%d] at offset %d\n", topic, cp.p, cp.next)
-						}
-					}
-				}
-				if active == 0 || ctx.Err() != nil {
-					return nil
-				}
-			}
+			return runConsume(cmd, &a)
 		},
 	}
 	f := cmd.Flags()
-	bf.register(f)
-	f.StringVarP(&topic, "topic", "t", "", "topic to consume")
-	f.Int32SliceVarP(&partitions, "partition", "p", nil, "partition (repeatable; default all)")
-	f.StringVarP(&offset, "offset", "o", "beginning", "start: beginning, end, N, -N (from the end), s@MS (timestamp)")
-	f.BoolVarP(&exitAtEnd, "exit", "e", false, "exit when every partition is read to its end")
-	f.IntVarP(&count, "count", "c", 0, "exit after this many messages (0: no limit)")
-	f.StringVar(&format, "format", "text", "output: text or json")
-	f.StringVarP(&keyDelim, "key-delim", "K", "", "text format: print the key, DELIM, then the value")
-	f.BoolVarP(&quiet, "quiet", "q", false, "do not report reaching the end of a partition")
-	f.BoolVar(&readCommitted, "read-committed", false, "skip aborted transactions and stop at the last stable offset")
+	a.bf.register(f)
+	f.StringArrayVarP(&a.topics, "topic", "t", nil, "topic to consume (with -Q: TOPIC:PARTITION:MS, repeatable)")
+	f.Int32SliceVarP(&a.partitions, "partition", "p", nil, "partition (repeatable; default all); the port is -p only in read, live, stats and replay")
+	f.StringArrayVarP(&a.offsets, "offset", "o", nil, "start: beginning (default), end, N, -N (from the end), s@MS (timestamp); e@MS: stop before MS")
+	f.BoolVarP(&a.exitAtEnd, "exit", "e", false, "exit when every partition is read to its end")
+	f.IntVarP(&a.count, "count", "c", 0, "exit after this many messages (0: no limit)")
+	f.StringVar(&a.format, "format", "text", "output: text or json (kdissect's JSON; -J is kcat's)")
+	f.StringVarP(&a.kcatFormat, "fmt", "f", "", "kcat's output format (%s %S %R %k %K %t %p %o %T %h %%)")
+	f.BoolVarP(&a.envelope, "json-envelope", "J", false, "kcat's JSON envelope")
+	f.StringVarP(&a.keyDelim, "key-delim", "K", "", "text format: print the key, DELIM, then the value")
+	f.StringVarP(&a.msgDelim, "delimiter", "D", "\n", "text and -J: printed after each message")
+	f.BoolVarP(&a.printNull, "print-null", "Z", false, "print a null or empty key or value as NULL (kcat's -Z)")
+	f.BoolVarP(&a.query, "query", "Q", false, "print the offsets of -t TOPIC:PARTITION:MS (kcat -Q)")
+	f.BoolVarP(&a.quiet, "quiet", "q", false, "do not report reaching the end of a partition")
+	f.BoolVar(&a.readCommitted, "read-committed", false, "skip aborted transactions and stop at the last stable offset")
 	return cmd
+}
+
+func runConsume(cmd *cobra.Command, a *consumeArgs) error {
+	if len(a.topics) != 1 || a.topics[0] == "" {
+		return fmt.Errorf("one topic is needed: -t TOPIC")
+	}
+	topic := a.topics[0]
+	start, stop, err := a.startAndStop()
+	if err != nil {
+		return err
+	}
+	outFmt, err := a.output(cmd)
+	if err != nil {
+		return err
+	}
+	if a.count < 0 {
+		return fmt.Errorf("-c %d: want a count", a.count)
+	}
+	seen := map[int32]bool{}
+	partitions := slices.DeleteFunc(a.partitions, func(p int32) bool {
+		dup := seen[p]
+		seen[p] = true
+		return dup // -p 1 -p 1 reads partition 1 once, as kcat does
+	})
+	for _, p := range partitions {
+		if p < 0 {
+			return fmt.Errorf("-p %d: want a partition number", p)
+		}
+	}
+	ctx, cl, done, err := a.bf.open(cmd, nil)
+	if err != nil {
+		return err
+	}
+	defer done()
+	// Partitions are fetched in turn, each waiting up to MaxWait
+	// when idle: share half a second among them.
+	n := len(partitions)
+	if n == 0 {
+		if p, err := cl.Partitions(ctx, topic); err == nil {
+			n = int(p)
+		}
+	}
+	cfg := client.ConsumerConfig{MaxWait: max(10*time.Millisecond, 500*time.Millisecond/time.Duration(max(n, 1)))}
+	if a.exitAtEnd {
+		cfg.MaxWait = min(cfg.MaxWait, 100*time.Millisecond)
+	}
+	if a.readCommitted {
+		cfg.IsolationLevel = client.ReadCommitted
+	}
+	co := client.NewConsumer(cl, cfg)
+	if len(partitions) == 0 {
+		n, err := cl.Partitions(ctx, topic)
+		if err != nil {
+			return inputError{err}
+		}
+		for p := range n {
+			partitions = append(partitions, p)
+		}
+	}
+	var parts []*consumePartition
+	for _, p := range partitions {
+		off, err := resolveStart(ctx, co, topic, p, start)
+		if err != nil {
+			return inputError{err}
+		}
+		parts = append(parts, &consumePartition{p: p, next: off})
+	}
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
+	stderr := cmd.ErrOrStderr()
+	printed := 0
+	for {
+		active := 0
+		for _, cp := range parts {
+			if cp.done {
+				continue
+			}
+			active++
+			fr, err := co.Fetch(ctx, topic, cp.p, cp.next)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil // interrupted
+				}
+				return inputError{err}
+			}
+			broker := int32(-1)
+			if outFmt.envelope && len(fr.Messages) > 0 {
+				broker = leaderOf(ctx, cl, topic, cp.p)
+			}
+			for i := range fr.Messages {
+				m := &fr.Messages[i]
+				if stop >= 0 && kcatTimestamp(m) >= stop {
+					cp.done = true
+					break
+				}
+				if !m.Valid {
+					fmt.Fprintf(stderr, "%% %s [%d] offset %d: %v\n", topic, cp.p, m.Offset, m.Error)
+				}
+				outFmt.write(out, m, broker)
+				printed++
+				if a.count > 0 && printed >= a.count {
+					if err := out.Flush(); err != nil {
+						return inputError{fmt.Errorf("write output: %w", err)}
+					}
+					return nil
+				}
+			}
+			if fr.NextOffset > cp.next {
+				cp.next = fr.NextOffset
+			}
+			if len(fr.Messages) > 0 {
+				if err := out.Flush(); err != nil {
+					return inputError{fmt.Errorf("write output: %w", err)}
+				}
+			}
+			end := fr.HighWatermark
+			if a.readCommitted && fr.LastStableOffset >= 0 {
+				end = fr.LastStableOffset
+			}
+			if a.exitAtEnd && cp.next >= end && !cp.done {
+				cp.done = true
+				if !a.quiet {
+					fmt.Fprintf(stderr, "%% Reached end of topic %s [%d] at offset %d\n", topic, cp.p, cp.next)
+				}
+			}
+		}
+		if active == 0 || ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// leaderOf is the node id of the partition's leader as the client's
+// metadata has it, -1 when unknown: the "broker" of kcat's envelope.
+func leaderOf(ctx context.Context, cl *client.Client, topic string, partition int32) int32 {
+	tm, err := cl.Topic(ctx, topic, false)
+	if err != nil {
+		return -1
+	}
+	for _, p := range tm.Partitions {
+		if p.Partition == partition {
+			return p.Leader
+		}
+	}
+	return -1
 }
 
 // resolveStart turns -o into an offset of partition p.
@@ -255,17 +399,8 @@ func resolveStart(ctx context.Context, co *client.Consumer, topic string, p int3
 	return 0, errors.New("unknown start")
 }
 
-// writeMessage prints one message in the chosen format.
-func writeMessage(w io.Writer, m *client.Message, format, keyDelim string) {
-	if format == "text" {
-		if keyDelim != "" {
-			w.Write(m.Key)
-			io.WriteString(w, keyDelim)
-		}
-		w.Write(m.Value)
-		io.WriteString(w, "\n")
-		return
-	}
+// writeMessage prints one message as kdissect's JSON object.
+func writeMessage(w io.Writer, m *client.Message) {
 	j := codec.NewJSONWriter(nil)
 	j.BeginObject()
 	j.Key("topic")

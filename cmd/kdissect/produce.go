@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,21 +34,35 @@ func newProduceCmd() *cobra.Command {
 		acks       int
 		idempotent bool
 		headers    []string
+		lineMode   bool
+		nullEmpty  bool
 	)
 	cmd := &cobra.Command{
-		Use:   "produce -b HOST:PORT -t TOPIC [-p N] [-k KEY-DELIM] [-z CODEC]",
-		Short: "Produce messages read from standard input, one a line",
+		Use:   "produce -b HOST:PORT -t TOPIC [-p N] [-k KEY] [-K DELIM] [-z CODEC] [-l FILE | FILE...]",
+		Short: "Produce messages read from standard input or files, one a line",
 		Long: `produce reads messages from standard input, one per line (-D changes the
-delimiter), and sends them to TOPIC through kdissect's client, following
-kcat's conventions: -p picks the partition (default: by key, murmur2 as the
-Java client's partitioner, null keys in turn); -k/-K DELIM splits each line
-into key and value at the first DELIM (a line without it has a null key);
---key gives every message the same key; -H adds a header; -z compresses
-(none, gzip, snappy, lz4, zstd). Delimiters take kcat's escapes (\n, \r,
-\t, \0, \\, \xHH); empty messages are skipped, as kcat does. Nothing is
-printed on success.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+delimiter), and sends them to TOPIC through kdissect's client, with kcat's
+letters meaning what they mean in kcat -P:
+  -p N       the partition (not the port, as -p is in read, live, stats and
+             replay); default: by key, murmur2 as the Java client's
+             partitioner, null keys in turn
+  -k KEY     the same key for every message (--key)
+  -K DELIM   split each line into key and value at the first DELIM; a line
+             without it has a null key, or -k's key when -k is given
+  -H N=V     a header on every message (repeatable)
+  -z CODEC   compression: none, gzip, snappy, lz4, zstd
+  -Z         with -K, an empty key or value is sent as null
+  FILE...    each file is one message, whole, as kcat does
+  -l FILE    the messages of one FILE, split by -D as standard input is
+Delimiters take kcat's escapes (\n, \r, \t, \0, \\, \xHH); empty
+messages are skipped, as kcat does. Nothing is printed on success.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if lineMode && len(args) != 1 {
+				return fmt.Errorf("-l reads exactly one FILE, got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, files []string) error {
 			if topic == "" {
 				return fmt.Errorf("a topic is needed: -t TOPIC")
 			}
@@ -68,14 +84,15 @@ printed on success.`,
 			if msgDelim, err = unescapeDelim("-D", msgDelim); err != nil {
 				return err
 			}
-			if keyDelim, err = unescapeDelim("-k", keyDelim); err != nil {
+			if keyDelim, err = unescapeDelim("-K", keyDelim); err != nil {
 				return err
 			}
 			if msgDelim == "" {
 				return fmt.Errorf("-D: the message delimiter cannot be empty")
 			}
-			if keyDelim != "" && cmd.Flags().Changed("key") {
-				return fmt.Errorf("-k/-K and --key exclude each other")
+			var key []byte // nil: null unless -K finds one
+			if cmd.Flags().Changed("key") {
+				key = []byte(fixedKey)
 			}
 			var hdrs []client.Header
 			for _, h := range headers {
@@ -88,13 +105,11 @@ printed on success.`,
 			if partition < -1 {
 				return fmt.Errorf("-p %d: want a partition number", partition)
 			}
-			ctx, cancel := commandContext(cmd)
-			defer cancel()
-			cl, err := bf.connect(ctx, func(cfg *client.Config) { cfg.AllowAutoTopicCreation = true })
+			ctx, cl, done, err := bf.open(cmd, func(cfg *client.Config) { cfg.AllowAutoTopicCreation = true })
 			if err != nil {
 				return err
 			}
-			defer cl.Close()
+			defer done()
 			p, err := client.NewProducer(cl, client.ProducerConfig{Acks: a, Compression: c, Idempotent: idempotent, Timeout: bf.timeout})
 			if err != nil {
 				return err
@@ -117,7 +132,37 @@ printed on success.`,
 				}
 				return nil
 			}
-			sc := bufio.NewScanner(cmd.InOrStdin())
+			add := func(r client.Record) error {
+				batch = append(batch, r)
+				size += len(r.Key) + len(r.Value)
+				if len(batch) >= produceBatchRecords || size >= produceBatchBytes {
+					return flush()
+				}
+				return nil
+			}
+			if len(files) > 0 && !lineMode {
+				// kcat sends each file whole as one message.
+				for _, name := range files {
+					b, err := readWhole(name)
+					if err != nil {
+						return err
+					}
+					if err := add(client.Record{Key: key, Value: b, Headers: hdrs}); err != nil {
+						return err
+					}
+				}
+				return flush()
+			}
+			in, inName := cmd.InOrStdin(), "standard input"
+			if lineMode {
+				fh, err := os.Open(files[0])
+				if err != nil {
+					return inputError{fmt.Errorf("-l: %w", err)}
+				}
+				defer fh.Close()
+				in, inName = fh, files[0]
+			}
+			sc := bufio.NewScanner(in)
 			sc.Buffer(make([]byte, 64<<10), maxProduceLine)
 			sc.Split(splitOn([]byte(msgDelim)))
 			for sc.Scan() {
@@ -125,25 +170,25 @@ printed on success.`,
 					continue // an empty line is no message, as with kcat
 				}
 				line := bytes.Clone(sc.Bytes())
-				r := client.Record{Value: line, Headers: hdrs}
-				switch {
-				case keyDelim != "":
+				r := client.Record{Key: key, Value: line, Headers: hdrs}
+				if keyDelim != "" {
+					// A key found in the line wins over -k, as in kcat.
 					if k, v, ok := bytes.Cut(line, []byte(keyDelim)); ok {
 						r.Key, r.Value = k, v
+						if nullEmpty && len(k) == 0 {
+							r.Key = key // null, or -k's key, as kcat has it
+						}
+						if nullEmpty && len(v) == 0 {
+							r.Value = nil
+						}
 					}
-				case cmd.Flags().Changed("key"):
-					r.Key = []byte(fixedKey)
 				}
-				batch = append(batch, r)
-				size += len(r.Key) + len(r.Value)
-				if len(batch) >= produceBatchRecords || size >= produceBatchBytes {
-					if err := flush(); err != nil {
-						return err
-					}
+				if err := add(r); err != nil {
+					return err
 				}
 			}
 			if err := sc.Err(); err != nil {
-				return inputError{fmt.Errorf("reading standard input: %w", err)}
+				return inputError{fmt.Errorf("reading %s: %w", inName, err)}
 			}
 			return flush()
 		},
@@ -152,15 +197,33 @@ printed on success.`,
 	bf.register(f)
 	f.StringVarP(&topic, "topic", "t", "", "topic to produce to")
 	f.Int32VarP(&partition, "partition", "p", -1, "partition (default: by key hash, null keys in turn)")
-	f.StringVarP(&keyDelim, "key-delimiter", "k", "", "split each line into key and value at the first DELIM (kcat's -K)")
-	f.StringVarP(&keyDelim, "key-delim", "K", "", "same as -k (kcat's letter)")
-	f.StringVar(&fixedKey, "key", "", "the key of every message")
+	f.StringVarP(&fixedKey, "key", "k", "", "the key of every message (kcat's -k); a key found by -K wins")
+	f.StringVarP(&keyDelim, "key-delim", "K", "", "split each line into key and value at the first DELIM")
+	f.BoolVarP(&lineMode, "line-file", "l", false, "read the messages of the one FILE argument, split by -D (kcat's -l)")
+	f.BoolVarP(&nullEmpty, "null-empty", "Z", false, "with -K, send an empty key or value as null (kcat's -Z)")
 	f.StringVarP(&msgDelim, "delimiter", "D", "\n", "message delimiter")
 	f.StringVarP(&comp, "compression", "z", "none", "compression: none, gzip, snappy, lz4, zstd")
 	f.IntVar(&acks, "acks", -1, "required acks: -1 (all in-sync replicas), 1 (leader), 0 (none: no answer is awaited)")
 	f.BoolVar(&idempotent, "idempotent", false, "idempotent producer (producer id and sequence numbers; needs --acks -1)")
 	f.StringArrayVarP(&headers, "header", "H", nil, "header NAME=VALUE added to every message (repeatable)")
 	return cmd
+}
+
+// readWhole reads one file given as an argument, bounded as a line is.
+func readWhole(name string) ([]byte, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, maxProduceLine+1))
+	if err != nil {
+		return nil, inputError{fmt.Errorf("%s: %w", name, err)}
+	}
+	if len(b) > maxProduceLine {
+		return nil, inputError{fmt.Errorf("%s: larger than %d MiB, the largest message produce sends", name, maxProduceLine>>20)}
+	}
+	return b, nil
 }
 
 func parseCompression(s string) (codec.Compression, error) {

@@ -72,7 +72,7 @@ func TestProduceCommand(t *testing.T) {
 }
 
 // TestProduceByKeyCommand: without -p, keyed lines go to the partition
-// murmur2 picks; --key and -D work; --idempotent and --acks 0 produce.
+// murmur2 picks; -K, --key and -D work; --idempotent and --acks 0 produce.
 func TestProduceByKeyCommand(t *testing.T) {
 	c := startCluster(t, kfake.SeedTopics(4, "bk"))
 	addr := c.ListenAddrs()[0]
@@ -80,7 +80,7 @@ func TestProduceByKeyCommand(t *testing.T) {
 	for i := range 30 {
 		in.WriteString("key" + string(rune('a'+i%26)) + string(rune('0'+i/26)) + "=v\n")
 	}
-	if code, _, errs := runClientCmd(t, in.String(), "produce", "-b", addr, "-t", "bk", "-k", "=", "--idempotent"); code != 0 {
+	if code, _, errs := runClientCmd(t, in.String(), "produce", "-b", addr, "-t", "bk", "-K", "=", "--idempotent"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	total := 0

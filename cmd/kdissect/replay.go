@@ -121,6 +121,9 @@ usage.`,
 			if err != nil {
 				return err
 			}
+			if err := bf.resolve(); err != nil { // -X bootstrap.servers names the target too
+				return err
+			}
 			if len(bf.brokers) == 0 && !rf.dryRun {
 				return fmt.Errorf("a target broker is needed: --broker HOST:PORT")
 			}
