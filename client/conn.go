@@ -337,6 +337,11 @@ func extraWait(req codec.Message) time.Duration {
 		if r.Acks != 0 {
 			return time.Duration(max(r.TimeoutMs, 0)) * time.Millisecond
 		}
+	case *codec.JoinGroupRequest:
+		// The coordinator holds the answer until every member joined,
+		// up to the rebalance timeout (the session timeout at v0, which
+		// has none).
+		return time.Duration(max(r.RebalanceTimeoutMs, r.SessionTimeoutMs, 0)) * time.Millisecond
 	}
 	return 0
 }

@@ -330,6 +330,19 @@ func (c *Consumer) CommitOffset(ctx context.Context, group, topic string, partit
 }
 
 func (c *Consumer) commitOnce(ctx context.Context, group, topic string, partition int32, offset int64, metadata string) error {
+	return c.commitOnceAs(ctx, group, -1, "", topic, partition, offset, metadata)
+}
+
+// commitAs is CommitOffset as a group member: generation and memberID
+// are the member's (-1 and "" for a simple consumer). A member's commit
+// refused for its generation is not retried: it must rejoin.
+func (c *Consumer) commitAs(ctx context.Context, group string, generation int32, memberID, topic string, partition int32, offset int64, metadata string) error {
+	return c.cl.retry(ctx, func(err error) bool { return isRetriable(err) && !NeedsRejoin(err) }, func(ctx context.Context, _ error) { c.forgetCoordinator(ctx, group) }, func(ctx context.Context) error {
+		return c.commitOnceAs(ctx, group, generation, memberID, topic, partition, offset, metadata)
+	})
+}
+
+func (c *Consumer) commitOnceAs(ctx context.Context, group string, generation int32, memberID, topic string, partition int32, offset int64, metadata string) error {
 	cn, err := c.coordinator(ctx, group)
 	if err != nil {
 		return err
@@ -350,7 +363,8 @@ func (c *Consumer) commitOnce(ctx context.Context, group, topic string, partitio
 	}
 	req := &codec.OffsetCommitRequest{
 		GroupId:                   group,
-		GenerationIdOrMemberEpoch: -1,
+		GenerationIdOrMemberEpoch: generation,
+		MemberId:                  memberID,
 		RetentionTimeMs:           -1,
 		Topics: []codec.OffsetCommitRequestTopic{{
 			Name:    topic,

@@ -95,6 +95,7 @@ type consumeArgs struct {
 	query         bool
 	quiet         bool
 	readCommitted bool
+	group         string
 }
 
 // output validates the output flags and builds the output.
@@ -190,6 +191,12 @@ with kcat's letters meaning what they mean in kcat -C:
   -Q         print offsets by time instead: -t TOPIC:PARTITION:MS,
              repeatable (MS -1 for the end, -2 for the beginning); with
              -J as kcat -Q -J's object
+  -G GROUP   consume as a member of a consumer group (kcat's balanced
+             consumer): kdissect consume -b B -G GROUP TOPIC...; the
+             group assigns the partitions (range), each starts at the
+             group's committed offset (-o beginning or end for those
+             without), what is printed is committed after each fetch, a
+             rebalance is followed, and the group is left on exit
 Without -e it waits for new messages until interrupted.
 
 --format json prints kdissect's own object a line:
@@ -198,10 +205,22 @@ Without -e it waits for new messages until interrupted.
 with keys and values as UTF-8 strings when they are text, else
 {"base64": "..."}; a damaged message also has "error". Reaching the end
 of a partition is reported on stderr unless -q.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: func(cmd *cobra.Command, args []string) error {
+			if a.group == "" && len(args) > 0 {
+				return fmt.Errorf("unexpected arguments %q: the topic is -t TOPIC (topics are arguments with -G GROUP)", args)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.query {
 				return runQuery(cmd, &a)
+			}
+			if a.group != "" {
+				topics := append(append([]string(nil), a.topics...), args...)
+				if len(topics) == 0 {
+					return fmt.Errorf("-G %s: topics are needed: -G GROUP TOPIC...", a.group)
+				}
+				return runGroupConsume(cmd, &a, a.group, topics)
 			}
 			return runConsume(cmd, &a)
 		},
@@ -222,6 +241,7 @@ of a partition is reported on stderr unless -q.`,
 	f.BoolVarP(&a.query, "query", "Q", false, "print the offsets of -t TOPIC:PARTITION:MS (kcat -Q)")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "do not report reaching the end of a partition")
 	f.BoolVar(&a.readCommitted, "read-committed", false, "skip aborted transactions and stop at the last stable offset")
+	f.StringVarP(&a.group, "group", "G", "", "consume as a member of this consumer group (kcat -G GROUP TOPIC...): the group assigns the partitions, offsets are committed as they are printed")
 	return cmd
 }
 
