@@ -25,34 +25,12 @@ import (
 // ReadCaptures, in orders other than theirs: the exchanges must be those of
 // the whole capture.
 
-// splitPacket is a packet as splitCapture hands it to its part function.
-type splitPacket struct {
-	index int
-	link  layers.LinkType
-	data  []byte
-}
-
-// splitCapture writes the packets of capture for which part returns k into
-// part k of n (each a classic pcap with the capture's header; capedit
-// makes it one first), and returns the parts with, for each input packet,
-// its part and its 0-based number there.
-func splitCapture(t *testing.T, capture []byte, n int, part func(p splitPacket) int) (parts [][]byte, where [][2]int) {
+// splitCapture splits capture with capedit.Split.
+func splitCapture(t *testing.T, capture []byte, n int, part func(p capedit.Packet) int) ([][]byte, []capedit.Place) {
 	t.Helper()
-	header, records := pcapRecords(t, capture)
-	link := layers.LinkType(binary.LittleEndian.Uint32(header[20:24]))
-	parts = make([][]byte, n)
-	for k := range parts {
-		parts[k] = slices.Clone(header)
-	}
-	for i, r := range records {
-		k := part(splitPacket{index: i, link: link, data: r[16:]})
-		where = append(where, [2]int{k, len(where)})
-		parts[k] = append(parts[k], r...)
-	}
-	count := make([]int, n)
-	for i := range where {
-		where[i][1] = count[where[i][0]]
-		count[where[i][0]]++
+	parts, where, err := capedit.Split(bytes.NewReader(capture), n, part)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return parts, where
 }
@@ -88,7 +66,7 @@ func readWhole(t *testing.T, capture []byte) []*Exchange {
 // checkSameExchanges compares the exchanges read from the parts with the
 // whole's (stream, header, packet indices, sizes, notes), and checks that
 // each frame names the part of its first packet and its number there.
-func checkSameExchanges(t *testing.T, name string, got, want []*Exchange, where [][2]int) {
+func checkSameExchanges(t *testing.T, name string, got, want []*Exchange, where []capedit.Place) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%s: %d exchanges, want %d", name, len(got), len(want))
@@ -103,8 +81,8 @@ func checkSameExchanges(t *testing.T, name string, got, want []*Exchange, where 
 				continue
 			}
 			at := where[f.Packet]
-			if wantFile := fmt.Sprintf("part%d", at[0]); f.File != wantFile || f.FilePacket != int64(at[1]) {
-				t.Errorf("%s: exchange %d: frame of packet %d in %s packet %d, want %s packet %d", name, i, f.Packet, f.File, f.FilePacket, wantFile, at[1])
+			if wantFile := fmt.Sprintf("part%d", at.File); f.File != wantFile || f.FilePacket != int64(at.Packet) {
+				t.Errorf("%s: exchange %d: frame of packet %d in %s packet %d, want %s packet %d", name, i, f.Packet, f.File, f.FilePacket, wantFile, at.Packet)
 				return
 			}
 		}
@@ -140,7 +118,7 @@ func TestReadCapturesSplit(t *testing.T) {
 		total := len(records)
 		for _, k := range []int{5, 64, total / 3} {
 			n := (total + k - 1) / k
-			parts, where := splitCapture(t, capture, n, func(p splitPacket) int { return p.index / k })
+			parts, where := splitCapture(t, capture, n, func(p capedit.Packet) int { return p.Index / k })
 			order := make([]int, n)
 			for i := range order {
 				order[i] = n - 1 - i
@@ -163,8 +141,8 @@ func TestReadCapturesSplit(t *testing.T) {
 // connParity says which of two parts a packet goes to by its TCP
 // connection, as two capture points would each see some of them. (Linux
 // gives connect() even ports: bit 1 of the client's port decides.)
-func connParity(p splitPacket) int {
-	pkt := gopacket.NewPacket(p.data, p.link, gopacket.Lazy)
+func connParity(p capedit.Packet) int {
+	pkt := gopacket.NewPacket(p.Data, p.LinkType, gopacket.Lazy)
 	tcp, ok := pkt.Layer(layers.LayerTypeTCP).(*layers.TCP)
 	if !ok {
 		return 0
@@ -206,7 +184,7 @@ func TestReadCapturesOverlap(t *testing.T) {
 func TestReadCapturesErrors(t *testing.T) {
 	capture := readTestCapture(t, "franz_groups.pcap")
 	want := readWhole(t, capture)
-	parts, _ := splitCapture(t, capture, 3, func(p splitPacket) int { return min(p.index/170, 2) })
+	parts, _ := splitCapture(t, capture, 3, func(p capedit.Packet) int { return min(p.Index/170, 2) })
 	header := parts[0][:24]
 	damaged := parts[1][:len(parts[1])/2]
 	caps := []Capture{
@@ -260,7 +238,7 @@ func TestReadCapturesErrors(t *testing.T) {
 // capture's index, and that the packets it refuses are not dissected.
 func TestReadCapturesFilter(t *testing.T) {
 	capture := readTestCapture(t, "kcat_group.pcap")
-	parts, where := splitCapture(t, capture, 2, func(p splitPacket) int { return p.index % 2 })
+	parts, where := splitCapture(t, capture, 2, func(p capedit.Packet) int { return p.Index % 2 })
 	d := New(Options{})
 	seen := [2]int{}
 	caps := []Capture{{Name: "odd", Reader: bytes.NewReader(parts[1])}, {Name: "even", Reader: bytes.NewReader(parts[0])}}
@@ -273,7 +251,7 @@ func TestReadCapturesFilter(t *testing.T) {
 	}
 	even := 0
 	for _, w := range where {
-		if w[0] == 0 {
+		if w.File == 0 {
 			even++
 		}
 	}
@@ -411,7 +389,7 @@ func TestReadCapturesSameFirstTime(t *testing.T) {
 	want := readWhole(t, capture)
 	const k = 6
 	n := (len(records) + k - 1) / k
-	parts, where := splitCapture(t, capture, n, func(p splitPacket) int { return p.index / k })
+	parts, where := splitCapture(t, capture, n, func(p capedit.Packet) int { return p.Index / k })
 	caps := make([]Capture, n)
 	for i := range n {
 		j := n - 1 - i
@@ -432,8 +410,8 @@ func TestReadCapturesSameFirstTime(t *testing.T) {
 		if g, w := describe(got[i]), describe(want[i]); g != w {
 			t.Fatalf("exchange %d:\n got %s\nwant %s", i, g, w)
 		}
-		if at := where[got[i].Request.Packet]; got[i].File != caps[n-1-at[0]].Name {
-			t.Fatalf("exchange %d in %s, want %s", i, got[i].File, caps[n-1-at[0]].Name)
+		if at := where[got[i].Request.Packet]; got[i].File != caps[n-1-at.File].Name {
+			t.Fatalf("exchange %d in %s, want %s", i, got[i].File, caps[n-1-at.File].Name)
 		}
 	}
 	if compareNatural("cap.pcap9", "cap.pcap10") >= 0 || compareNatural("a01b", "a1c") >= 0 || compareNatural("x", "x") != 0 {
