@@ -129,7 +129,7 @@ func orders(files []string) [][]string {
 // file), and reads the parts in reverse and shuffled order: the exchanges
 // are the whole capture's, each naming the file of its request's first
 // packet, with no "capture ended before the response" at the cuts. stats
-// reads the parts as the whole too.
+// and replay read the parts as the whole too.
 func TestReadSplitCapture(t *testing.T) {
 	editcap, err := exec.LookPath("editcap")
 	if err != nil {
@@ -193,6 +193,17 @@ func TestReadSplitCapture(t *testing.T) {
 		gj, _ := json.Marshal(got)
 		wj, _ := json.Marshal(want)
 		t.Errorf("stats of %d parts differ from the whole's:\n got %s\nwant %s", len(parts), gj, wj)
+	}
+	// replay: the same plan of requests to send.
+	plan := func(files ...string) string {
+		code, out, errs := runCLI(t, append([]string{"replay", "--dry-run", "--format", "json"}, files...)...)
+		if code != 0 {
+			t.Fatalf("replay: exit %d: %s", code, errs)
+		}
+		return regexp.MustCompile(`"duration_us":\d+`).ReplaceAllString(out, "")
+	}
+	if got, want := plan(orders(parts)[0]...), plan(pcapsDir+"franz_groups.pcap"); got != want || !strings.Contains(got, `"index":123`) {
+		t.Errorf("replay --dry-run of %d parts differs from the whole's:\n got %s\nwant %s", len(parts), got, want)
 	}
 }
 
