@@ -38,11 +38,12 @@ type ReadOptions struct {
 	// not handed to the Session, nor counted in Stats. data is valid only
 	// during the call.
 	Filter func(c int, link layers.LinkType, data []byte) bool
-	// Stop, if set, is checked before each packet is read: once it
+	// Stop, if set, is checked before each packet is read, on the reading
+	// goroutine (concurrently with emit), and after each Paused: once it
 	// returns true, the captures read as if they ended there, and errors
-	// met after that are not reported. It is called on a goroutine of its
-	// own, concurrently with emit. Should a Pipe capture be waiting for
-	// input then, ReadCaptures returns without waiting for it.
+	// met after that are not reported. Should a Pipe capture be waiting
+	// for input then, ReadCaptures returns without waiting for it (the
+	// reading goroutine ends when that read returns).
 	Stop func() bool
 	// Paused, if set, is called on the caller's goroutine when a Pipe
 	// capture may be about to block: every exchange the packets read so

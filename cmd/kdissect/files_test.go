@@ -264,7 +264,7 @@ func TestReadOverlappingCaptures(t *testing.T) {
 
 // TestReadSplitErrors checks a file that is not a capture and a damaged
 // part among the parts: an error line naming each, exit status 1, and the
-// exchanges of the other parts.
+// exchanges of the other parts; and standard input named twice.
 func TestReadSplitErrors(t *testing.T) {
 	dir := t.TempDir()
 	whole := pcapsDir + "franz_groups.pcap"
@@ -293,6 +293,10 @@ func TestReadSplitErrors(t *testing.T) {
 	}
 	if files[parts[0]] == 0 || files[parts[1]] == 0 || files[parts[2]] == 0 || len(files) != 3 {
 		t.Errorf("a damaged part: exchanges per file %v, want some of each", files)
+	}
+
+	if code, _, errs := runCLI(t, "read", "-", parts[0], "-"); code != exitInput || !strings.Contains(errs, "- is given twice") {
+		t.Errorf("- twice: exit %d, stderr %q", code, errs)
 	}
 }
 

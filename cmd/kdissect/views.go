@@ -168,6 +168,9 @@ const stdinName = "standard input"
 // (dissect.Dissector.ReadCaptures), calling emit per exchange. It returns
 // an error per capture that could not be read to its end, naming it.
 func (in *captureInput) read(paths []string, emit func(*dissect.Exchange)) []error {
+	if i := slices.Index(paths, "-"); i >= 0 && slices.Contains(paths[i+1:], "-") {
+		return []error{errors.New("- is given twice: standard input holds one capture")}
+	}
 	caps := make([]dissect.Capture, len(paths))
 	names := make([]string, len(paths))
 	sizes := make([]int64, len(paths))
