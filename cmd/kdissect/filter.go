@@ -21,8 +21,8 @@ func (f *captureFlags) captureFilter() (*capfilter.Filter, error) {
 	return capfilter.Parse(f.filter)
 }
 
-// session feeds packets a command reads itself (a filtered file, a live
-// interface) to a dissect.Session, which emits each exchange to emit as
+// session feeds packets a command reads itself (live, from an interface)
+// to a dissect.Session, which emits each exchange to emit as
 // soon as it is complete and in capture order.
 type session struct {
 	s    *dissect.Session
