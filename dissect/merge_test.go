@@ -418,3 +418,23 @@ func TestReadCapturesSameFirstTime(t *testing.T) {
 		t.Error("compareNatural")
 	}
 }
+
+// TestCaptureSpans checks how a frame finds its capture among more than
+// 2^16 (its pktRef holds the index modulo 2^16): by the packets each
+// capture carried.
+func TestCaptureSpans(t *testing.T) {
+	const n = 1<<16 + 10
+	c := newCaptureSpans(n)
+	c.add(5, 100) // capture 5 carried packets 100..102
+	c.add(5, 102)
+	c.add(5+1<<16, 200) // and capture 65541, of the same residue, 200..201
+	c.add(5+1<<16, 201)
+	for _, tc := range []struct {
+		packet int64
+		want   int
+	}{{100, 5}, {101, 5}, {102, 5}, {200, 5 + 1<<16}, {201, 5 + 1<<16}} {
+		if got := c.index(5, tc.packet); got != tc.want {
+			t.Errorf("packet %d: capture %d, want %d", tc.packet, got, tc.want)
+		}
+	}
+}
