@@ -200,6 +200,8 @@ type backlogPkt struct {
 	ts      time.Time // its capture time
 	clock   time.Time // the session clock then
 	idx     int64
+	src     uint16 // its capture and number there (Session.src, num)
+	num     uint32
 	payload bool
 }
 
@@ -293,14 +295,14 @@ func (s *Session) unknownPacket(link layers.LinkType, data []byte, ts time.Time,
 			if s.anyPort {
 				// Keep this packet whatever the limits: it is replayed with
 				// the rest once the broker joins the set, below.
-				u.keep(t, link, data, ts, s.clock, idx, payload, true)
+				u.keep(t, link, data, ts, s.clock, idx, s.src, s.num, payload, true)
 				st.DetectedConnections++
 				s.learnBroker(broker)
 				return
 			}
 		}
 	}
-	if u.keep(t, link, data, ts, s.clock, idx, payload, false) && payload && s.anyPort && !u.kafka && u.low == noLow {
+	if u.keep(t, link, data, ts, s.clock, idx, s.src, s.num, payload, false) && payload && s.anyPort && !u.kafka && u.low == noLow {
 		u.since = s.clock
 		s.lows.set(&u.blocker, idx)
 	}
@@ -311,13 +313,13 @@ func (s *Session) unknownPacket(link layers.LinkType, data []byte, ts time.Time,
 // backlog is full it keeps no more (a replay must not skip packets in the
 // middle); once all backlogs together are full, new packets are not kept
 // until old backlogs expire with their connections.
-func (u *unknownConn) keep(t *unknownTable, link layers.LinkType, data []byte, ts, clock time.Time, idx int64, payload, force bool) bool {
+func (u *unknownConn) keep(t *unknownTable, link layers.LinkType, data []byte, ts, clock time.Time, idx int64, src uint16, num uint32, payload, force bool) bool {
 	lim := &t.lim
 	if !force && (u.full || len(u.pkts) >= lim.backlogPackets || u.bytes+len(data) > lim.backlogBytes || t.bytes+len(data) > lim.backlogTotal) {
 		u.full = true
 		return false
 	}
-	u.pkts = append(u.pkts, backlogPkt{link: link, data: bytes.Clone(data), ts: ts, clock: clock, idx: idx, payload: payload})
+	u.pkts = append(u.pkts, backlogPkt{link: link, data: bytes.Clone(data), ts: ts, clock: clock, idx: idx, src: src, num: num, payload: payload})
 	u.bytes += len(data)
 	t.bytes += len(data)
 	return true
@@ -421,6 +423,8 @@ func judgeOpening(b []byte, valid func(int16, int16) bool, maxFrame int) verdict
 func (s *Session) replay(u *unknownConn) {
 	st := &s.d.stats
 	front := s.ord.frontier()
+	src, num := s.src, s.num
+	defer func() { s.src, s.num = src, num }()
 	for _, p := range u.pkts {
 		if p.payload && p.idx <= front {
 			st.BacklogDropped++
@@ -432,6 +436,7 @@ func (s *Session) replay(u *unknownConn) {
 		st.Skipped--
 		st.OtherPorts--
 		st.Replayed++
+		s.src, s.num = p.src, p.num
 		s.assemble(p.ts, p.idx, p.clock)
 	}
 	u.pkts = nil

@@ -288,30 +288,11 @@ func (d *Dissector) ReadFile(path string, emit func(*Exchange)) error {
 // *DamageError) when the file is damaged part way; every exchange before
 // the damage has been emitted by then.
 func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
-	cr, err := openCapture(r)
-	if err != nil {
-		return err
+	err := d.ReadCaptures([]Capture{{Reader: r}}, ReadOptions{}, emit)
+	if ce := (*CaptureError)(nil); errors.As(err, &ce) {
+		return ce.Err // the caller names its one capture
 	}
-	s := d.NewSession(emit)
-	var readErr error
-	full, free := readAhead(cr)
-	for b := range full {
-		start := 0
-		for _, p := range b.pkts {
-			s.Packet(p.link, b.data[start:p.end:p.end], p.ci)
-			start = p.end
-		}
-		if b.err != nil {
-			if !errors.Is(b.err, io.EOF) {
-				readErr = b.err
-			}
-			break // the reading goroutine has ended: cr is ours again
-		}
-		free <- b
-	}
-	d.stats.PatchedRecords += cr.patched()
-	s.Close()
-	return readErr
+	return err
 }
 
 // Session dissects packets handed to it one at a time: a capture file read
@@ -368,6 +349,8 @@ type Session struct {
 	dec     *linkDecoder
 	cur     tcpPacket
 	n       int64     // packets so far
+	src     uint16    // the packet being dissected: its capture (pktRef.src)
+	num     uint32    // and its number there (pktRef.num)
 	clock   time.Time // newest capture time so far
 	brokers brokerSet
 	anyPort bool
@@ -427,9 +410,15 @@ func (d *Dissector) NewSession(emit func(*Exchange)) *Session {
 // Packet dissects one packet of the given link type, and emits the
 // exchanges it makes ready. data is not kept.
 func (s *Session) Packet(link layers.LinkType, data []byte, ci gopacket.CaptureInfo) {
+	s.packet(link, data, ci, 0, uint32(s.n))
+}
+
+// packet is Packet of the packet numbered num in capture src.
+func (s *Session) packet(link layers.LinkType, data []byte, ci gopacket.CaptureInfo, src uint16, num uint32) {
 	if s.done {
 		return
 	}
+	s.src, s.num = src, num
 	st := &s.d.stats
 	st.Packets++
 	idx := s.n
@@ -489,7 +478,7 @@ func (s *Session) assemble(ts time.Time, idx int64, clock time.Time) {
 		dir = toBroker
 	}
 	tcp := p.TCP
-	c.segment(dir, tcp, p.Missing, pktRef{index: idx, time: ts.UnixNano(), seq: tcp.Seq, ack: tcp.Ack, tcp: true, ackOK: tcp.ACK})
+	c.segment(dir, tcp, p.Missing, pktRef{index: idx, time: ts.UnixNano(), seq: tcp.Seq, ack: tcp.Ack, num: s.num, src: s.src, tcp: true, ackOK: tcp.ACK})
 }
 
 // Advance moves the session's capture time to t, if later, without a

@@ -25,7 +25,8 @@ type Frame struct {
 	// EndTime is the capture time of the packet that carried its last byte.
 	EndTime time.Time
 	// Packet is the 0-based index, in the capture, of the packet that carried
-	// the frame's first byte. Exchanges are ordered by it.
+	// the frame's first byte: in the order packets were handed to the
+	// Session. Exchanges are ordered by it.
 	Packet int64
 	// Oversized says the frame exceeded the size limit (Options.MaxFrameSize):
 	// it was skipped by its length, only its first bytes are kept (for the
@@ -37,6 +38,20 @@ type Frame struct {
 	// Bytes are zero; a hole at the end reaches Size, past len(Bytes).
 	// Empty for a frame captured whole.
 	Holes []Hole
+
+	// FilePacket is the 0-based number of that packet in its own capture
+	// file, as Wireshark numbers the file's packets (from 1): Packet when
+	// one capture is read whole; with several read as one capture, or a
+	// capture filter, Packet counts the packets of the merged sequence
+	// that were dissected.
+	FilePacket int64
+	// File names the capture file of that packet (Capture.Name) when
+	// ReadCaptures read several; empty otherwise.
+	File string
+
+	// capture is the index of that file among those ReadCaptures read
+	// (modulo 2^16), for Exchange.File.
+	capture uint16
 }
 
 // Hole is a run of a frame's bytes that the capture does not hold: its
@@ -161,6 +176,12 @@ type Exchange struct {
 	// SASLMechanism is the mechanism the SaslHandshake named (PLAIN,
 	// SCRAM-SHA-256, GSSAPI...), on SASL token exchanges.
 	SASLMechanism string
+
+	// File names the capture file that carried the request's first byte
+	// (the response's, without a request), as Capture.Name gives it, when
+	// ReadCaptures read several; empty otherwise. Frame.File says it for
+	// each side.
+	File string
 
 	// Decoded is filled by the decoding stage (see Decoder).
 	Decoded *Decoded

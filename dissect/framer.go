@@ -35,7 +35,12 @@ type pktRef struct {
 	// TCP facts, for pairing a response with a request by what the
 	// broker had acknowledged (conn.pairable): the packet's sequence
 	// number and acknowledgment number, valid when tcp and ackOK.
-	seq, ack   uint32
+	seq, ack uint32
+	// Where it came from: its 0-based number in its own capture (modulo
+	// 2^32), and that capture's index in ReadCaptures' list (modulo 2^16;
+	// see captureIndex).
+	num        uint32
+	src        uint16
 	tcp, ackOK bool
 }
 
@@ -469,7 +474,7 @@ func (f *framer) accept() {
 // emit hands the collected frame to the sink and waits for the next one.
 func (f *framer) emit(end pktRef, notes []string) {
 	fr := &Frame{Bytes: f.buf, Size: f.size, Time: captureTime(f.start.time), EndTime: captureTime(end.time), Packet: f.start.index,
-		Oversized: f.state == stateSkip, Holes: f.holes}
+		Oversized: f.state == stateSkip, Holes: f.holes, FilePacket: int64(f.start.num), capture: f.start.src}
 	f.buf, f.holes, f.pend = nil, nil, 0
 	f.state = stateHeader
 	f.resynced = f.why != nil

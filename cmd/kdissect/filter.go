@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -23,8 +21,8 @@ func (f *captureFlags) captureFilter() (*capfilter.Filter, error) {
 	return capfilter.Parse(f.filter)
 }
 
-// session feeds packets a command reads itself (a filtered file, a live
-// interface) to a dissect.Session, which emits each exchange to emit as
+// session feeds packets a command reads itself (live, from an interface)
+// to a dissect.Session, which emits each exchange to emit as
 // soon as it is complete and in capture order.
 type session struct {
 	s    *dissect.Session
@@ -42,37 +40,23 @@ func (s *session) packet(link layers.LinkType, data []byte, ci gopacket.CaptureI
 // close flushes the connections still open: their exchanges are emitted.
 func (s *session) close() { s.s.Close() }
 
-// readFiltered reads one capture from r (named name in warnings) into d,
-// as Dissector.ReadCapture does, dissecting only the packets filter
-// matches. A link type the filter cannot apply to (vlan on a cooked
-// capture) is reported once on warn, and its packets are skipped.
-func readFiltered(d *dissect.Dissector, r io.Reader, name string, filter *capfilter.Filter, warn io.Writer, emit func(*dissect.Exchange)) error {
-	pr, err := dissect.NewPacketReader(r)
-	if err != nil {
-		return err
+// filterPackets returns the packet filter of ReadCaptures for -f: it
+// dissects only the packets in.filter matches. A link type the filter
+// cannot apply to (vlan on a cooked capture) is reported once per capture
+// (names by index) on in.warn, and its packets are skipped.
+func (in *captureInput) filterPackets(names []string) func(c int, link layers.LinkType, data []byte) bool {
+	m := capfilter.NewMatcher(in.filter)
+	type warning struct {
+		c    int
+		link layers.LinkType
 	}
-	m := capfilter.NewMatcher(filter)
-	s := newSession(d, emit)
-	warned := map[layers.LinkType]bool{}
-	var readErr error
-	for {
-		data, ci, link, err := pr.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				readErr = err
-			}
-			break
-		}
+	warned := map[warning]bool{}
+	return func(c int, link layers.LinkType, data []byte) bool {
 		ok, err := m.Match(link, data)
-		if err != nil && !warned[link] {
-			warned[link] = true
-			fmt.Fprintf(warn, "kdissect: %s: %v; skipping its %s packets\n", name, err, link)
+		if err != nil && !warned[warning{c, link}] {
+			warned[warning{c, link}] = true
+			fmt.Fprintf(in.warn, "kdissect: %s: %v; skipping its %s packets\n", names[c], err, link)
 		}
-		if ok {
-			s.packet(link, data, ci)
-		}
+		return ok
 	}
-	// Every exchange before damage is emitted, as ReadCapture does.
-	s.close()
-	return readErr
 }

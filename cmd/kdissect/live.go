@@ -20,7 +20,6 @@ import (
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/capfilter"
 	"github.com/kdissect/kdissect/dissect/live"
-	"github.com/kdissect/kdissect/dissect/render"
 )
 
 // liveFlags are the flags of live beyond the capture flags.
@@ -231,8 +230,8 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		if writeErr == nil {
 			writeErr = out.Write(ex)
 		}
-		if writeErr == nil && flags.format != "summary" {
-			writeErr = out.Flush() // shown as it is seen, also through a pipe
+		if writeErr == nil {
+			writeErr = syncOutput(out) // shown as it is seen, also through a pipe
 		}
 	})
 	runErr := h.Run(ctx, func(data []byte, ci gopacket.CaptureInfo) bool {
@@ -287,15 +286,9 @@ func enoughExchanges(n, emitted int) bool {
 	return n > 0 && emitted >= n
 }
 
-// liveWriter is the writer of --format for live: the summary table is a
-// render.StreamTable, whose rows come out as the exchanges complete (a
-// render.Table could print only at the end); the other formats are
-// flushed after each exchange by runLive.
+// liveWriter is the writer of --format for live: the summary table
+// streams with fixed widths; the other formats are flushed after each
+// exchange by runLive.
 func (f *captureFlags) liveWriter(cmd *cobra.Command) (exchangeWriter, error) {
-	if f.format != "summary" {
-		return f.writer(cmd)
-	}
-	t := render.NewStreamTable(cmd.OutOrStdout())
-	t.Colors = render.NewColors(colorWanted(cmd.OutOrStdout(), f.noColor))
-	return t, nil
+	return f.formatWriter(cmd, cmd.OutOrStdout(), true)
 }

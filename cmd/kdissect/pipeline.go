@@ -34,10 +34,11 @@ const pipelineMaxBytes = 16 << 20
 
 // exchangeJob is one exchange in the pipeline.
 type exchangeJob struct {
-	ex   *dissect.Exchange
-	cost int64        // frame bytes, decoded record sets and rendering, in bytes
-	line *render.Line // rendered JSON line
-	row  []string
+	ex     *dissect.Exchange // nil for a sync job (exchangePipeline.sync)
+	synced chan struct{}     // a sync job's: closed once output
+	cost   int64             // frame bytes, decoded record sets and rendering, in bytes
+	line   *render.Line      // rendered JSON line
+	row    []string
 }
 
 // concurrentRenderer is an output whose costly part, rendering one
@@ -94,7 +95,7 @@ type exchangePipeline struct {
 // newExchangePipeline starts a pipeline. keep runs in capture order after
 // decoding and says whether to output the exchange (filters, -c); output
 // runs in capture order on the kept ones, after r rendered them when r is
-// not nil. Each exchange's frames go back to pool (nil: none) once it was
+// not nil, and on the sync jobs (ex nil) in their place. Each exchange's frames go back to pool (nil: none) once it was
 // output or left out: output must keep nothing of the exchange.
 func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool *dissect.FramePool, keep func(*dissect.Exchange) bool, r concurrentRenderer, output func(*exchangeJob)) *exchangePipeline {
 	n := runtime.GOMAXPROCS(0)
@@ -104,12 +105,18 @@ func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool 
 	cfg := ordered.Config{Workers: n, Depth: 8 * n, MaxCost: pipelineMaxBytes, KeepCost: r != nil}
 	p := &exchangePipeline{}
 	finish := func(j *exchangeJob) {
+		if j.synced != nil {
+			close(j.synced)
+		}
 		pool.Release(j.ex)
 		p.decode.Release(j.cost)
 	}
 	if r != nil {
 		p.render = ordered.New(ordered.Config{Workers: n, Depth: 8 * n},
 			func(j *exchangeJob) int64 {
+				if j.ex == nil {
+					return 0
+				}
 				extra := r.render(j)
 				p.decode.Grow(extra)
 				j.cost += extra
@@ -122,13 +129,18 @@ func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool 
 	}
 	p.decode = ordered.New(cfg,
 		func(j *exchangeJob) int64 {
+			if j.ex == nil {
+				return 0
+			}
 			extra := dissect.PrepareDecode(j.ex, opts)
 			j.cost += extra
 			return extra
 		},
 		func(j *exchangeJob) {
-			dec.Decode(j.ex)
-			if !keep(j.ex) {
+			if j.ex != nil {
+				dec.Decode(j.ex)
+			}
+			if j.ex != nil && !keep(j.ex) {
 				finish(j)
 				return
 			}
@@ -152,6 +164,16 @@ func (p *exchangePipeline) put(ex *dissect.Exchange) {
 		cost += int64(len(ex.Response.Bytes))
 	}
 	p.decode.Put(&exchangeJob{ex: ex, cost: cost}, cost)
+}
+
+// sync has output called with a job without exchange once every
+// exchange put so far was output, and waits for that: where a pipe's
+// reader may wait, read flushes its output, and then knows whether -c was
+// reached.
+func (p *exchangePipeline) sync() {
+	j := &exchangeJob{synced: make(chan struct{})}
+	p.decode.Put(j, 0)
+	<-j.synced
 }
 
 // close waits until every exchange was output.

@@ -82,7 +82,7 @@ func validRequest(apiKey, apiVersion int16) bool {
 
 // writer returns the writer of --format to standard output (views.go).
 func (f *captureFlags) writer(cmd *cobra.Command) (exchangeWriter, error) {
-	return f.formatWriter(cmd, cmd.OutOrStdout())
+	return f.formatWriter(cmd, cmd.OutOrStdout(), false)
 }
 
 func newReadCmd() *cobra.Command {
@@ -92,6 +92,16 @@ func newReadCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "read FILE...",
 		Short: "Decode the Kafka exchanges in pcap or pcapng captures (- reads standard input)",
+		Long: `Decode the Kafka exchanges in pcap or pcapng captures, optionally
+gzip-compressed. Several files are read as one capture: the parts of a ring
+buffer (tcpdump -C/-G/-W, dumpcap -b, editcap -c), given in any order, are
+ordered by their first packet's time, and connections continue from one part
+into the next; files whose times overlap (captures at two points) are merged
+by time. JSON lines then name the file of each request ("file").
+
+- reads a capture from standard input; from a pipe (tcpdump -U -w - | kdissect
+read -) each exchange is shown as soon as it is complete, and the summary table
+has fixed column widths, as in live.`,
 		Example: `  kdissect read testdata/pcaps/kcat_produce_lz4.pcap
   kdissect read -p 9092 -p 9093 --format json capture.pcapng.gz
   kdissect read -f 'host 10.0.0.5 and port 9092' capture.pcap
@@ -108,7 +118,10 @@ func newReadCmd() *cobra.Command {
 			if progress != nil {
 				stdout = progress.Output(stdout) // clears the bar before output
 			}
-			out, err := flags.formatWriter(cmd, stdout)
+			// From a pipe (tcpdump -U -w - | kdissect read -) the
+			// exchanges are shown as they come, as live shows them.
+			stream := streamingInput(args, cmd.InOrStdin())
+			out, err := flags.formatWriter(cmd, stdout, stream)
 			if err != nil {
 				return err
 			}
@@ -131,7 +144,6 @@ func newReadCmd() *cobra.Command {
 			d := dissect.New(opts)
 			decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}}
 			dec := dissect.NewDecoder(decOpts)
-			var failed []error
 			var writeErr error
 			exchanges := 0
 			var matched atomic.Int64 // counted by the pipeline, read by the input too
@@ -152,7 +164,9 @@ func newReadCmd() *cobra.Command {
 				if writeErr != nil {
 					return
 				}
-				if r != nil {
+				if j.ex == nil { // the pipe may block: show what came
+					writeErr = syncOutput(out)
+				} else if r != nil {
 					writeErr = r.write(j)
 				} else {
 					writeErr = out.Write(j.ex)
@@ -162,20 +176,15 @@ func newReadCmd() *cobra.Command {
 				}
 			})
 			in := &captureInput{d: d, filter: filter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: progress, stop: done}
-			for _, path := range args {
-				if done() {
-					break
-				}
-				err := in.read(path, func(ex *dissect.Exchange) {
-					exchanges++
-					if !done() {
-						pipe.put(ex)
-					}
-				})
-				if err != nil {
-					failed = append(failed, err)
-				}
+			if stream {
+				in.paused = pipe.sync
 			}
+			failed := in.read(args, func(ex *dissect.Exchange) {
+				exchanges++
+				if !done() {
+					pipe.put(ex)
+				}
+			})
 			pipe.close()
 			if err := out.Flush(); err != nil && writeErr == nil {
 				writeErr = err

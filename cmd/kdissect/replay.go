@@ -160,23 +160,15 @@ usage.`,
 			dec := dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: cf.maxDecompressed}})
 			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd),
 				stop: func() bool { return ctx.Err() != nil }}
-			var failed []error
 			added := 0
-			for _, path := range args {
+			failed := in.read(args, func(ex *dissect.Exchange) {
 				if ctx.Err() != nil {
-					break
+					return
 				}
-				if err := in.read(path, func(ex *dissect.Exchange) {
-					if ctx.Err() != nil {
-						return
-					}
-					added++
-					dec.Decode(ex)
-					r.Add(ex) // fails only once ctx has ended: the report counts what was not sent
-				}); err != nil {
-					failed = append(failed, err)
-				}
-			}
+				added++
+				dec.Decode(ex)
+				r.Add(ex) // fails only once ctx has ended: the report counts what was not sent
+			})
 			rep, err := r.Wait()
 			if rep == nil {
 				return inputError{err}

@@ -77,20 +77,11 @@ The exchange filters select what is aggregated.`,
 			}
 			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, nil, func(j *exchangeJob) { col.Add(j.ex) })
 			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: done}
-			var failed []error
-			for _, path := range args {
-				if done() {
-					break
+			failed := in.read(args, func(ex *dissect.Exchange) {
+				if !done() {
+					pipe.put(ex)
 				}
-				err := in.read(path, func(ex *dissect.Exchange) {
-					if !done() {
-						pipe.put(ex)
-					}
-				})
-				if err != nil {
-					failed = append(failed, err)
-				}
-			}
+			})
 			pipe.close()
 			for _, err := range failed[:max(0, len(failed)-1)] {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)

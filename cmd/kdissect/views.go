@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -25,12 +28,21 @@ const formatsUsage = "output format: summary (a table row per exchange), detail 
 
 // formatWriter returns the exchange writer --format names, writing to out;
 // coloured when the command's standard output is a terminal and neither
-// --no-color nor NO_COLOR says otherwise.
-func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer) (exchangeWriter, error) {
+// --no-color nor NO_COLOR says otherwise. With stream, the exchanges come
+// from a live source (an interface, a pipe): the summary table is a
+// render.StreamTable, whose rows come out as the exchanges come (a
+// render.Table sizes its columns to the widest cell, so it can print only
+// at the end); see syncOutput for the other formats.
+func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer, stream bool) (exchangeWriter, error) {
 	colors := render.NewColors(colorWanted(cmd.OutOrStdout(), f.noColor))
 	records := codec.RecordDecodeOptions{MaxDecompressedBytes: f.maxDecompressed}
 	switch f.format {
 	case "summary":
+		if stream {
+			t := render.NewStreamTable(out)
+			t.Colors = colors
+			return t, nil
+		}
 		t := render.NewTable(out)
 		t.Colors = colors
 		return t, nil
@@ -42,6 +54,16 @@ func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer) (exchange
 		return render.NewJSONLines(out, f.showSecrets), nil
 	}
 	return nil, fmt.Errorf("unknown format %q (want summary, detail, hexdump or json)", f.format)
+}
+
+// syncOutput writes out what w holds, for the reader of a live source:
+// the buffered formats are flushed; a StreamTable writes its rows at once
+// already, and its Flush would end the table.
+func syncOutput(w exchangeWriter) error {
+	if t, ok := w.(*render.StreamTable); ok {
+		return t.Err()
+	}
+	return w.Flush()
 }
 
 // colorWanted says whether to colour output written to w: only on a
@@ -124,8 +146,9 @@ func (f *exchangeFilterFlags) set() (*filter.Set, error) {
 // countUsage is the help of -c/--count on read and stats.
 const countUsage = "stop after this many exchanges that pass the filters (0: no limit)"
 
-// captureInput reads the capture files of read and stats into a
-// Dissector: with a progress bar, and ending early once stop says so.
+// captureInput reads the capture files of read, stats and replay into a
+// Dissector, as one capture: with a progress bar, through the capture
+// filter, and ending early once stop says so.
 type captureInput struct {
 	d        *dissect.Dissector
 	filter   *capfilter.Filter // -f; nil: none
@@ -133,58 +156,97 @@ type captureInput struct {
 	warn     io.Writer
 	progress *render.Progress // nil: none
 	stop     func() bool      // nil: never
+	// paused, if set, runs when standard input is a pipe and may block:
+	// the exchanges complete so far were emitted (read flushes its output).
+	paused func()
 }
 
-// read reads path ("-": standard input), calling emit per exchange.
-func (in *captureInput) read(path string, emit func(*dissect.Exchange)) error {
-	name, r := "standard input", in.stdin
-	var size int64
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
+// stdinName names standard input in errors and in the JSON "file".
+const stdinName = "standard input"
+
+// read reads the captures at paths ("-": standard input) as one capture
+// (dissect.Dissector.ReadCaptures), calling emit per exchange. It returns
+// an error per capture that could not be read to its end, naming it.
+func (in *captureInput) read(paths []string, emit func(*dissect.Exchange)) []error {
+	if i := slices.Index(paths, "-"); i >= 0 && slices.Contains(paths[i+1:], "-") {
+		return []error{errors.New("- is given twice: standard input holds one capture")}
+	}
+	caps := make([]dissect.Capture, len(paths))
+	names := make([]string, len(paths))
+	sizes := make([]int64, len(paths))
+	for i, path := range paths {
+		if path == "-" {
+			caps[i] = dissect.Capture{Name: stdinName, Reader: in.stdin, Pipe: isPipe(in.stdin)}
+			names[i] = stdinName
+			continue
 		}
-		defer f.Close()
-		name, r = path, f
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
+		caps[i] = dissect.Capture{Name: path, Open: func() (io.ReadCloser, error) {
+			f, err := os.Open(path)
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return nil, pe.Err // the capture's name says which file
+			}
+			return f, err
+		}}
+		names[i] = path
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			sizes[i] = st.Size()
 		}
 	}
-	if in.progress != nil && size > 0 {
-		r = in.progress.File(name, size, r)
+	if in.progress != nil && slices.ContainsFunc(sizes, func(n int64) bool { return n > 0 }) {
+		wrap := in.progress.Files(names, sizes)
 		defer in.progress.Done()
+		for i := range caps {
+			c := &caps[i]
+			if c.Reader != nil {
+				c.Reader = wrap(i, c.Reader)
+				continue
+			}
+			open := c.Open
+			c.Open = func() (io.ReadCloser, error) {
+				f, err := open()
+				if err != nil {
+					return nil, err
+				}
+				return struct {
+					io.Reader
+					io.Closer
+				}{wrap(i, f), f}, nil
+			}
+		}
 		inner := emit
 		emit = func(ex *dissect.Exchange) {
 			in.progress.Exchange()
 			inner(ex)
 		}
 	}
-	sr := &stopReader{r: r, stop: in.stop}
-	var err error
+	opts := dissect.ReadOptions{Stop: in.stop, Paused: in.paused}
 	if in.filter != nil {
-		err = readFiltered(in.d, sr, name, in.filter, in.warn, emit) // filter.go
-	} else {
-		err = in.d.ReadCapture(sr, emit)
+		opts.Filter = in.filterPackets(names) // filter.go
 	}
-	if err != nil && !sr.stopped {
-		return fmt.Errorf("%s: %w", name, err)
+	err := in.d.ReadCaptures(caps, opts, emit)
+	if err == nil {
+		return nil
 	}
-	return nil
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
-// stopReader ends its input early, once stop says so: the capture then
-// reads as if it ended there (its last packet cut short, which is not an
-// error once stopped on purpose), and the exchanges still open come out.
-type stopReader struct {
-	r       io.Reader
-	stop    func() bool
-	stopped bool
+// isPipe says whether r may pause for long between packets: anything but
+// a regular file (a pipe, a socket, a terminal).
+func isPipe(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return true
+	}
+	st, err := f.Stat()
+	return err != nil || !st.Mode().IsRegular()
 }
 
-func (s *stopReader) Read(b []byte) (int, error) {
-	if s.stop != nil && s.stop() {
-		s.stopped = true
-		return 0, io.EOF
-	}
-	return s.r.Read(b)
+// streamingInput says whether paths read a pipe, whose exchanges are to
+// be shown as they come.
+func streamingInput(paths []string, stdin io.Reader) bool {
+	return slices.Contains(paths, "-") && isPipe(stdin)
 }

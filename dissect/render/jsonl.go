@@ -189,6 +189,10 @@ func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 		w.Null()
 	}
 	writeSummaryJSON(w, ex, dec)
+	if ex.File != "" {
+		w.Key("file") // several files were read as one capture
+		w.Text(ex.File)
+	}
 	w.EndObject()
 }
 
@@ -244,6 +248,10 @@ func AppendFrameJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 		}
 	}
 	writeSummaryJSON(w, ex, dec)
+	if ex.File != "" {
+		w.Key("file") // several files were read as one capture
+		w.Text(ex.File)
+	}
 	w.EndObject()
 }
 

@@ -10,7 +10,8 @@ import (
 )
 
 // Progress shows how far the reading of a capture file has got, on one
-// terminal line: the file, a bar, bytes read of the file's size, the
+// terminal line: the file, a bar, bytes read of the file's size (of all
+// the files', for several read as one capture), the
 // exchanges found so far and the time taken. It appears only once reading
 // has taken longer than Delay, so that quick reads show nothing, redraws
 // at most every Interval, and is erased when the file is read or before
@@ -32,7 +33,9 @@ type Progress struct {
 
 	mu        sync.Mutex
 	w         io.Writer
-	name      string
+	names     []string
+	cur       int     // the file read last
+	reads     []int64 // bytes read of each file
 	total     int64
 	read      int64
 	exchanges int
@@ -50,23 +53,46 @@ func NewProgress(w io.Writer) *Progress {
 // bytes, from r: it returns r wrapped to count the bytes read. Call Done
 // when the file is read.
 func (p *Progress) File(name string, total int64, r io.Reader) io.Reader {
+	return p.Files([]string{name}, []int64{total})(0, r)
+}
+
+// Files starts showing the reading of several files as one capture, of
+// the given names and sizes in bytes (0: unknown): the bar shows the bytes
+// read of all of them, beside the name of the file read last. It returns
+// the function that wraps a reader of file i to count the bytes read,
+// each time the file is opened: a file opened again counts from 0 again.
+// Call Done when they are read.
+func (p *Progress) Files(names []string, sizes []int64) func(i int, r io.Reader) io.Reader {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()
-	p.name, p.total, p.read, p.exchanges = name, total, 0, 0
+	p.names, p.reads, p.cur = names, make([]int64, len(names)), 0
+	p.total, p.read, p.exchanges = 0, 0, 0
+	for _, n := range sizes {
+		p.total += n
+	}
 	p.start, p.last = p.Now(), time.Time{}
-	return progressReader{r, p}
+	return func(i int, r io.Reader) io.Reader {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.read -= p.reads[i]
+		p.reads[i] = 0
+		return progressReader{r, p, i}
+	}
 }
 
 type progressReader struct {
 	r io.Reader
 	p *Progress
+	i int
 }
 
 func (pr progressReader) Read(b []byte) (int, error) {
 	n, err := pr.r.Read(b)
 	pr.p.mu.Lock()
 	pr.p.read += int64(n)
+	pr.p.reads[pr.i] += int64(n)
+	pr.p.cur = pr.i
 	pr.p.tick()
 	pr.p.mu.Unlock()
 	return n, err
@@ -96,10 +122,22 @@ func (p *Progress) tick() {
 	full := int(frac * barWidth)
 	bar := strings.Repeat("█", full) + strings.Repeat("░", barWidth-full)
 	line := fmt.Sprintf("\r%s %s %3d%% %s of %s · %d exchanges · %s\x1b[K",
-		progressName(p.name), bar, int(frac*100), humanBytes(p.read), humanBytes(p.total), p.exchanges,
+		p.label(), bar, int(frac*100), humanBytes(p.read), humanBytes(p.total), p.exchanges,
 		now.Sub(p.start).Truncate(100*time.Millisecond))
 	io.WriteString(p.w, line)
 	p.shown = true
+}
+
+// label names the file read last, and says how many there are.
+func (p *Progress) label() string {
+	if len(p.names) == 0 {
+		return ""
+	}
+	name := progressName(p.names[p.cur])
+	if len(p.names) > 1 {
+		name += fmt.Sprintf(" (of %d files)", len(p.names))
+	}
+	return name
 }
 
 // progressName is the file's name as the line shows it: sanitised, and

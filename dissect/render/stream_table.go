@@ -61,6 +61,10 @@ func (s *StreamTable) Write(ex *dissect.Exchange) error {
 	return s.w.err
 }
 
+// Err returns the first error writing to w, or nil: rows are written at
+// once, nothing waits for a flush but the bottom border.
+func (s *StreamTable) Err() error { return s.w.err }
+
 // Flush writes the bottom border when a row was written.
 func (s *StreamTable) Flush() error {
 	if s.tbl == nil {

@@ -103,6 +103,9 @@ func exchangeHeading(b *bufio.Writer, n int, ex *dissect.Exchange, c Colors) {
 		c.Heading(fmt.Sprintf("Exchange %d · %s", n, apiLabel(ex))),
 		exchangeTime(ex).UTC().Format(tsFormat), ex.Stream, ex.Client, ex.Broker)
 	var parts []string
+	if ex.File != "" {
+		parts = append(parts, "file "+sanitize(ex.File))
+	}
 	if !ex.SASLToken {
 		parts = append(parts, "correlation id "+strconv.Itoa(int(ex.CorrelationID)))
 	}
@@ -112,7 +115,7 @@ func exchangeHeading(b *bufio.Writer, n int, ex *dissect.Exchange, c Colors) {
 	if lat, ok := ex.Latency(); ok {
 		parts = append(parts, "latency "+formatLatency(lat))
 	}
-	parts = append(parts, frameSummary("request", ex.Request), frameSummary("response", ex.Response))
+	parts = append(parts, frameSummary("request", ex.Request, ex.File), frameSummary("response", ex.Response, ex.File))
 	fmt.Fprintf(b, "  %s\n", strings.Join(parts, " · "))
 	parts = parts[:0]
 	if len(dec.Topics) > 0 {
@@ -135,12 +138,16 @@ func exchangeHeading(b *bufio.Writer, n int, ex *dissect.Exchange, c Colors) {
 // frameSummary says a frame's size (as its size prefix says, as
 // request_size and response_size in JSON), the packet, numbered from 1
 // as Wireshark and tshark number them, that carried its first byte, and
-// how many of its bytes the capture lacks and why.
-func frameSummary(side string, f *dissect.Frame) string {
+// how many of its bytes the capture lacks and why. With several files,
+// the packet's file is named where it is not the exchange's, file.
+func frameSummary(side string, f *dissect.Frame, file string) string {
 	if f == nil {
 		return "no " + side
 	}
-	s := fmt.Sprintf("%s %s in packet %d", side, plural(int(f.Size), "byte"), f.Packet+1)
+	s := fmt.Sprintf("%s %s in packet %d", side, plural(int(f.Size), "byte"), f.FilePacket+1)
+	if f.File != file {
+		s += " of " + sanitize(f.File)
+	}
 	if hs := frameHoles(f); len(hs) > 0 {
 		s += fmt.Sprintf(" (%d not captured: %s)", lostIn(hs, 0, 4+int(f.Size)), causes(hs))
 	}

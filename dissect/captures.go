@@ -1,0 +1,180 @@
+package dissect
+
+import (
+	"errors"
+	"io"
+
+	"github.com/gopacket/gopacket/layers"
+)
+
+// Capture is one of the capture files ReadCaptures reads as one capture:
+// a part of a ring buffer (tcpdump -C/-G/-W, dumpcap -b, editcap -c), the
+// capture of a second capture point, standard input.
+type Capture struct {
+	// Name names the capture in errors and in Exchange.File.
+	Name string
+	// Open opens the file. With several captures ReadCaptures calls it
+	// twice, closing the file in between: once at the start, to read the
+	// time of its first packet, and again when the capture reaches that
+	// time, to read it; so only the files whose time spans overlap are
+	// open at once.
+	Open func() (io.ReadCloser, error)
+	// Reader, when not nil, is read instead of calling Open: a capture
+	// that can be read only once, such as standard input. It is read from
+	// the start, its first packet then held until its turn comes.
+	Reader io.Reader
+	// Pipe says the input may pause for long (tcpdump -U -w - writing into
+	// a pipe, a socket): before each read from it, the packets read so far
+	// are dissected and ReadOptions.Paused is called, so that exchanges
+	// come out as soon as they are complete rather than when a batch of
+	// packets (up to 512) is full.
+	Pipe bool
+}
+
+// ReadOptions are the hooks of ReadCaptures; the zero value has none.
+type ReadOptions struct {
+	// Filter, if set, says whether to dissect a packet of the capture of
+	// index c in the list (a capture filter): the packets it refuses are
+	// not handed to the Session, nor counted in Stats. data is valid only
+	// during the call.
+	Filter func(c int, link layers.LinkType, data []byte) bool
+	// Stop, if set, is checked before each packet is read, on the reading
+	// goroutine (concurrently with emit), and after each Paused: once it
+	// returns true, the captures read as if they ended there, and errors
+	// met after that are not reported. Should a Pipe capture be waiting
+	// for input then, ReadCaptures returns without waiting for it (the
+	// reading goroutine ends when that read returns).
+	Stop func() bool
+	// Paused, if set, is called on the caller's goroutine when a Pipe
+	// capture may be about to block: every exchange the packets read so
+	// far made ready has been emitted (a caller flushes its output).
+	Paused func()
+}
+
+// CaptureError is the error of one capture among those ReadCaptures read:
+// it is not a capture (ErrNotCapture), it could not be opened, or it is
+// damaged part way (a *DamageError; its packets before the damage were
+// dissected).
+type CaptureError struct {
+	Name  string // Capture.Name
+	Index int    // the capture's index in the list
+	Err   error
+}
+
+func (e *CaptureError) Error() string { return e.Name + ": " + e.Err.Error() }
+
+// Unwrap returns the cause, so that errors.Is finds ErrNotCapture and
+// ErrCaptureDamaged.
+func (e *CaptureError) Unwrap() error { return e.Err }
+
+// ReadCaptures reads several captures as one: the parts of one capture
+// split into files, or captures of the same traffic at several points,
+// in whatever order the list gives them. They make one packet sequence,
+// dissected by one Session, so connections continue from one file into
+// the next: files are ordered by the time of their first packet, and
+// their packets merged by time (equal times in that file order), which
+// for the parts of a ring buffer is their concatenation. A packet seen at
+// two capture points is a retransmission to reassembly, which keeps the
+// first copy. Exchanges are emitted as ReadCapture emits them (see
+// Session), with Exchange.File naming the capture of their request when
+// there are several.
+//
+// Memory does not grow with the number of captures: only the files whose
+// time spans overlap are open at once (one for a ring buffer), each
+// holding one packet ahead. Reading runs on a goroutine of its own.
+//
+// The error is nil when every capture was read to its end; otherwise it
+// joins (errors.Join) a *CaptureError per capture that failed, in the
+// order they failed. The others are read whole either way.
+func (d *Dissector) ReadCaptures(caps []Capture, opts ReadOptions, emit func(*Exchange)) error {
+	var spans *captureSpans
+	if len(caps) > 1<<16 {
+		spans = newCaptureSpans(len(caps))
+	}
+	if len(caps) > 1 && emit != nil {
+		inner := emit
+		emit = func(ex *Exchange) {
+			for _, f := range [2]*Frame{ex.Response, ex.Request} {
+				if f == nil {
+					continue
+				}
+				i := int(f.capture)
+				if spans != nil {
+					i = spans.index(f.capture, f.Packet)
+				}
+				f.File = caps[i].Name
+				ex.File = f.File // the request's, when there is one
+			}
+			inner(ex)
+		}
+	}
+	m := &mergeSource{caps: caps, stop: opts.Stop}
+	s := d.NewSession(emit)
+	quit := make(chan struct{})
+	full, free := readAhead(m, quit)
+	for b := range full {
+		start := 0
+		for _, p := range b.pkts {
+			data := b.data[start:p.end:p.end]
+			start = p.end
+			if opts.Filter != nil && !opts.Filter(int(p.src), p.link, data) {
+				continue
+			}
+			if spans != nil {
+				spans.add(int(p.src), s.n)
+			}
+			s.packet(p.link, data, p.ci, uint16(p.src), p.num)
+		}
+		if b.pause {
+			if opts.Paused != nil {
+				opts.Paused()
+			}
+			if opts.Stop != nil && opts.Stop() {
+				close(quit) // the reader may wait on its pipe for long: leave it
+				break
+			}
+		}
+		if b.err != nil {
+			break // the reading goroutine has ended
+		}
+		free <- b
+	}
+	s.Close()
+	errs, patched := m.result()
+	d.stats.PatchedRecords += patched
+	return errors.Join(errs...)
+}
+
+// captureSpans finds the capture of a packet when there are more than
+// 2^16 of them (pktRef.src holds the index modulo 2^16): by the span of
+// Session packet numbers each capture covered. Captures of the same
+// residue cannot overlap in time (that would need 2^16 files open at
+// once), so one of them holds the packet.
+type captureSpans struct{ first, last []int64 }
+
+func newCaptureSpans(n int) *captureSpans {
+	c := &captureSpans{first: make([]int64, n), last: make([]int64, n)}
+	for i := range c.first {
+		c.first[i] = -1
+	}
+	return c
+}
+
+// add says capture i carried Session packet n.
+func (c *captureSpans) add(i int, n int64) {
+	if c.first[i] < 0 {
+		c.first[i] = n
+	}
+	c.last[i] = n
+}
+
+// index returns the capture, of index src modulo 2^16, that carried
+// Session packet n.
+func (c *captureSpans) index(src uint16, n int64) int {
+	for i := int(src); i < len(c.first); i += 1 << 16 {
+		if c.first[i] >= 0 && c.first[i] <= n && n <= c.last[i] {
+			return i
+		}
+	}
+	return int(src)
+}
