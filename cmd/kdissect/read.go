@@ -31,7 +31,7 @@ type captureFlags struct {
 }
 
 func (f *captureFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVarP(&f.ports, "port", "p", []string{"9092"}, "Kafka broker TCP port, repeatable; any: find Kafka on every port by its framing")
+	cmd.Flags().StringSliceVarP(&f.ports, "port", "p", []string{"9092"}, "Kafka broker TCP port, repeatable; any: find Kafka on every port by its framing (in produce and consume -p is the partition, as in kcat)")
 	cmd.Flags().StringVar(&f.format, "format", "summary", formatsUsage)
 	cmd.Flags().IntVar(&f.maxFrameSize, "max-frame-size", dissect.DefaultMaxFrameSize, "largest Kafka frame accepted, in bytes")
 	cmd.Flags().Int64Var(&f.maxDecompressed, "max-decompressed-size", codec.DefaultMaxDecompressedBytes, "record decoding budget per frame (decompressed bytes plus decoded records), in bytes")
@@ -107,7 +107,6 @@ has fixed column widths, as in live.`,
   kdissect read -f 'host 10.0.0.5 and port 9092' capture.pcap
   kdissect read --format detail --api Produce --topic orders -c 5 capture.pcap
   kdissect read --format hexdump --errors --min-latency 100ms capture.pcap`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := flags.dissectOptions()
 			if err != nil {
@@ -205,6 +204,7 @@ has fixed column widths, as in live.`,
 		},
 	}
 	flags.register(cmd)
+	addReadFlag(cmd)
 	exFilter.register(cmd.Flags())
 	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)
 	return cmd

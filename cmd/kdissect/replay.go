@@ -112,7 +112,6 @@ usage.`,
   kdissect replay capture.pcap -b new-cluster:9092 --speed max --format json
   kdissect replay capture.pcap -b localhost:9092 --read-only --api Fetch --topic orders
   kdissect replay capture.pcap -b localhost:9092 --map-topic orders=orders-copy --dry-run`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cf.format != "table" && cf.format != "json" {
 				return fmt.Errorf("unknown format %q (want table or json)", cf.format)
@@ -209,6 +208,7 @@ usage.`,
 		},
 	}
 	cf.register(cmd)
+	addReadFlag(cmd)
 	format := cmd.Flags().Lookup("format")
 	format.Usage = "output format: table or json"
 	format.DefValue = "table"

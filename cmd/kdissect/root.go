@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -177,4 +178,22 @@ func formatValues(usage string) []string {
 		}
 	}
 	return out
+}
+
+// addReadFlag gives a command that reads captures tcpdump's and tshark's
+// -r FILE: repeatable, the same as naming the file (before the files
+// named as arguments), and a capture is needed one way or the other.
+func addReadFlag(cmd *cobra.Command) {
+	var files []string
+	cmd.Flags().StringArrayVarP(&files, "read-file", "r", nil, "read this capture file, as tcpdump -r and tshark -r do (repeatable; the same as naming it)")
+	run := cmd.RunE
+	cmd.Args = func(_ *cobra.Command, args []string) error {
+		if len(args)+len(files) == 0 {
+			return fmt.Errorf("a capture is needed: FILE..., -r FILE, or - for standard input")
+		}
+		return nil
+	}
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		return run(c, append(slices.Clone(files), args...))
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -113,5 +114,23 @@ func TestFlagCompletion(t *testing.T) {
 	}
 	if got := complete("live", "-i", ""); !slices.Contains(got, "lo") || !slices.Contains(got, "any") {
 		t.Errorf("complete live -i: %q, want lo and any among them", got)
+	}
+}
+
+// -r FILE reads a capture as naming it does, in read, stats and replay's
+// dry run, as tcpdump -r and tshark -r do.
+func TestReadFlag(t *testing.T) {
+	const f = "../../testdata/pcaps/kcat_produce_lz4.pcap"
+	for _, cmd := range [][]string{{"read", "--format", "json"}, {"stats", "--format", "json"}, {"replay", "--dry-run", "-b", "127.0.0.1:1", "--format", "json"}} {
+		rc1, named, _ := runCmd(append(slices.Clone(cmd), f)...)
+		rc2, flagged, errs := runCmd(append(slices.Clone(cmd), "-r", f)...)
+		took := regexp.MustCompile(`"duration_us":\d+`) // replay's report says how long it took
+		named, flagged = took.ReplaceAllString(named, ""), took.ReplaceAllString(flagged, "")
+		if rc1 != exitOK || rc2 != exitOK || named != flagged || named == "" {
+			t.Errorf("%s -r: exit %d and %d, same output %v: %s", cmd[0], rc1, rc2, named == flagged, errs)
+		}
+	}
+	if rc, _, errs := runCmd("read"); rc != exitUsage || !strings.Contains(errs, "a capture is needed: FILE..., -r FILE, or - for standard input") {
+		t.Errorf("read without a capture: exit %d, %q", rc, errs)
 	}
 }

@@ -35,7 +35,6 @@ The exchange filters select what is aggregated.`,
 		Example: `  kdissect stats capture.pcap
   kdissect stats --format json capture.pcapng
   kdissect stats --client-id rdkafka --min-latency 10ms capture.pcap`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if flags.format != "table" && flags.format != "json" {
 				return fmt.Errorf("unknown format %q (want table or json)", flags.format)
@@ -105,6 +104,7 @@ The exchange filters select what is aggregated.`,
 		},
 	}
 	flags.register(cmd)
+	addReadFlag(cmd)
 	// Stats has its own formats.
 	format := cmd.Flags().Lookup("format")
 	format.Usage = "output format: table or json"
