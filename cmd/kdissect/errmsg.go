@@ -55,6 +55,12 @@ func errorLine(err error) string {
 				add(p)
 				e = x.Err
 			case interface{ Unwrap() []error }:
+				if !isJoin(x) {
+					// An error of its own that wraps several (a
+					// DamageError): its words are all its own.
+					add(e.Error())
+					return
+				}
 				var subs []string
 				for _, s := range x.Unwrap() {
 					if line := errorLine(s); !contains(subs, line) {
@@ -82,6 +88,18 @@ func errorLine(err error) string {
 	}
 	walk(err)
 	return strings.Join(parts, ": ")
+}
+
+// isJoin reports whether e is errors.Join's: its text is its errors'
+// texts, a line each.
+func isJoin(e interface{ Unwrap() []error }) bool {
+	var lines []string
+	for _, s := range e.Unwrap() {
+		if s != nil {
+			lines = append(lines, s.Error())
+		}
+	}
+	return e.(error).Error() == strings.Join(lines, "\n")
 }
 
 func joinPart(a, b string) string {

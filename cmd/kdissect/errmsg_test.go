@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kdissect/kdissect/dissect"
 )
 
 // Client errors print on one line, with the name of what failed, the
@@ -54,6 +56,7 @@ func TestErrorLine(t *testing.T) {
 		{fmt.Errorf("read x.pcap: %w", errors.Join(errors.New("a"), errors.New("b"))), "read x.pcap: a; b"},
 		{errors.New("two\nlines"), "two; lines"},
 		{fmt.Errorf("open: %w", errors.New("no such file")), "open: no such file"},
+		{fmt.Errorf("f.pcap: %w", &dissect.DamageError{Offset: 24, Err: errors.New("cut short")}), "f.pcap: capture damaged at byte 24 (after 0 packets): cut short"},
 	} {
 		if got := errorLine(tc.err); got != tc.want {
 			t.Errorf("errorLine(%q) = %q, want %q", tc.err, got, tc.want)
