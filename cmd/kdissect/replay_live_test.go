@@ -107,7 +107,8 @@ func captureLiveTraffic(t *testing.T) (addrA, pcap string) {
 			t.Fatalf("live-%s: records in %d partitions, want several", c, len(got))
 		}
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addrA), kgo.DefaultProduceTopic("live-idem"), kgo.ClientID("live-idem"), kgo.AllowAutoTopicCreation())
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrA), kgo.DefaultProduceTopic("live-idem"), kgo.ClientID("live-idem"), kgo.AllowAutoTopicCreation(),
+		kgo.ProducerLinger(50*time.Millisecond)) // a round in one Produce request, however loaded the machine
 	if err != nil {
 		t.Fatal(err)
 	}
