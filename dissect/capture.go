@@ -2,9 +2,11 @@ package dissect
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
 	"io"
 
 	"github.com/gopacket/gopacket"
@@ -75,6 +77,10 @@ type captureReader struct {
 	gzip    bool
 	packets int64
 	pf      *pcapFilter // classic pcap only
+	// secrets are the TLS key log lines of the pcapng's Decryption
+	// Secrets Blocks, added as the reader meets them (it reads ahead of
+	// the session, and a block comes before the packets it decrypts).
+	secrets *tlsdecrypt.KeyLog
 }
 
 // patched returns how many records had their original length raised.
@@ -117,7 +123,8 @@ func openCapture(r io.Reader) (*captureReader, error) {
 	le, be := binary.LittleEndian.Uint32(head), binary.BigEndian.Uint32(head)
 	switch {
 	case le == pcapngMagic:
-		f := &ngFilter{r: br}
+		cr.secrets = tlsdecrypt.NewKeyLog()
+		f := &ngFilter{r: br, secrets: cr.secrets}
 		cr.where = f
 		ng, err := pcapgo.NewNgReader(f, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
 		if err != nil {
@@ -325,6 +332,8 @@ type ngFilter struct {
 	hdr        [32]byte
 	tail       [4]byte
 	err        error
+	secrets    *tlsdecrypt.KeyLog // TLS key log lines of Decryption Secrets Blocks
+	dsb        []byte
 }
 
 func (f *ngFilter) position() (int64, error) { return f.blockStart, f.err }
@@ -337,11 +346,13 @@ func (f *ngFilter) fail(off int64, err error) error {
 }
 
 const (
-	ngBlockSHB = 0x0a0d0d0a
-	ngBlockPB  = 0x00000002
-	ngBlockSPB = 0x00000003
-	ngBlockEPB = 0x00000006
-	ngBOM      = 0x1a2b3c4d
+	ngBlockSHB  = 0x0a0d0d0a
+	ngBlockPB   = 0x00000002
+	ngBlockSPB  = 0x00000003
+	ngBlockEPB  = 0x00000006
+	ngBlockDSB  = 0x0000000a // Decryption Secrets Block
+	ngTLSKeyLog = 0x544c534b // its secrets type: "TLSK", an NSS key log
+	ngBOM       = 0x1a2b3c4d
 )
 
 func (f *ngFilter) Read(p []byte) (int, error) {
@@ -477,5 +488,30 @@ func (f *ngFilter) nextBlock(p []byte) (int, error) {
 	f.remaining = int64(length) - int64(got) - 4
 	f.trailer = true
 	f.pending = f.hdr[:got]
+	if typ == ngBlockDSB && f.secrets != nil {
+		return f.secretsBlock(p)
+	}
+	return f.Read(p)
+}
+
+// secretsBlock reads a Decryption Secrets Block whose header was read,
+// adds its TLS key log lines, and passes the block on (pcapgo skips it).
+func (f *ngFilter) secretsBlock(p []byte) (int, error) {
+	body := make([]byte, f.remaining+4)
+	n, err := io.ReadFull(f.r, body)
+	f.off += int64(n)
+	if err != nil {
+		return 0, f.fail(f.blockStart, fmt.Errorf("decryption secrets block cut short: %w", io.ErrUnexpectedEOF))
+	}
+	if got := f.order.Uint32(body[len(body)-4:]); got != f.blockLen {
+		return 0, f.fail(f.blockStart, fmt.Errorf("bad block length: trailer says %d, header %d", got, f.blockLen))
+	}
+	if len(body) >= 12 && f.order.Uint32(body[0:4]) == ngTLSKeyLog {
+		if n := int64(f.order.Uint32(body[4:8])); n <= int64(len(body))-12 {
+			_ = f.secrets.Read(bytes.NewReader(body[8 : 8+n])) // in memory: no read error
+		}
+	}
+	f.dsb = append(append(f.dsb[:0], f.pending...), body...)
+	f.pending, f.remaining, f.trailer = f.dsb, 0, false
 	return f.Read(p)
 }

@@ -3,6 +3,7 @@ package dissect
 import (
 	"errors"
 	"fmt"
+	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
 	"io"
 	"os"
 	"slices"
@@ -90,6 +91,15 @@ type Options struct {
 	// gives them back with FramePool.Release once done with each exchange.
 	// Nil: every frame is a new allocation, left to the garbage collector.
 	FramePool *FramePool
+
+	// TLSKeys, if set, gives the session secrets of TLS connections (a
+	// *tlsdecrypt.KeyLog read from an SSLKEYLOGFILE, a pcapng's
+	// Decryption Secrets Blocks), looked up by the ClientHello's random
+	// at the connection's first encrypted record. A connection whose
+	// client opens with a ClientHello is TLS whatever its port; without
+	// its secrets it yields one exchange with a note (TLSInfo.Encrypted)
+	// and is never framed as Kafka.
+	TLSKeys tlsdecrypt.KeySource
 }
 
 // limits are the Options' limits with defaults applied.
@@ -154,7 +164,12 @@ type Stats struct {
 	// SnapBytes the payload bytes it cut: holes of known length in their
 	// stream, stepped over by the framer.
 	SnapTruncated int64
-	SnapBytes     int64
+	// TLSConnections counts connections whose client opened with a TLS
+	// ClientHello, and TLSEncrypted those of them not decrypted (no keys,
+	// a cipher suite not supported, a wrong key).
+	TLSConnections int64
+	TLSEncrypted   int64
+	SnapBytes      int64
 	// Holes and HoleBytes count the runs of TCP stream the capture lacks
 	// (segments not captured), as reassembly gave them up, and their
 	// bytes (from the sequence numbers around them).
@@ -280,6 +295,9 @@ func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
 		return err
 	}
 	s := d.NewSession(emit)
+	if cr.secrets != nil {
+		s.addTLSKeys(cr.secrets)
+	}
 	var readErr error
 	full, free := readAhead(cr)
 	for b := range full {
@@ -350,6 +368,8 @@ func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
 // connections not yet known to be Kafka. Closed and idle connections are
 // freed. None of it grows with the capture's length.
 type Session struct {
+	// tlsKeys are Options.TLSKeys and the secrets the capture embeds.
+	tlsKeys tlsdecrypt.KeySource
 	d       *Dissector
 	dec     *linkDecoder
 	cur     tcpPacket
@@ -394,6 +414,7 @@ func (d *Dissector) NewSession(emit func(*Exchange)) *Session {
 		conns:   make(map[*conn]struct{}),
 		flows:   make(map[flowKey]*conn),
 		closed:  make(map[flowKey]closedConn),
+		tlsKeys: d.opts.TLSKeys,
 	}
 	s.ord = orderer{emit: func(ex *Exchange) {
 		d.stats.Exchanges++

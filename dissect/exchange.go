@@ -154,6 +154,11 @@ type Exchange struct {
 	// SCRAM-SHA-256, GSSAPI...), on SASL token exchanges.
 	SASLMechanism string
 
+	// TLS says what the connection's TLS handshake negotiated, for an
+	// exchange decrypted from TLS (or, with TLS.Encrypted, the exchange
+	// that stands for a connection not decrypted); nil for plaintext.
+	TLS *TLSInfo
+
 	// Decoded is filled by the decoding stage (see Decoder).
 	Decoded *Decoded
 	// prepared holds PrepareDecode's work until Decoder.Decode finishes it.
