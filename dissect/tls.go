@@ -151,6 +151,7 @@ func (t *tlsConn) Note(d tlsdecrypt.Dir, msg string) {
 // finish ends the TLS layer with the connection: a connection that
 // decrypted nothing (it ended in the handshake) still gets its exchange.
 func (t *tlsConn) finish() {
+	t.dec.Close()
 	if !t.plain {
 		t.encrypted()
 	}

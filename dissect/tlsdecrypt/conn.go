@@ -136,7 +136,22 @@ type Conn struct {
 	secrets Secrets
 	half    [2]half
 	scratch []byte // decrypted record
+	// Encrypted records that came before their keys did (a client logs
+	// its secrets after the server's first flight has crossed): each is
+	// its direction, header and body; held counts their bytes.
+	hold []held
+	held int
 }
+
+// held is an encrypted record kept until the keys come.
+type held struct {
+	dir Dir
+	rec []byte // header and body
+}
+
+// maxHeld bounds the encrypted bytes held while a connection's keys are
+// not known; past it, the connection is taken to have none.
+const maxHeld = 1 << 20
 
 // NewConn returns a Conn that looks its secrets up in keys (nil: none)
 // and hands what it decrypts to h.
@@ -250,6 +265,9 @@ func (c *Conn) record(hf *half, typ byte, body []byte) {
 		return
 	}
 	if !c.ready(hf) {
+		if !c.looked && !c.info.NoKeys && hf.mode != modeDead {
+			c.holdRecord(hf, body)
+		}
 		return
 	}
 	pt, inner, ok := c.open(hf, &hf.keys, hf.hdr, body, hf.seq)
@@ -288,18 +306,23 @@ func (c *Conn) ready(hf *half) bool {
 		c.die(hf, fmt.Sprintf("cipher suite %s not decrypted (only the AEAD suites are)", c.info.SuiteName()))
 		return false
 	}
-	if !c.looked {
-		c.looked = true
+	if !c.looked && !c.info.NoKeys {
 		ok := false
 		if c.keys != nil && c.info.ClientHello {
 			c.secrets, ok = c.keys.Lookup(c.info.ClientRandom)
 		}
-		if !ok {
+		switch {
+		case ok:
+			c.looked = true
+			c.replay()
+		case c.keys == nil || !c.info.ClientHello || c.held+len(c.hold) > maxHeld:
 			c.info.NoKeys = true
+		default:
+			return false // held (see hold): the keys may come later
 		}
 	}
 	if c.info.NoKeys {
-		c.die(hf, "encrypted: no key for this connection in the key log")
+		c.noKeys()
 		return false
 	}
 	var err error
@@ -462,5 +485,45 @@ func (c *Conn) message(hf *half, typ byte, body []byte) {
 			return
 		}
 		c.rekey(hf, sec, true)
+	}
+}
+
+// holdRecord keeps an encrypted record of direction hf until the keys come.
+func (c *Conn) holdRecord(hf *half, body []byte) {
+	r := make([]byte, 0, 5+len(body))
+	r = append(append(r, hf.hdr[:]...), body...)
+	c.hold = append(c.hold, held{hf.dir, r})
+	c.held += len(r)
+}
+
+// replay decrypts the records held, now that the keys came.
+func (c *Conn) replay() {
+	hold := c.hold
+	c.hold, c.held = nil, 0
+	for _, h := range hold {
+		hf := &c.half[h.dir]
+		if hf.mode != modeNormal {
+			continue
+		}
+		copy(hf.hdr[:], h.rec[:5])
+		c.record(hf, h.rec[0], h.rec[5:])
+	}
+}
+
+// noKeys ends decryption of both directions: the key source has no
+// secrets for the connection.
+func (c *Conn) noKeys() {
+	c.info.NoKeys = true
+	c.hold, c.held = nil, 0
+	for i := range c.half {
+		c.die(&c.half[i], "encrypted: no key for this connection in the key log")
+	}
+}
+
+// Close ends the connection: records still held for their keys are
+// given up, the connection taken to have no keys.
+func (c *Conn) Close() {
+	if len(c.hold) > 0 {
+		c.noKeys()
 	}
 }

@@ -59,6 +59,7 @@ func TestNoKeys(t *testing.T) {
 		var col collector
 		c := NewConn(keys, &col)
 		feedSession(c, s)
+		c.Close()
 		in := c.Info()
 		if !in.NoKeys || in.VersionName() != "1.3" || in.SuiteName() != "TLS_AES_128_GCM_SHA256" || in.SNI != "kafka.test" {
 			t.Fatalf("info %+v", in)
