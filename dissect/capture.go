@@ -6,13 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
 	"io"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
 )
 
 // ErrCaptureDamaged is wrapped by the error ReadCapture returns when the

@@ -3,7 +3,6 @@ package dissect
 import (
 	"errors"
 	"fmt"
-	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
 	"io"
 	"os"
 	"slices"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
 )
 
 // DefaultPort is the broker port used when Options.Ports is empty.

@@ -2,14 +2,8 @@ package dissect
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"io"
-	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -17,9 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
+	"github.com/kdissect/kdissect/internal/tlstest"
 )
 
 // tlsChunk is what one side wrote on a TLS connection, in wire order.
@@ -57,19 +51,9 @@ func (w *tlsWire) Write(b []byte) (int, error) {
 // the TLS bytes in wire order and the key log.
 func tlsConversation(t testing.TB, cfg *tls.Config, reqs, resps [][]byte) ([]tlsChunk, []byte) {
 	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kafka.test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cp, sp := net.Pipe()
 	w := &tlsWire{Conn: sp}
-	srv := tls.Server(w, &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: k}}})
+	srv := tls.Server(w, &tls.Config{Certificates: []tls.Certificate{tlstest.Cert(t, false)}})
 	var kl bytes.Buffer
 	cfg = cfg.Clone()
 	cfg.KeyLogWriter, cfg.InsecureSkipVerify, cfg.ServerName = &kl, true, "kafka.test"

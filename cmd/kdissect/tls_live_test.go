@@ -5,15 +5,9 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,23 +17,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-)
 
-// brokerCert is a self-signed certificate for kfake's TLS listener.
-func brokerCert(t *testing.T) tls.Certificate {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kafka.test"},
-		DNSNames: []string{"kafka.test"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: k}
-}
+	"github.com/kdissect/kdissect/internal/tlstest"
+)
 
 // tlsWorkload captures on lo, with kdissect live -w, franz-go producing
 // 10 records to "tls-topic" and consuming them back, against a kfake
@@ -50,7 +30,7 @@ func tlsWorkload(t *testing.T, clientTLS *tls.Config, keylog string) (string, st
 	t.Helper()
 	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1)}
 	if clientTLS != nil {
-		opts = append(opts, kfake.TLS(&tls.Config{Certificates: []tls.Certificate{brokerCert(t)}}))
+		opts = append(opts, kfake.TLS(&tls.Config{Certificates: []tls.Certificate{tlstest.Cert(t, false)}}))
 	}
 	b := startCluster(t, opts...)
 	addr := b.ListenAddrs()[0]

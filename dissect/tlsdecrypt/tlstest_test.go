@@ -2,52 +2,14 @@ package tlsdecrypt
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"io"
-	"math/big"
 	"net"
 	"sync"
 	"testing"
-	"time"
-)
 
-// selfSigned returns a certificate for "kafka.test", RSA or ECDSA.
-func selfSigned(t testing.TB, useRSA bool) tls.Certificate {
-	t.Helper()
-	var key any
-	var pub any
-	if useRSA {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			t.Fatal(err)
-		}
-		key, pub = k, &k.PublicKey
-	} else {
-		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		key, pub = k, &k.PublicKey
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "kafka.test"},
-		DNSNames:     []string{"kafka.test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, pub, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
+	"github.com/kdissect/kdissect/internal/tlstest"
+)
 
 // wire records the bytes a server-side net.Conn reads and writes: the
 // client's stream and the server's.
@@ -231,3 +193,5 @@ func decryptWhole(t testing.TB, s *session) *Conn {
 	}
 	return c
 }
+
+func selfSigned(t testing.TB, useRSA bool) tls.Certificate { return tlstest.Cert(t, useRSA) }
