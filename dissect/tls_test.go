@@ -150,7 +150,6 @@ func TestTLSWithoutKeys(t *testing.T) {
 		}
 		if len(got) != 1 || got[0].TLS == nil || !got[0].TLS.Encrypted || got[0].Request != nil || got[0].Response != nil {
 			for _, e := range got {
-				t.Logf("%s", describe(e))
 			}
 			t.Fatalf("%d exchanges", len(got))
 		}
@@ -193,5 +192,102 @@ func TestTLSSecretsBlock(t *testing.T) {
 	checkExchanges(t, got, specs, false)
 	if got[0].TLS == nil || got[0].TLS.Encrypted {
 		t.Fatalf("TLS %+v", got[0].TLS)
+	}
+}
+
+// tlsPackets are the packets of one TLS connection from client port
+// cport carrying specs' frames, 1448-byte segments, and its key log.
+func tlsPackets(t *testing.T, cport uint16, n int, firstCorr int32) ([]synthPacket, []byte, []exchangeSpec) {
+	specs, reqs, resps := conversation(n, firstCorr)
+	chunks, kl := tlsConversation(t, &tls.Config{MaxVersion: tls.VersionTLS13}, reqs, resps)
+	clock := testClock()
+	c := newConn(t, linkVariants[0], cport, 9093, &clock)
+	pkts := c.handshake()
+	for _, ch := range chunks {
+		pkts = append(pkts, c.send(ch.fromClient, ch.data, 1448, 1448, 1448)...)
+	}
+	return append(pkts, c.close()...), kl, specs
+}
+
+// TestTLSDamage: a segment lost in the middle of one connection's
+// responses, a wrong key line for a second connection, no key for a
+// third: the first loses the exchanges the records hit and decrypts the
+// rest, the others are one encrypted exchange each, and a fourth, whole,
+// decrypts; no panic, nothing framed from ciphertext.
+func TestTLSDamage(t *testing.T) {
+	lossy, kl1, specs1 := tlsPackets(t, 40001, 30, 1)
+	wrong, kl2, _ := tlsPackets(t, 40002, 5, 1)
+	nokey, _, _ := tlsPackets(t, 40003, 5, 1)
+	whole, kl4, specs4 := tlsPackets(t, 40004, 5, 1)
+	// Drop the 20th packet from the broker after the handshake's.
+	var kept []synthPacket
+	fromBroker := 0
+	for _, p := range lossy {
+		if bytes.Contains(p.data[:40], []byte{0x23, 0x85}) && len(p.data) > 100 { // source port 9093
+			fromBroker++
+			if fromBroker == 20 {
+				continue
+			}
+		}
+		kept = append(kept, p)
+	}
+	if len(kept) != len(lossy)-1 {
+		t.Fatal("no packet dropped")
+	}
+	// A wrong secret: the last hex digit of each line changed.
+	bad := bytes.Split(bytes.Clone(kl2), []byte("\n"))
+	for _, l := range bad {
+		if len(l) > 0 {
+			l[len(l)-1] = map[bool]byte{true: '0', false: '1'}[l[len(l)-1] != '0']
+		}
+	}
+	keys := keyLog(t, bytes.Join([][]byte{kl1, bytes.Join(bad, []byte("\n")), kl4}, []byte("\n")))
+	var all []synthPacket
+	for _, ps := range [][]synthPacket{kept, wrong, nokey, whole} {
+		all = append(all, ps...)
+	}
+	d := New(Options{Ports: []uint16{9093}, TLSKeys: keys})
+	got, err := readAll(t, d, writePcap(t, linkVariants[0].link, all))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[int][]*Exchange{}
+	for _, e := range got {
+		by[e.Stream] = append(by[e.Stream], e)
+	}
+	// The lossy connection: every exchange is one of those sent, the
+	// ones whose bytes were lost have notes.
+	ok, noted := 0, 0
+	for _, e := range by[0] {
+		if e.TLS == nil || e.TLS.Encrypted {
+			t.Fatalf("stream 0: %s", describe(e))
+		}
+		if len(e.Notes) > 0 {
+			noted++
+			continue
+		}
+		w := specs1[e.CorrelationID-1]
+		if e.Request == nil || !bytes.Equal(e.Request.Bytes, w.req) || e.Response == nil || !bytes.Equal(e.Response.Bytes, w.resp) {
+			t.Fatalf("stream 0: %s differs from what was sent", describe(e))
+		}
+		ok++
+	}
+	if noted == 0 || ok < 25 {
+		t.Errorf("stream 0: %d exchanges whole, %d with notes", ok, noted)
+	}
+	for _, s := range []int{1, 2} {
+		if len(by[s]) != 1 || !by[s][0].TLS.Encrypted {
+			t.Fatalf("stream %d: %d exchanges", s, len(by[s]))
+		}
+	}
+	if n := strings.Join(by[1][0].Notes, "; "); !strings.Contains(n, "does not decrypt") {
+		t.Errorf("stream 1 notes %q", n)
+	}
+	if n := strings.Join(by[2][0].Notes, "; "); !strings.Contains(n, "give --tls-keylog") {
+		t.Errorf("stream 2 notes %q", n)
+	}
+	checkExchanges(t, by[3], specs4, false)
+	if st := d.Stats(); st.TLSConnections != 4 || st.TLSEncrypted != 2 {
+		t.Errorf("stats: %d TLS, %d encrypted", st.TLSConnections, st.TLSEncrypted)
 	}
 }
