@@ -150,6 +150,7 @@ func TestTLSWithoutKeys(t *testing.T) {
 		}
 		if len(got) != 1 || got[0].TLS == nil || !got[0].TLS.Encrypted || got[0].Request != nil || got[0].Response != nil {
 			for _, e := range got {
+				t.Logf("%s", describe(e))
 			}
 			t.Fatalf("%d exchanges", len(got))
 		}
