@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -88,6 +89,7 @@ func tlsWorkload(t *testing.T, clientTLS *tls.Config, keylog string) (string, st
 // the records produced (key=value), the notes, and the TLS objects.
 type tlsRun struct {
 	apis     []string
+	requests []string // "ApiKey vVersion corrId", sorted
 	produced []string
 	notes    []string
 	tls      map[string]bool
@@ -104,6 +106,8 @@ func readTLSRun(t *testing.T, pcap, port string, extra ...string) tlsRun {
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		var ex struct {
+			Key     *int            `json:"api_key"`
+			Corr    int             `json:"correlation_id"`
 			API     *string         `json:"api"`
 			Version *int            `json:"api_version"`
 			Request json.RawMessage `json:"request"`
@@ -115,6 +119,9 @@ func readTLSRun(t *testing.T, pcap, port string, extra ...string) tlsRun {
 		}
 		if ex.API != nil && ex.Version != nil {
 			r.apis = append(r.apis, fmt.Sprintf("%s v%d", *ex.API, *ex.Version))
+			if string(ex.Request) != "null" {
+				r.requests = append(r.requests, fmt.Sprintf("%d v%d %d", *ex.Key, *ex.Version, ex.Corr))
+			}
 			if *ex.API == "Produce" {
 				var req any
 				_ = json.Unmarshal(ex.Request, &req)
@@ -133,7 +140,30 @@ func readTLSRun(t *testing.T, pcap, port string, extra ...string) tlsRun {
 	}
 	slices.Sort(r.apis)
 	r.apis = slices.Compact(r.apis)
+	slices.Sort(r.requests)
 	return r
+}
+
+// tsharkTLSRequests returns the requests tshark decodes in a TLS capture
+// given its key log, as readTLSRun's requests.
+func tsharkTLSRequests(t *testing.T, pcap, port, keylog string) []string {
+	t.Helper()
+	out, err := exec.Command("tshark", "-r", pcap, "-o", "tls.keylog_file:"+keylog,
+		"-d", "tcp.port=="+port+",tls", "-d", "tls.port=="+port+",kafka",
+		"-Y", "kafka.request_key", "-T", "fields", "-e", "kafka.request_key", "-e", "kafka.api_version", "-e", "kafka.correlation_id").Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	var reqs []string
+	for line := range strings.Lines(string(out)) {
+		f := strings.Split(strings.TrimSpace(line), "\t")
+		if len(f) != 3 {
+			t.Fatalf("tshark line %q", line)
+		}
+		reqs = append(reqs, fmt.Sprintf("%s v%s %s", f[0], f[1], f[2]))
+	}
+	slices.Sort(reqs)
+	return reqs
 }
 
 // TestTLSLiveCapture: franz-go (Go's TLS) against kfake's TLS listener,
@@ -166,6 +196,11 @@ func TestTLSLiveCapture(t *testing.T) {
 			got := readTLSRun(t, pcap, port, "--tls-keylog", keylog)
 			if !slices.Equal(got.apis, plain.apis) || !slices.Equal(got.produced, plain.produced) || len(got.notes) > 0 {
 				t.Errorf("decrypted: APIs %v\nproduced %v\nnotes %q\nplaintext: APIs %v\nproduced %v", got.apis, got.produced, got.notes, plain.apis, plain.produced)
+			}
+			if _, err := exec.LookPath("tshark"); err == nil {
+				if ts := tsharkTLSRequests(t, pcap, port, keylog); len(ts) < 10 || !slices.Equal(ts, got.requests) {
+					t.Errorf("tshark decrypts requests %v\nwe %v", ts, got.requests)
+				}
 			}
 			want := fmt.Sprintf(`{"version":"%s","cipher":"%s","sni":"kafka.test"}`, tc.version, tc.suite)
 			if len(got.tls) != 1 || !got.tls[want] {
