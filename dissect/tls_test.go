@@ -292,3 +292,14 @@ func TestTLSDamage(t *testing.T) {
 		t.Errorf("stats: %d TLS, %d encrypted", st.TLSConnections, st.TLSEncrypted)
 	}
 }
+
+// TestTLSAnyPort: with AnyPort a TLS connection on a port not given is
+// found by its ClientHello, and decrypted.
+func TestTLSAnyPort(t *testing.T) {
+	capture, kl, specs := tlsCapture(t, &tls.Config{MaxVersion: tls.VersionTLS13}, 5, 18093)
+	got, err := readAll(t, New(Options{AnyPort: true, TLSKeys: keyLog(t, kl)}), capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkExchanges(t, got, specs, false)
+}
