@@ -206,6 +206,13 @@ func TestTLSLiveCapture(t *testing.T) {
 			if len(got.tls) != 1 || !got.tls[want] {
 				t.Errorf("tls objects %v, want %s", got.tls, want)
 			}
+			// stats takes the keys from SSLKEYLOGFILE when --tls-keylog is absent.
+			t.Setenv("SSLKEYLOGFILE", keylog)
+			code, out, errs := runClientCmd(t, "", "stats", pcap, "-p", port)
+			if code != 0 || !strings.Contains(out, "Produce") {
+				t.Errorf("stats with SSLKEYLOGFILE: exit %d, %s\n%s", code, errs, out)
+			}
+			t.Setenv("SSLKEYLOGFILE", "")
 			none := readTLSRun(t, pcap, port)
 			if len(none.apis) > 0 || len(none.notes) == 0 || !strings.Contains(none.notes[0], "give --tls-keylog") {
 				t.Errorf("without keys: APIs %v, notes %q", none.apis, none.notes)
