@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kdissect/kdissect/internal/tlstest"
+	"github.com/kdissect/kdissect/replay"
 )
 
 // tlsWorkload captures on lo, with kdissect live -w, franz-go producing
@@ -213,6 +214,16 @@ func TestTLSLiveCapture(t *testing.T) {
 				t.Errorf("stats with SSLKEYLOGFILE: exit %d, %s\n%s", code, errs, out)
 			}
 			t.Setenv("SSLKEYLOGFILE", "")
+			if tc.name == "1.3" {
+				// replay re-sends the decrypted requests, to a
+				// plaintext broker.
+				b := startCluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1))
+				code, out, errs := runClientCmd(t, "", "replay", pcap, "-p", port, "-b", b.ListenAddrs()[0], "--speed", "max", "--format", "json", "--tls-keylog", keylog)
+				var rep replay.Report
+				if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Total.Records != 10 {
+					t.Errorf("replay: exit %d, %d records sent, stderr %s\n%s", code, rep.Total.Records, errs, out)
+				}
+			}
 			none := readTLSRun(t, pcap, port)
 			if len(none.apis) > 0 || len(none.notes) == 0 || !strings.Contains(none.notes[0], "give --tls-keylog") {
 				t.Errorf("without keys: APIs %v, notes %q", none.apis, none.notes)
