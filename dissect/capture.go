@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
 )
 
 // ErrCaptureDamaged is wrapped by the error ReadCapture returns when the
@@ -76,6 +79,10 @@ type captureReader struct {
 	compression string // "gzip", "zstd", "xz" or ""
 	packets     int64
 	pf          *pcapFilter // classic pcap only
+	// secrets are the TLS key log lines of the pcapng's Decryption
+	// Secrets Blocks, added as the reader meets them (it reads ahead of
+	// the session, and a block comes before the packets it decrypts).
+	secrets *tlsdecrypt.KeyLog
 }
 
 // patched returns how many records had their original length raised.
@@ -88,6 +95,12 @@ func (cr *captureReader) patched() int64 {
 
 // openCapture detects compression (decompressor) and the capture format.
 func openCapture(r io.Reader) (*captureReader, error) {
+	return openCaptureKeys(r, nil)
+}
+
+// openCaptureKeys is openCapture putting the TLS secrets a pcapng embeds
+// into secrets (a new key log when nil), so that several files share one.
+func openCaptureKeys(r io.Reader, secrets *tlsdecrypt.KeyLog) (*captureReader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(2)
 	if len(head) == 0 {
@@ -118,7 +131,10 @@ func openCapture(r io.Reader) (*captureReader, error) {
 	le, be := binary.LittleEndian.Uint32(head), binary.BigEndian.Uint32(head)
 	switch {
 	case le == pcapngMagic:
-		f := &ngFilter{r: br}
+		if cr.secrets = secrets; secrets == nil {
+			cr.secrets = tlsdecrypt.NewKeyLog()
+		}
+		f := &ngFilter{r: br, secrets: cr.secrets}
 		cr.where = f
 		ng, err := pcapgo.NewNgReader(f, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
 		if err != nil {
@@ -326,6 +342,8 @@ type ngFilter struct {
 	hdr        [32]byte
 	tail       [4]byte
 	err        error
+	secrets    *tlsdecrypt.KeyLog // TLS key log lines of Decryption Secrets Blocks
+	dsb        []byte
 }
 
 func (f *ngFilter) position() (int64, error) { return f.blockStart, f.err }
@@ -338,11 +356,13 @@ func (f *ngFilter) fail(off int64, err error) error {
 }
 
 const (
-	ngBlockSHB = 0x0a0d0d0a
-	ngBlockPB  = 0x00000002
-	ngBlockSPB = 0x00000003
-	ngBlockEPB = 0x00000006
-	ngBOM      = 0x1a2b3c4d
+	ngBlockSHB  = 0x0a0d0d0a
+	ngBlockPB   = 0x00000002
+	ngBlockSPB  = 0x00000003
+	ngBlockEPB  = 0x00000006
+	ngBlockDSB  = 0x0000000a // Decryption Secrets Block
+	ngTLSKeyLog = 0x544c534b // its secrets type: "TLSK", an NSS key log
+	ngBOM       = 0x1a2b3c4d
 )
 
 func (f *ngFilter) Read(p []byte) (int, error) {
@@ -478,5 +498,30 @@ func (f *ngFilter) nextBlock(p []byte) (int, error) {
 	f.remaining = int64(length) - int64(got) - 4
 	f.trailer = true
 	f.pending = f.hdr[:got]
+	if typ == ngBlockDSB && f.secrets != nil {
+		return f.secretsBlock(p)
+	}
+	return f.Read(p)
+}
+
+// secretsBlock reads a Decryption Secrets Block whose header was read,
+// adds its TLS key log lines, and passes the block on (pcapgo skips it).
+func (f *ngFilter) secretsBlock(p []byte) (int, error) {
+	body := make([]byte, f.remaining+4)
+	n, err := io.ReadFull(f.r, body)
+	f.off += int64(n)
+	if err != nil {
+		return 0, f.fail(f.blockStart, fmt.Errorf("decryption secrets block cut short: %w", io.ErrUnexpectedEOF))
+	}
+	if got := f.order.Uint32(body[len(body)-4:]); got != f.blockLen {
+		return 0, f.fail(f.blockStart, fmt.Errorf("bad block length: trailer says %d, header %d", got, f.blockLen))
+	}
+	if len(body) >= 12 && f.order.Uint32(body[0:4]) == ngTLSKeyLog {
+		if n := int64(f.order.Uint32(body[4:8])); n <= int64(len(body))-12 {
+			_ = f.secrets.Read(bytes.NewReader(body[8 : 8+n])) // in memory: no read error
+		}
+	}
+	f.dsb = append(append(f.dsb[:0], f.pending...), body...)
+	f.pending, f.remaining, f.trailer = f.dsb, 0, false
 	return f.Read(p)
 }

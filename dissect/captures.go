@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
 )
 
 // Capture is one of the capture files ReadCaptures reads as one capture:
@@ -108,8 +110,11 @@ func (d *Dissector) ReadCaptures(caps []Capture, opts ReadOptions, emit func(*Ex
 			inner(ex)
 		}
 	}
-	m := &mergeSource{caps: caps, stop: opts.Stop}
+	// The TLS secrets the files embed (pcapng Decryption Secrets
+	// Blocks), in one key log whichever file holds them.
+	m := &mergeSource{caps: caps, stop: opts.Stop, secrets: tlsdecrypt.NewKeyLog()}
 	s := d.NewSession(emit)
+	s.addTLSKeys(m.secrets)
 	quit := make(chan struct{})
 	full, free := readAhead(m, quit)
 	for b := range full {

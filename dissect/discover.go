@@ -10,6 +10,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
 )
 
 // This file finds Kafka connections beyond the configured broker ports.
@@ -364,6 +365,11 @@ func (u *unknownConn) detect(p *tcpPacket, valid func(int16, int16) bool, maxFra
 		}
 		if u.haveISN && tcp.Seq != u.isn+1 {
 			return needMore, netip.AddrPort{} // not its first bytes: wait for them
+		}
+		if tlsdecrypt.IsClientHello(tcp.Payload) {
+			// TLS: Kafka or not, decided once decrypted (or shown as
+			// one encrypted line without keys).
+			return plausible, p.Dst
 		}
 		v := judgeOpening(tcp.Payload, valid, maxFrame)
 		return v, p.Dst

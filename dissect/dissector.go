@@ -10,6 +10,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
 )
 
 // DefaultPort is the broker port used when Options.Ports is empty.
@@ -90,6 +92,15 @@ type Options struct {
 	// gives them back with FramePool.Release once done with each exchange.
 	// Nil: every frame is a new allocation, left to the garbage collector.
 	FramePool *FramePool
+
+	// TLSKeys, if set, gives the session secrets of TLS connections (a
+	// *tlsdecrypt.KeyLog read from an SSLKEYLOGFILE, a pcapng's
+	// Decryption Secrets Blocks), looked up by the ClientHello's random
+	// at the connection's first encrypted record. A connection whose
+	// client opens with a ClientHello is TLS whatever its port; without
+	// its secrets it yields one exchange with a note (TLSInfo.Encrypted)
+	// and is never framed as Kafka.
+	TLSKeys tlsdecrypt.KeySource
 }
 
 // limits are the Options' limits with defaults applied.
@@ -154,7 +165,12 @@ type Stats struct {
 	// SnapBytes the payload bytes it cut: holes of known length in their
 	// stream, stepped over by the framer.
 	SnapTruncated int64
-	SnapBytes     int64
+	// TLSConnections counts connections whose client opened with a TLS
+	// ClientHello, and TLSEncrypted those of them not decrypted (no keys,
+	// a cipher suite not supported, a wrong key).
+	TLSConnections int64
+	TLSEncrypted   int64
+	SnapBytes      int64
 	// Holes and HoleBytes count the runs of TCP stream the capture lacks
 	// (segments not captured), as reassembly gave them up, and their
 	// bytes (from the sequence numbers around them).
@@ -345,6 +361,8 @@ func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
 // the rest of their datagram (at most 30 s, 1024 datagrams, 4 MiB). Closed and idle connections are
 // freed. None of it grows with the capture's length.
 type Session struct {
+	// tlsKeys are Options.TLSKeys and the secrets the capture embeds.
+	tlsKeys tlsdecrypt.KeySource
 	d       *Dissector
 	dec     *linkDecoder
 	cur     tcpPacket
@@ -392,6 +410,7 @@ func (d *Dissector) NewSession(emit func(*Exchange)) *Session {
 		conns:   make(map[*conn]struct{}),
 		flows:   make(map[flowKey]*conn),
 		closed:  make(map[flowKey]closedConn),
+		tlsKeys: d.opts.TLSKeys,
 	}
 	s.ord = orderer{emit: func(ex *Exchange) {
 		d.stats.Exchanges++

@@ -183,6 +183,11 @@ type Exchange struct {
 	// each side.
 	File string
 
+	// TLS says what the connection's TLS handshake negotiated, for an
+	// exchange decrypted from TLS (or, with TLS.Encrypted, the exchange
+	// that stands for a connection not decrypted); nil for plaintext.
+	TLS *TLSInfo
+
 	// Decoded is filled by the decoding stage (see Decoder).
 	Decoded *Decoded
 	// prepared holds PrepareDecode's work until Decoder.Decode finishes it.

@@ -99,6 +99,10 @@ type conn struct {
 	replaced   bool    // a new connection took the 4-tuple (Session.reused)
 	done       bool
 	dirty      bool // low and early need a look (Session.refresh)
+	// tls is the TLS layer of a connection that opened with a
+	// ClientHello; tlsChecked says its first bytes were looked at.
+	tls        *tlsConn
+	tlsChecked bool
 }
 
 func newKafkaConn(s *Session, stream int, client, broker netip.AddrPort) *conn {
@@ -153,7 +157,11 @@ func (c *conn) lost(dir frameDir, n int64, why string) {
 }
 
 func (c *conn) newExchange() *Exchange {
-	return &Exchange{Stream: c.stream, Client: c.client, Broker: c.broker, APIKey: -1, APIVersion: -1}
+	ex := &Exchange{Stream: c.stream, Client: c.client, Broker: c.broker, APIKey: -1, APIVersion: -1}
+	if c.tls != nil {
+		ex.TLS = c.tls.tlsInfo()
+	}
+	return ex
 }
 
 // request handles a frame from the client.
@@ -675,6 +683,9 @@ func (c *conn) finish(why NoResponseReason) {
 	cause := HoleConnectionEnded
 	if why == CaptureEnded {
 		cause = HoleCaptureEnded
+	}
+	if c.tls != nil {
+		c.tls.finish()
 	}
 	for _, fr := range c.fr {
 		if fr != nil {

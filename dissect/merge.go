@@ -12,6 +12,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
 )
 
 // mergeSource reads the captures of ReadCaptures as one packet sequence,
@@ -22,8 +24,9 @@ import (
 // its end. For files that follow one another (a ring buffer) that is one
 // file open at a time, read to its end before the next one opens.
 type mergeSource struct {
-	caps []Capture
-	stop func() bool
+	caps    []Capture
+	stop    func() bool
+	secrets *tlsdecrypt.KeyLog // the files' embedded TLS secrets
 	// beforeRead, set by readAhead, runs before each read from a Pipe
 	// capture; false says to give up reading (nobody waits any more).
 	beforeRead func() bool
@@ -143,7 +146,7 @@ func (m *mergeSource) openFile(f *capFile) bool {
 	if c.Pipe {
 		r = &pauseReader{r: r, m: m}
 	}
-	cr, err := openCapture(r)
+	cr, err := openCaptureKeys(r, m.secrets)
 	if err != nil {
 		m.fail(f, err)
 		f.closeFile()

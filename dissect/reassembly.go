@@ -214,13 +214,28 @@ func (c *conn) hand(dir frameDir, data []byte, missing, skip int, ref pktRef) {
 	} else {
 		data = data[skip:]
 	}
-	fr := c.fr[dir]
-	if len(data) > 0 {
-		c.s.loc.ref = ref
-		fr.feed(data, &c.s.loc)
+	if !c.tlsChecked && len(data) > 0 {
+		c.tlsChecked = true
+		c.maybeTLS(dir, data, ref)
+	}
+	c.s.loc.ref = ref
+	if t := c.tls; t != nil {
+		if len(data) > 0 {
+			t.feed(dir, data)
+		}
+		if missing > 0 {
+			t.hole(dir, int64(missing), HoleSnapLength)
+		}
+	} else {
+		fr := c.fr[dir]
+		if len(data) > 0 {
+			fr.feed(data, &c.s.loc)
+		}
+		if missing > 0 {
+			fr.hole(int64(missing), HoleSnapLength)
+		}
 	}
 	if missing > 0 {
-		fr.hole(int64(missing), HoleSnapLength)
 		c.s.d.stats.SnapBytes += int64(missing)
 	}
 	h.next += uint32(len(data) + missing)
@@ -292,7 +307,11 @@ func (c *conn) giveUpHole(dir frameDir) {
 		return
 	}
 	if gap := seqDiff(h.next, h.queue[0].seq); gap > 0 {
-		c.fr[dir].hole(int64(gap), HoleNotCaptured)
+		if c.tls != nil {
+			c.tls.hole(dir, int64(gap), HoleNotCaptured)
+		} else {
+			c.fr[dir].hole(int64(gap), HoleNotCaptured)
+		}
 		h.next = h.queue[0].seq
 		c.s.d.stats.Holes++
 		c.s.d.stats.HoleBytes += int64(gap)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,6 +29,7 @@ type captureFlags struct {
 	filter          string // -f: capture filter expression (filter.go)
 	noColor         bool   // --no-color (views.go)
 	poisonFrames    bool   // --debug-poison-frames (hidden): see framePool
+	tlsKeylogs      []string
 }
 
 func (f *captureFlags) register(cmd *cobra.Command) {
@@ -40,6 +42,7 @@ func (f *captureFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.noColor, "no-color", false, "no colour, even on a terminal (NO_COLOR in the environment does the same)")
 	cmd.Flags().BoolVar(&f.poisonFrames, "debug-poison-frames", false, "fill each frame buffer with 0xAA once its exchange was output (finds a use after release)")
 	_ = cmd.Flags().MarkHidden("debug-poison-frames")
+	cmd.Flags().StringArrayVar(&f.tlsKeylogs, "tls-keylog", nil, "NSS key log (SSLKEYLOGFILE) with the secrets of TLS connections, repeatable; default $SSLKEYLOGFILE")
 }
 
 // framePool returns the pool of frame buffers for read and stats, whose
@@ -69,6 +72,13 @@ func (f *captureFlags) dissectOptions() (dissect.Options, error) {
 	}
 	if f.maxFrameSize <= 0 {
 		return opts, fmt.Errorf("--max-frame-size must be positive")
+	}
+	keys, err := openKeyLogs(f.tlsKeylogs, os.Stderr)
+	if err != nil {
+		return opts, err
+	}
+	if keys != nil {
+		opts.TLSKeys = keys
 	}
 	return opts, nil
 }

@@ -136,6 +136,8 @@ func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 		t = ex.Request.Time
 	case ex.Response != nil:
 		t = ex.Response.Time
+	case ex.TLS != nil:
+		t = ex.TLS.Time // a TLS connection not decrypted: its ClientHello
 	}
 	w.String(t.UTC().Format(tsLayout))
 	w.Key("stream")
@@ -188,10 +190,32 @@ func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 	} else {
 		w.Null()
 	}
+	if ex.TLS != nil {
+		writeTLSJSON(w, ex.TLS)
+	}
 	writeSummaryJSON(w, ex, dec)
 	if ex.File != "" {
 		w.Key("file") // several files were read as one capture
 		w.Text(ex.File)
+	}
+	w.EndObject()
+}
+
+// writeTLSJSON writes "tls": what the handshake of an exchange's
+// connection negotiated; "encrypted": true on the exchange that stands
+// for a connection not decrypted.
+func writeTLSJSON(w *codec.JSONWriter, t *dissect.TLSInfo) {
+	w.Key("tls")
+	w.BeginObject()
+	w.Key("version")
+	w.String(t.Version)
+	w.Key("cipher")
+	w.String(t.Cipher)
+	w.Key("sni")
+	w.Text(t.SNI)
+	if t.Encrypted {
+		w.Key("encrypted")
+		w.Bool(true)
 	}
 	w.EndObject()
 }

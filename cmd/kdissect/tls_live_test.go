@@ -1,0 +1,233 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kdissect/kdissect/internal/tlstest"
+	"github.com/kdissect/kdissect/replay"
+)
+
+// tlsWorkload captures on lo, with kdissect live -w, franz-go producing
+// 10 records to "tls-topic" and consuming them back, against a kfake
+// broker, over TLS when clientTLS is set (its session keys appended to
+// keylog, which live reads as it grows). It returns the capture's path
+// and the broker's port.
+func tlsWorkload(t *testing.T, clientTLS *tls.Config, keylog string) (string, string) {
+	t.Helper()
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1)}
+	if clientTLS != nil {
+		opts = append(opts, kfake.TLS(&tls.Config{Certificates: []tls.Certificate{tlstest.Cert(t, false)}}))
+	}
+	b := startCluster(t, opts...)
+	addr := b.ListenAddrs()[0]
+	pcap := filepath.Join(t.TempDir(), "tls.pcap")
+	args := []string{"live", "-i", "lo", "-p", portOf(t, addr), "-w", pcap, "--format", "json"}
+	var kopts []kgo.Opt
+	if clientTLS != nil {
+		f, err := os.OpenFile(keylog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cfg := clientTLS.Clone()
+		cfg.InsecureSkipVerify, cfg.ServerName, cfg.KeyLogWriter = true, "kafka.test", f
+		kopts = append(kopts, kgo.DialTLSConfig(cfg))
+		args = append(args, "--tls-keylog", keylog)
+	}
+	run := startLive(t, args...)
+	cl, err := kgo.NewClient(append(kopts, kgo.SeedBrokers(addr), kgo.ClientID("tls-test"), kgo.DefaultProduceTopic("tls-topic"),
+		kgo.AllowAutoTopicCreation(), kgo.ConsumeTopics("tls-topic"), kgo.ProducerLinger(0))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range 10 {
+		r := &kgo.Record{Key: fmt.Appendf(nil, "k%d", i), Value: fmt.Appendf(nil, "value %d", i)}
+		if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+			cl.Close()
+			t.Fatalf("produce: %v", err)
+		}
+	}
+	for n := 0; n < 10; {
+		fs := cl.PollFetches(ctx)
+		if err := fs.Err0(); err != nil {
+			cl.Close()
+			t.Fatalf("consume: %v", err)
+		}
+		n += fs.NumRecords()
+	}
+	cl.Close()
+	if err := run.wait(t, true); err != nil {
+		t.Fatalf("kdissect live: %v\n%s", err, run.stderr)
+	}
+	if clientTLS != nil {
+		// Live decrypted as it captured: the key log grew meanwhile.
+		if out := run.stdout.String(); !strings.Contains(out, `"api":"Produce"`) || strings.Contains(out, "give --tls-keylog") {
+			t.Errorf("live output does not show decrypted Produce requests:\n%.2000s", out)
+		}
+	}
+	return pcap, portOf(t, addr)
+}
+
+// tlsRun is what a capture's exchanges show: the (API, version) pairs,
+// the records produced (key=value), the notes, and the TLS objects.
+type tlsRun struct {
+	apis     []string
+	requests []string // "ApiKey vVersion corrId", sorted
+	produced []string
+	notes    []string
+	tls      map[string]bool
+}
+
+func readTLSRun(t *testing.T, pcap, port string, extra ...string) tlsRun {
+	t.Helper()
+	code, out, errs := runClientCmd(t, "", append([]string{"read", pcap, "-p", port, "--format", "json"}, extra...)...)
+	if code != 0 {
+		t.Fatalf("read: exit %d: %s", code, errs)
+	}
+	r := tlsRun{tls: map[string]bool{}}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var ex struct {
+			Key     *int            `json:"api_key"`
+			Corr    int             `json:"correlation_id"`
+			API     *string         `json:"api"`
+			Version *int            `json:"api_version"`
+			Request json.RawMessage `json:"request"`
+			Notes   []string        `json:"notes"`
+			TLS     json.RawMessage `json:"tls"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ex); err != nil {
+			t.Fatal(err)
+		}
+		if ex.API != nil && ex.Version != nil {
+			r.apis = append(r.apis, fmt.Sprintf("%s v%d", *ex.API, *ex.Version))
+			if string(ex.Request) != "null" {
+				r.requests = append(r.requests, fmt.Sprintf("%d v%d %d", *ex.Key, *ex.Version, ex.Corr))
+			}
+			if *ex.API == "Produce" {
+				var req any
+				_ = json.Unmarshal(ex.Request, &req)
+				var keys, values []any
+				walkJSON(req, "Key", &keys)
+				walkJSON(req, "Value", &values)
+				for i := range min(len(keys), len(values)) {
+					r.produced = append(r.produced, fmt.Sprint(keys[i], "=", values[i]))
+				}
+			}
+		}
+		r.notes = append(r.notes, ex.Notes...)
+		if ex.TLS != nil {
+			r.tls[string(ex.TLS)] = true
+		}
+	}
+	slices.Sort(r.apis)
+	r.apis = slices.Compact(r.apis)
+	slices.Sort(r.requests)
+	return r
+}
+
+// tsharkTLSRequests returns the requests tshark decodes in a TLS capture
+// given its key log, as readTLSRun's requests.
+func tsharkTLSRequests(t *testing.T, pcap, port, keylog string) []string {
+	t.Helper()
+	out, err := exec.Command("tshark", "-r", pcap, "-o", "tls.keylog_file:"+keylog,
+		"-d", "tcp.port=="+port+",tls", "-d", "tls.port=="+port+",kafka",
+		"-Y", "kafka.request_key", "-T", "fields", "-e", "kafka.request_key", "-e", "kafka.api_version", "-e", "kafka.correlation_id").Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	var reqs []string
+	for line := range strings.Lines(string(out)) {
+		f := strings.Split(strings.TrimSpace(line), "\t")
+		if len(f) != 3 {
+			t.Fatalf("tshark line %q", line)
+		}
+		reqs = append(reqs, fmt.Sprintf("%s v%s %s", f[0], f[1], f[2]))
+	}
+	slices.Sort(reqs)
+	return reqs
+}
+
+// TestTLSLiveCapture: franz-go (Go's TLS) against kfake's TLS listener,
+// TLS 1.3 and TLS 1.2 with each AEAD, captured and decrypted live on lo
+// with a key log written during the capture, then read from the file:
+// the same APIs and versions, and the same records produced, as the same
+// client run in plaintext, and no note. Without the key log each
+// connection is one encrypted line.
+func TestTLSLiveCapture(t *testing.T) {
+	mustLiveCapture(t)
+	plainPcap, plainPort := tlsWorkload(t, nil, "")
+	plain := readTLSRun(t, plainPcap, plainPort)
+	if len(plain.produced) != 10 {
+		t.Fatalf("plaintext run: %d records produced, want 10: %v", len(plain.produced), plain.produced)
+	}
+	for _, tc := range []struct {
+		name    string
+		cfg     *tls.Config
+		version string
+		suite   string
+	}{
+		{"1.3", &tls.Config{MinVersion: tls.VersionTLS13}, "1.3", "TLS_AES_128_GCM_SHA256"},
+		{"1.2-AES128", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}, "1.2", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"},
+		{"1.2-AES256", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}}, "1.2", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"},
+		{"1.2-CHACHA20", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256}}, "1.2", "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keylog := filepath.Join(t.TempDir(), "keys.log")
+			pcap, port := tlsWorkload(t, tc.cfg, keylog)
+			got := readTLSRun(t, pcap, port, "--tls-keylog", keylog)
+			if !slices.Equal(got.apis, plain.apis) || !slices.Equal(got.produced, plain.produced) || len(got.notes) > 0 {
+				t.Errorf("decrypted: APIs %v\nproduced %v\nnotes %q\nplaintext: APIs %v\nproduced %v", got.apis, got.produced, got.notes, plain.apis, plain.produced)
+			}
+			if _, err := exec.LookPath("tshark"); err == nil {
+				if ts := tsharkTLSRequests(t, pcap, port, keylog); len(ts) < 10 || !slices.Equal(ts, got.requests) {
+					t.Errorf("tshark decrypts requests %v\nwe %v", ts, got.requests)
+				}
+			}
+			want := fmt.Sprintf(`{"version":"%s","cipher":"%s","sni":"kafka.test"}`, tc.version, tc.suite)
+			if len(got.tls) != 1 || !got.tls[want] {
+				t.Errorf("tls objects %v, want %s", got.tls, want)
+			}
+			// stats takes the keys from SSLKEYLOGFILE when --tls-keylog is absent.
+			t.Setenv("SSLKEYLOGFILE", keylog)
+			code, out, errs := runClientCmd(t, "", "stats", pcap, "-p", port)
+			if code != 0 || !strings.Contains(out, "Produce") {
+				t.Errorf("stats with SSLKEYLOGFILE: exit %d, %s\n%s", code, errs, out)
+			}
+			t.Setenv("SSLKEYLOGFILE", "")
+			if tc.name == "1.3" {
+				// replay re-sends the decrypted requests, to a
+				// plaintext broker.
+				b := startCluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1))
+				code, out, errs := runClientCmd(t, "", "replay", pcap, "-p", port, "-b", b.ListenAddrs()[0], "--speed", "max", "--format", "json", "--tls-keylog", keylog)
+				var rep replay.Report
+				if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Total.Records != 10 {
+					t.Errorf("replay: exit %d, %d records sent, stderr %s\n%s", code, rep.Total.Records, errs, out)
+				}
+			}
+			none := readTLSRun(t, pcap, port)
+			if len(none.apis) > 0 || len(none.notes) == 0 || !strings.Contains(none.notes[0], "give --tls-keylog") {
+				t.Errorf("without keys: APIs %v, notes %q", none.apis, none.notes)
+			}
+		})
+	}
+}
