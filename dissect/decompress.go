@@ -46,7 +46,7 @@ func decompressor(br *bufio.Reader) (io.Reader, string, error) {
 		if err != nil {
 			return nil, "zstd", fmt.Errorf("zstd: %w", err)
 		}
-		return zr.IOReadCloser(), "zstd", nil
+		return zstdWindowHint{zr.IOReadCloser()}, "zstd", nil
 	case bytes.HasPrefix(head, xzMagic):
 		if err := checkXzDict(br); err != nil {
 			return nil, "xz", err
@@ -121,4 +121,16 @@ func checkXzDict(br *bufio.Reader) error {
 		}
 	}
 	return nil
+}
+
+// zstdWindowHint says, when a zstd frame's window exceeds maxZstdWindow,
+// how to read the capture all the same.
+type zstdWindowHint struct{ r io.Reader }
+
+func (z zstdWindowHint) Read(p []byte) (int, error) {
+	n, err := z.r.Read(p)
+	if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+		err = fmt.Errorf("%w: kdissect takes windows up to %d MiB; decompress first: zstd -d --long=31 -c FILE | kdissect read -", err, maxZstdWindow>>20)
+	}
+	return n, err
 }

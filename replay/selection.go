@@ -8,17 +8,19 @@ import (
 
 // Unmatched lists the values of Options.APIs, Streams and Topics that
 // no captured request had: a selection by one of them selects nothing
-// (a typo, or the wrong capture). Each value is judged on its own, not
-// with the other options.
+// (a typo, or the wrong capture); and the captured names of
+// Options.TopicMap that no request names: the renaming renames nothing.
+// Each value is judged on its own, not with the other options.
 type Unmatched struct {
-	APIs    []int16  `json:"apis"`    // ApiKeys
-	Streams []int    `json:"streams"` // captured connections
-	Topics  []string `json:"topics"`  // as given in Options.Topics
+	APIs      []int16  `json:"apis"`       // ApiKeys
+	Streams   []int    `json:"streams"`    // captured connections
+	Topics    []string `json:"topics"`     // as given in Options.Topics
+	MapTopics []string `json:"map_topics"` // TopicMap's captured names, sorted
 }
 
 // Empty reports whether every value selected something.
 func (u *Unmatched) Empty() bool {
-	return len(u.APIs) == 0 && len(u.Streams) == 0 && len(u.Topics) == 0
+	return len(u.APIs) == 0 && len(u.Streams) == 0 && len(u.Topics) == 0 && len(u.MapTopics) == 0
 }
 
 // selectionSeen records which values of Options.APIs, Streams and
@@ -27,6 +29,7 @@ type selectionSeen struct {
 	apis    map[int16]bool
 	streams map[int]bool
 	topics  map[string]bool
+	mapped  map[string]bool // TopicMap's captured names seen
 }
 
 // see records the values ex (a request, decoded) has.
@@ -35,7 +38,7 @@ func (s *selectionSeen) see(o *Options, ex *dissect.Exchange) {
 		return
 	}
 	if s.apis == nil {
-		s.apis, s.streams, s.topics = map[int16]bool{}, map[int]bool{}, map[string]bool{}
+		s.apis, s.streams, s.topics, s.mapped = map[int16]bool{}, map[int]bool{}, map[string]bool{}, map[string]bool{}
 	}
 	if slices.Contains(o.APIs, ex.APIKey) {
 		s.apis[ex.APIKey] = true
@@ -45,6 +48,11 @@ func (s *selectionSeen) see(o *Options, ex *dissect.Exchange) {
 	}
 	if ex.Decoded == nil {
 		return
+	}
+	for _, tp := range ex.Decoded.Topics {
+		if _, ok := o.TopicMap[tp.Topic]; ok {
+			s.mapped[tp.Topic] = true
+		}
 	}
 	for _, want := range o.Topics {
 		if s.topics[want] {
@@ -61,7 +69,13 @@ func (s *selectionSeen) see(o *Options, ex *dissect.Exchange) {
 
 // unmatched returns the values of o's selection never seen.
 func (s *selectionSeen) unmatched(o *Options) Unmatched {
-	u := Unmatched{APIs: []int16{}, Streams: []int{}, Topics: []string{}}
+	u := Unmatched{APIs: []int16{}, Streams: []int{}, Topics: []string{}, MapTopics: []string{}}
+	for from := range o.TopicMap {
+		if !s.mapped[from] {
+			u.MapTopics = append(u.MapTopics, from)
+		}
+	}
+	slices.Sort(u.MapTopics)
 	for _, k := range o.APIs {
 		if !s.apis[k] && !slices.Contains(u.APIs, k) {
 			u.APIs = append(u.APIs, k)

@@ -41,6 +41,7 @@ type brokerFlags struct {
 	propFiles    []string // -F
 	saslNeeded   bool     // security.protocol sasl_*
 	propsApplied bool
+	ignored      []string // properties kdissect does not use, warned of by open
 	fs           *pflag.FlagSet
 }
 
@@ -184,7 +185,12 @@ func (f *brokerFlags) connect(ctx context.Context, mod func(*client.Config)) (*c
 // interrupt, and the client; done closes both.
 func (f *brokerFlags) open(cmd *cobra.Command, mod func(*client.Config)) (ctx context.Context, cl *client.Client, done func(), err error) {
 	ctx, cancel := commandContext(cmd)
-	if cl, err = f.connect(ctx, mod); err != nil {
+	cl, err = f.connect(ctx, mod)
+	for _, name := range f.ignored {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kdissect: warning: property %s is a Kafka client setting kdissect does not use: ignored\n", name)
+	}
+	f.ignored = nil
+	if err != nil {
 		cancel()
 		return nil, nil, nil, err
 	}

@@ -187,6 +187,9 @@ func parseFrameInput(data []byte, mode string) ([]byte, []string, error) {
 	case "raw":
 		return data, nil, nil
 	case "hex", "auto":
+		if wordDump.Match(data) {
+			return nil, nil, fmt.Errorf("a dump of 2-byte words (hexdump without -C, od -x) shows them in the machine's byte order, not the frame's: dump with hexdump -C, xxd or od -A x -t x1")
+		}
 		if isText(data) {
 			if b, notes, ok := dumpFrame(data); ok {
 				return b, notes, nil

@@ -83,6 +83,20 @@ func TestDecodeHexDumps(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no dump tool found (od is in coreutils)")
 	}
+	// Dumps of 2-byte words show them in the machine's byte order: refused,
+	// with the dumps to use instead.
+	for _, tool := range [][]string{{"hexdump", filepath.Join(dir, "f.bin")}, {"od", "-x", filepath.Join(dir, "f.bin")}} {
+		if _, err := exec.LookPath(tool[0]); err != nil {
+			continue
+		}
+		dump, err := exec.Command(tool[0], tool[1:]...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errs := runCLIWithInput(t, string(dump), "decode"); code != exitUsage || !strings.Contains(errs, "dump with hexdump -C, xxd or od -A x -t x1") {
+			t.Errorf("%v: exit %d, %q", tool, code, errs)
+		}
+	}
 
 	// tshark -x: each Kafka packet of the capture is a dump of the whole
 	// frame, Ethernet and all.

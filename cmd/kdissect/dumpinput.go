@@ -25,6 +25,9 @@ var (
 	dumpASCII = regexp.MustCompile(`\s(\|.*\||>.*<)\s*$`)
 	dumpEnd   = regexp.MustCompile(`^[0-9a-fA-F]{4,16}$`)
 	gap       = regexp.MustCompile(`[ \t]{2,}`)
+	// hexdump without -C and od -x: 2-byte words in the machine's byte
+	// order (a 7-digit offset, then groups of 4 digits).
+	wordDump = regexp.MustCompile(`^[0-9a-fA-F]{7}( [0-9a-fA-F]{4})+[ \t]*\r?\n`)
 )
 
 // parseHexDump reads data as the hex dump of xxd, tshark -x, hexdump -C or
@@ -191,6 +194,9 @@ func packetPayload(b []byte) ([]byte, string, bool) {
 // packet (tshark -x of a frame) gives its TCP payload. The notes say what
 // was read.
 func dumpFrame(data []byte) ([]byte, []string, bool) {
+	if wordDump.Match(data) {
+		return nil, nil, false // parseFrameInput says why
+	}
 	b, section, ok := parseHexDump(data)
 	if !ok {
 		return nil, nil, false

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -49,6 +50,26 @@ var propFlag = map[string]string{
 	"ssl.ca.location": "tls-ca", "ssl.certificate.location": "tls-cert", "ssl.key.location": "tls-key",
 	"enable.ssl.certificate.verification": "tls-insecure",
 	"request.timeout.ms":                  "timeout", "socket.timeout.ms": "timeout",
+}
+
+// unusedProps are Kafka client settings (the Java client's and
+// librdkafka's names) that a client.properties file or a kcat command
+// line commonly holds and kdissect's commands have no use for: they are
+// ignored with a warning rather than refused, so that such a file works
+// as it is. A name in neither list is refused: most likely a typo.
+var unusedProps = map[string]bool{
+	"acks": true, "auto.commit.interval.ms": true, "auto.offset.reset": true, "batch.num.messages": true, "batch.size": true,
+	"buffer.memory": true, "client.dns.lookup": true, "compression.codec": true, "compression.type": true,
+	"connections.max.idle.ms": true, "delivery.timeout.ms": true, "enable.auto.commit": true, "enable.idempotence": true,
+	"fetch.max.bytes": true, "fetch.max.wait.ms": true, "fetch.min.bytes": true, "fetch.wait.max.ms": true,
+	"group.id": true, "group.instance.id": true, "heartbeat.interval.ms": true, "isolation.level": true,
+	"key.deserializer": true, "key.serializer": true, "linger.ms": true, "max.in.flight.requests.per.connection": true,
+	"max.partition.fetch.bytes": true, "max.poll.interval.ms": true, "max.poll.records": true, "message.max.bytes": true,
+	"metadata.max.age.ms": true, "partition.assignment.strategy": true, "queue.buffering.max.ms": true,
+	"receive.buffer.bytes": true, "reconnect.backoff.ms": true, "retries": true, "retry.backoff.ms": true,
+	"send.buffer.bytes": true, "session.timeout.ms": true, "ssl.endpoint.identification.algorithm": true,
+	"statistics.interval.ms": true, "value.deserializer": true, "value.serializer": true,
+	"basic.auth.credentials.source": true, "basic.auth.user.info": true, "schema.registry.url": true,
 }
 
 func knownProps() string {
@@ -176,8 +197,12 @@ func (f *brokerFlags) applyProps() error {
 	}
 	for _, kv := range all {
 		set, ok := clientProps[kv[0]]
+		if !ok && unusedProps[kv[0]] {
+			f.ignored = append(f.ignored, kv[0])
+			continue
+		}
 		if !ok {
-			return fmt.Errorf("property %q is not known; known: %s", kv[0], knownProps())
+			return fmt.Errorf("property %q is not known; known: %s (and Kafka client settings kdissect does not use, ignored with a warning: %s)", kv[0], knownProps(), strings.Join(slices.Sorted(maps.Keys(unusedProps)), ", "))
 		}
 		if f.flagGiven(propFlag[kv[0]]) {
 			continue

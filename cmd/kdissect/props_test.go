@@ -68,6 +68,13 @@ func TestPropertiesSASL(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, `"sasl.kerberos.service.name" is not known`) || !strings.Contains(errs, "bootstrap.servers, client.id,") {
 		t.Errorf("unknown property: exit %d, stderr %q", code, errs)
 	}
+	// A client.properties file as Confluent's templates write it: the
+	// settings kdissect has no use for are ignored, each with a warning.
+	cc := writeFile(t, dir, "cc.properties", "bootstrap.servers="+addr+"\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanisms=SCRAM-SHA-256\nsasl.username=alice\nsasl.password=s3cret\nsession.timeout.ms=45000\nacks=all\n")
+	if code, _, errs := runClientCmd(t, "", "broker", "-F", cc, "-X", "group.id=g"); code != 0 ||
+		!strings.Contains(errs, "property session.timeout.ms is a Kafka client setting kdissect does not use: ignored") || !strings.Contains(errs, "property group.id is") {
+		t.Errorf("client.properties with settings not used: exit %d, stderr %q", code, errs)
+	}
 	jaas := writeFile(t, dir, "java.properties", "bootstrap.servers: "+addr+"\nsecurity.protocol = SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n"+
 		`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="s3cret";`+"\n")
 	if code, _, errs := runClientCmd(t, "", "broker", "-F", jaas, "-J"); code != 0 {

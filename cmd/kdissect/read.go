@@ -102,8 +102,8 @@ func newReadCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "read FILE...",
 		Short: "Decode the Kafka exchanges in pcap or pcapng captures (- reads standard input)",
-		Long: `Decode the Kafka exchanges in pcap or pcapng captures, optionally
-gzip-compressed. Several files are read as one capture: the parts of a ring
+		Long: `Decode the Kafka exchanges in pcap or pcapng captures, plain or
+gzip-, zstd- or xz-compressed. Several files are read as one capture: the parts of a ring
 buffer (tcpdump -C/-G/-W, dumpcap -b, editcap -c), given in any order, are
 ordered by their first packet's time, and connections continue from one part
 into the next; files whose times overlap (captures at two points) are merged

@@ -159,4 +159,7 @@ func warnUnmatched(w io.Writer, u *replay.Unmatched) {
 	for _, t := range u.Topics {
 		fmt.Fprintf(w, "kdissect: warning: --topic %s selects nothing: no captured request names that topic\n", t)
 	}
+	for _, t := range u.MapTopics {
+		fmt.Fprintf(w, "kdissect: warning: --map-topic %s=... renames nothing: no captured request names topic %s\n", t, t)
+	}
 }

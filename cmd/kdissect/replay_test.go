@@ -158,22 +158,24 @@ func TestReplayCommandUsage(t *testing.T) {
 }
 
 // TestReplayCommandUnmatchedSelection: --api, --stream and --topic
-// values the capture lacks each get a warning naming the flag; the exit
+// values the capture lacks, and --map-topic names it never names, each
+// get a warning naming the flag; the exit
 // status is unchanged (0: what was selected was sent and answered), and
 // values that select something get none.
 func TestReplayCommandUnmatchedSelection(t *testing.T) {
 	c := startCluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(3))
 	code, out, errs := runClientCmd(t, "", "replay", replayCapture, "-b", c.ListenAddrs()[0], "--speed", "max",
-		"--api", "Metadata", "--api", "JoinGroup", "--stream", "0", "--stream", "99", "--topic", "produce-zstd", "--topic", "no-such-topic")
+		"--api", "Metadata", "--api", "JoinGroup", "--stream", "0", "--stream", "99", "--topic", "produce-zstd", "--topic", "no-such-topic",
+		"--map-topic", "nosuch=x", "--map-topic", "produce-zstd=produce-zstd-copy")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
 	}
-	for _, w := range []string{"--api JoinGroup selects nothing", "--stream 99 selects nothing", "--topic no-such-topic selects nothing"} {
+	for _, w := range []string{"--api JoinGroup selects nothing", "--stream 99 selects nothing", "--topic no-such-topic selects nothing", "--map-topic nosuch=... renames nothing"} {
 		if !strings.Contains(errs, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, errs)
 		}
 	}
-	for _, w := range []string{"--api Metadata", "--stream 0 ", "--topic produce-zstd"} {
+	for _, w := range []string{"--api Metadata", "--stream 0 ", "--topic produce-zstd", "--map-topic produce-zstd"} {
 		if strings.Contains(errs, w) {
 			t.Errorf("stderr warns of %q, which selects something:\n%s", w, errs)
 		}

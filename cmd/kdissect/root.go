@@ -89,7 +89,7 @@ func newManCmd() *cobra.Command {
 		Use:   "man [DIR]",
 		Short: "Write the man pages (kdissect.1, kdissect-read.1, ...) into DIR (default: the current directory)",
 		Long: `man writes a troff man page for kdissect and each of its commands into DIR,
-which must exist. Read one with man -l DIR/kdissect-read.1, or install them
+(made when it does not exist). Read one with man -l DIR/kdissect-read.1, or install them
 into a MANPATH directory, e.g. /usr/local/share/man/man1.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -97,8 +97,8 @@ into a MANPATH directory, e.g. /usr/local/share/man/man1.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				return fmt.Errorf("%s: not a directory", dir)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return inputError{fmt.Errorf("man pages: %w", err)}
 			}
 			root := cmd.Root()
 			root.DisableAutoGenTag = true // the pages do not change from one run to the next

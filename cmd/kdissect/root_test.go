@@ -82,8 +82,13 @@ func TestManPages(t *testing.T) {
 			t.Errorf("%s does not look like the page of %s:\n%.300s", name, cmd, b)
 		}
 	}
-	if rc, _, _ := runCmd("man", filepath.Join(dir, "missing")); rc != exitUsage {
-		t.Errorf("man into a missing directory: rc %d", rc)
+	if rc, _, errs := runCmd("man", filepath.Join(dir, "new", "man1")); rc != exitOK {
+		t.Errorf("man into a directory to make: rc %d %s", rc, errs)
+	} else if _, err := os.Stat(filepath.Join(dir, "new", "man1", "kdissect.1")); err != nil {
+		t.Error(err)
+	}
+	if rc, _, _ := runCmd("man", filepath.Join(dir, "kdissect.1")); rc != exitInput {
+		t.Errorf("man into a file: rc %d", rc)
 	}
 }
 
