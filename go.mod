@@ -19,6 +19,7 @@ require (
 	github.com/ulikunitz/xz v0.5.17
 	golang.org/x/net v0.55.0
 	golang.org/x/sys v0.45.0
+	golang.org/x/term v0.43.0
 )
 
 require (

@@ -72,6 +72,7 @@ not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 		},
 	}
 	flags.register(cmd)
+	flags.table.register(cmd)
 	exFilter.register(cmd.Flags())
 	fs := cmd.Flags()
 	fs.StringVarP(&lf.iface, "interface", "i", "", "network interface to capture on (required)")
@@ -215,6 +216,9 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		wid = newWidener(ctx, opts.Ports, stderr)
 	}
 	s := newSession(d, func(ex *dissect.Exchange) {
+		if seen == 0 {
+			setOrigin(out, ex) // relative times count from it
+		}
 		seen++
 		if wid != nil {
 			wid.named(ex)
