@@ -102,12 +102,19 @@ by time. JSON lines then name the file of each request ("file").
 
 - reads a capture from standard input; from a pipe (tcpdump -U -w - | kdissect
 read -) each exchange is shown as soon as it is complete, and the summary table
-has fixed column widths, as in live.`,
+has fixed column widths, as in live.
+
+On a terminal the summary table is fitted to its width ($COLUMNS, else the
+terminal's size; --width N for any output), dropping and shortening columns in
+the order the README gives, and each row is printed as it comes; into a file or
+a pipe it is the whole table at full width. Ctrl-C (or SIGTERM) stops reading,
+finishes the line being written, flushes, and exits with status 130 (143).`,
 		Example: `  kdissect read testdata/pcaps/kcat_produce_lz4.pcap
   kdissect read -p 9092 -p 9093 --format json capture.pcapng.gz
   kdissect read -f 'host 10.0.0.5 and port 9092' capture.pcap
   kdissect read --format detail --api Produce --topic orders -c 5 capture.pcap
-  kdissect read --format hexdump --errors --min-latency 100ms capture.pcap`,
+  kdissect read --format hexdump --errors --min-latency 100ms capture.pcap
+  kdissect read --columns time,api,topics,latency -t r capture.pcap`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := flags.dissectOptions()
 			if err != nil {
