@@ -43,7 +43,8 @@ func newLiveCmd() *cobra.Command {
 response is seen (or it is known to have none), until Ctrl-C (or SIGTERM) or
 until -c N exchanges were printed; then connections still open are flushed,
 so an exchange waiting for its response is printed without one. The summary
-table has fixed column widths here (longer cells end in …); the other
+table has fixed column widths here (longer cells end in …), fitted to the
+terminal's width on a terminal (see read's help); the other
 formats are flushed after every exchange, so a pipe (| jq) follows the
 traffic. Packet counts, with the kernel's drops, go to standard error.
 
@@ -72,6 +73,7 @@ not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 		},
 	}
 	flags.register(cmd)
+	flags.table.register(cmd)
 	exFilter.register(cmd.Flags())
 	fs := cmd.Flags()
 	fs.StringVarP(&lf.iface, "interface", "i", "", "network interface to capture on (required)")
@@ -215,6 +217,9 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		wid = newWidener(ctx, opts.Ports, stderr)
 	}
 	s := newSession(d, func(ex *dissect.Exchange) {
+		if seen == 0 {
+			setOrigin(out, ex) // relative times count from it
+		}
 		seen++
 		if wid != nil {
 			wid.named(ex)

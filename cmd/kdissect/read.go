@@ -26,9 +26,10 @@ type captureFlags struct {
 	maxFrameSize    int
 	maxDecompressed int64
 	showSecrets     bool
-	filter          string // -f: capture filter expression (filter.go)
-	noColor         bool   // --no-color (views.go)
-	poisonFrames    bool   // --debug-poison-frames (hidden): see framePool
+	filter          string     // -f: capture filter expression (filter.go)
+	noColor         bool       // --no-color (views.go)
+	table           tableFlags // read's and live's (views.go)
+	poisonFrames    bool       // --debug-poison-frames (hidden): see framePool
 	tlsKeylogs      []string
 }
 
@@ -111,12 +112,19 @@ by time. JSON lines then name the file of each request ("file").
 
 - reads a capture from standard input; from a pipe (tcpdump -U -w - | kdissect
 read -) each exchange is shown as soon as it is complete, and the summary table
-has fixed column widths, as in live.`,
+has fixed column widths, as in live.
+
+On a terminal the summary table is fitted to its width ($COLUMNS, else the
+terminal's size; --width N for any output), dropping and shortening columns in
+the order the README gives, and each row is printed as it comes; into a file or
+a pipe it is the whole table at full width. Ctrl-C (or SIGTERM) stops reading,
+finishes the line being written, flushes, and exits with status 130 (143).`,
 		Example: `  kdissect read testdata/pcaps/kcat_produce_lz4.pcap
   kdissect read -p 9092 -p 9093 --format json capture.pcapng.gz
   kdissect read -f 'host 10.0.0.5 and port 9092' capture.pcap
   kdissect read --format detail --api Produce --topic orders -c 5 capture.pcap
-  kdissect read --format hexdump --errors --min-latency 100ms capture.pcap`,
+  kdissect read --format hexdump --errors --min-latency 100ms capture.pcap
+  kdissect read --columns time,api,topics,latency -t r capture.pcap`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := flags.dissectOptions()
 			if err != nil {
@@ -153,15 +161,29 @@ has fixed column widths, as in live.`,
 			d := dissect.New(opts)
 			decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}}
 			dec := dissect.NewDecoder(decOpts)
+			// Ctrl-C (or SIGTERM) ends the input as -c does: the exchanges
+			// being written are finished, the output flushed (the table
+			// closed), and the status says the signal.
+			intr := catchInterrupts(cmd.Context())
+			defer intr.stop()
+			stdin := cmd.InOrStdin()
+			if stream {
+				stdin = intr.reader(stdin) // a pipe may wait long for input
+			}
 			var writeErr error
 			exchanges := 0
 			var matched atomic.Int64 // counted by the pipeline, read by the input too
 			var outputFailed atomic.Bool
 			done := func() bool {
 				// Output that cannot be written (| head closed) ends the input too.
-				return outputFailed.Load() || count > 0 && matched.Load() >= int64(count)
+				return intr.caught() != nil || outputFailed.Load() || count > 0 && matched.Load() >= int64(count)
 			}
+			first := true
 			keep := func(ex *dissect.Exchange) bool {
+				if first {
+					first = false
+					setOrigin(out, ex) // relative times count from it
+				}
 				if done() || !match.Match(ex) {
 					return false // past -c: what the input still holds is not shown
 				}
@@ -184,7 +206,7 @@ has fixed column widths, as in live.`,
 					outputFailed.Store(true)
 				}
 			})
-			in := &captureInput{d: d, filter: filter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: progress, stop: done}
+			in := &captureInput{d: d, filter: filter, stdin: stdin, warn: cmd.ErrOrStderr(), progress: progress, stop: done}
 			if stream {
 				in.paused = pipe.sync
 			}
@@ -201,6 +223,9 @@ has fixed column widths, as in live.`,
 			if writeErr != nil {
 				return inputError{fmt.Errorf("write output: %w", writeErr)}
 			}
+			if sig := intr.caught(); sig != nil {
+				return interrupted{sig} // what the input held after it does not matter
+			}
 			for _, err := range failed[:max(0, len(failed)-1)] {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
 			}
@@ -214,6 +239,7 @@ has fixed column widths, as in live.`,
 		},
 	}
 	flags.register(cmd)
+	flags.table.register(cmd)
 	addReadFlag(cmd)
 	exFilter.register(cmd.Flags())
 	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)

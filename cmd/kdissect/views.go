@@ -7,11 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
@@ -28,23 +31,32 @@ const formatsUsage = "output format: summary (a table row per exchange), detail 
 
 // formatWriter returns the exchange writer --format names, writing to out;
 // coloured when the command's standard output is a terminal and neither
-// --no-color nor NO_COLOR says otherwise. With stream, the exchanges come
-// from a live source (an interface, a pipe): the summary table is a
-// render.StreamTable, whose rows come out as the exchanges come (a
-// render.Table sizes its columns to the widest cell, so it can print only
-// at the end); see syncOutput for the other formats.
+// --no-color nor NO_COLOR says otherwise. The summary table is a
+// render.StreamTable, whose rows come out as the exchanges come, with
+// stream — the exchanges come from a live source (an interface, a pipe)
+// — and when it is fitted to a width (a terminal's, --width); otherwise a
+// render.Table, which sizes its columns to the widest cell and so prints
+// only at the end. See syncOutput for the other formats.
 func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer, stream bool) (exchangeWriter, error) {
 	colors := render.NewColors(colorWanted(cmd.OutOrStdout(), f.noColor))
 	records := codec.RecordDecodeOptions{MaxDecompressedBytes: f.maxDecompressed}
 	switch f.format {
 	case "summary":
-		if stream {
+		cols, tf, err := f.table.options()
+		if err != nil {
+			return nil, err
+		}
+		width, err := f.table.fitWidth(cmd.OutOrStdout())
+		if err != nil {
+			return nil, err
+		}
+		if stream || width > 0 {
 			t := render.NewStreamTable(out)
-			t.Colors = colors
+			t.Colors, t.Columns, t.Time, t.Width = colors, cols, tf, width
 			return t, nil
 		}
 		t := render.NewTable(out)
-		t.Colors = colors
+		t.Colors, t.Columns, t.Time = colors, cols, tf
 		return t, nil
 	case "detail":
 		return render.NewDetail(out, render.DetailOptions{ShowSecrets: f.showSecrets, Records: records, Colors: colors})
@@ -64,6 +76,81 @@ func syncOutput(w exchangeWriter) error {
 		return t.Err()
 	}
 	return w.Flush()
+}
+
+// tableFlags are the flags of the summary table, on read and live.
+type tableFlags struct {
+	columns    []string
+	timeFormat string
+	width      int
+}
+
+func (f *tableFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringSliceVar(&f.columns, "columns", nil, "summary table columns to show, in this order, by the names of its header: "+strings.Join(render.ColumnNames(), ", "))
+	fs.StringVarP(&f.timeFormat, "time-format", "t", "absolute", "summary table time column: absolute (a; UTC, the year when the capture spans years), absolute-date (ad: always the year), relative (r: seconds since the capture's first exchange), delta (d: seconds since the row before) or epoch (e: seconds since 1970)")
+	fs.IntVar(&f.width, "width", 0, "fit the summary table into this many columns and print each row as it comes (default: the terminal's width on a terminal; the full width otherwise)")
+	cmd.RegisterFlagCompletionFunc("time-format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"absolute", "absolute-date", "relative", "delta", "epoch"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	cmd.RegisterFlagCompletionFunc("columns", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return render.ColumnNames(), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// options returns the columns (nil: all) and the time format the flags ask for.
+func (f *tableFlags) options() ([]string, render.TimeFormat, error) {
+	tf, err := render.ParseTimeFormat(f.timeFormat)
+	if err != nil {
+		return nil, 0, fmt.Errorf("--time-format: %w", err)
+	}
+	if f.columns == nil {
+		return nil, tf, nil
+	}
+	cols, err := render.ParseColumns(f.columns)
+	if err != nil {
+		return nil, 0, fmt.Errorf("--columns: %w", err)
+	}
+	return cols, tf, nil
+}
+
+// fitWidth returns the width to fit the summary table into: --width;
+// else, when w is a terminal, $COLUMNS (as the shell sets it) or the
+// terminal's own width, 80 when neither says; else 0, the full width,
+// for a file or a pipe whose reader wants every cell.
+func (f *tableFlags) fitWidth(w io.Writer) (int, error) {
+	if f.width < 0 {
+		return 0, fmt.Errorf("--width must not be negative")
+	}
+	if f.width > 0 || !isTerminal(w) {
+		return f.width, nil
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n, nil
+	}
+	if n, _, err := term.GetSize(int(w.(*os.File).Fd())); err == nil && n > 0 {
+		return n, nil
+	}
+	return 80, nil
+}
+
+// originSetter is a summary table, whose relative times count from the
+// capture's first exchange, shown or not.
+type originSetter interface{ SetOrigin(time.Time) }
+
+// setOrigin has w's relative times count from ex, the capture's first
+// exchange, when w is a summary table.
+func setOrigin(w exchangeWriter, ex *dissect.Exchange) {
+	o, ok := w.(originSetter)
+	if !ok {
+		return
+	}
+	switch {
+	case ex.Request != nil:
+		o.SetOrigin(ex.Request.Time)
+	case ex.Response != nil:
+		o.SetOrigin(ex.Response.Time)
+	}
 }
 
 // colorWanted says whether to colour output written to w: only on a

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,8 @@ import (
 	"github.com/kdissect/kdissect/dissect"
 )
 
-// summaryHeader names the summary table's columns.
+// summaryHeader names the summary table's columns; the time column's
+// header depends on its TimeFormat.
 var summaryHeader = []string{"time (UTC)", "stream", "client", "broker", "api", "corr", "client id", "topics", "records", "errors", "latency", "notes"}
 
 // Table collects exchanges as rows of the summary table and renders them.
@@ -24,11 +26,25 @@ var summaryHeader = []string{"time (UTC)", "stream", "client", "broker", "api", 
 // rows come, the first rows in memory and the others in a temporary file,
 // and Flush streams them through tablewriter at those widths, which
 // renders them exactly as a table of all the rows at once would be.
+//
+// With TimeAbsolute, the time column shows the year when the rows span
+// more than one year (the first and the last row's years differ): a
+// whole table knows, and its output does not depend on the day it is
+// made.
 type Table struct {
 	// Colors paints the errors and notes cells; the zero value does not.
 	Colors Colors
+	// Columns are the columns shown, in this order, as ParseColumns
+	// returns them; nil shows every column in the default order.
+	Columns []string
+	// Time is the time column's format.
+	Time TimeFormat
 
 	w      io.Writer
+	cols   []int // the columns shown; nil until the first row
+	timeAt int   // the time column's index in cols, -1 when not shown
+	times  timeCells
+	years  [2]int     // the first and the latest year of an absolute time cell; 0: none yet
 	widths []int      // widest cell of each column so far, in terminal cells
 	rows   [][]string // the first memRows rows
 	spill  *rowFile   // the rows after them; nil until needed
@@ -42,30 +58,83 @@ const memRows = 4096
 // NewTable returns a summary table writing to w on Flush.
 func NewTable(w io.Writer) *Table { return &Table{w: w} }
 
+// SetOrigin makes relative times (TimeRelative) count from t, the first
+// exchange of the capture whether shown or not, when it is called before
+// the first row; the first row's time is the origin otherwise. Call it
+// in the order of AddRow, not concurrently with it.
+func (t *Table) SetOrigin(ts time.Time) { t.times.setOrigin(ts) }
+
 // Write adds ex as a row.
 func (t *Table) Write(ex *dissect.Exchange) error {
 	return t.AddRow(t.Row(ex))
 }
 
-// Row returns the cells of the row of ex, as Write adds it. It may run on
-// many goroutines at once, so that rows are made in parallel; AddRow then
-// adds them in order.
+// Row returns the cells of the row of ex, for AddRow, which formats the
+// time cell (relative and delta times depend on the rows before). It may
+// run on many goroutines at once, so that rows are made in parallel;
+// AddRow then adds them in order.
 func (t *Table) Row(ex *dissect.Exchange) []string {
-	row := SummaryRow(ex)
+	row := summaryCells(ex)
 	for i := range row {
 		row[i] = sanitize(row[i])
 	}
-	row[9] = t.Colors.Error(row[9])  // errors
-	row[11] = t.Colors.Note(row[11]) // notes
+	row[colTime] = rawTime(exchangeTime(ex))
+	row[colErrors] = t.Colors.Error(row[colErrors])
+	row[colNotes] = t.Colors.Note(row[colNotes])
 	return row
 }
 
 // AddRow adds a row Row returned.
 func (t *Table) AddRow(row []string) error {
+	if t.cols == nil {
+		t.cols = selectColumns(t.Columns)
+		t.timeAt = slices.Index(t.cols, colTime)
+		t.times.format, t.times.layout = t.Time, layoutYear
+	}
+	ts := parseRawTime(row[colTime])
+	row[colTime] = t.times.cell(ts)
+	if t.timeAt >= 0 && t.Time == TimeAbsolute && !ts.IsZero() {
+		y := ts.UTC().Year()
+		if t.years[0] == 0 {
+			t.years[0] = y
+		}
+		t.years[1] = y
+	}
+	cells := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		cells[i] = row[c]
+	}
+	return t.addCells(cells)
+}
+
+// header returns the header of the columns shown.
+func (t *Table) header() []string {
+	return columnHeader(t.cols, t.Time)
+}
+
+// columnHeader returns the header of the columns cols.
+func columnHeader(cols []int, f TimeFormat) []string {
+	h := make([]string, len(cols))
+	for i, c := range cols {
+		h[i] = summaryHeader[c]
+		if c == colTime {
+			h[i] = f.header()
+		}
+	}
+	return h
+}
+
+// addCells adds the cells of a row as shown.
+func (t *Table) addCells(row []string) error {
+	if t.cols == nil { // tests add cells of every column
+		t.cols = selectColumns(nil)
+		t.timeAt = -1
+	}
 	if t.widths == nil {
-		t.widths = make([]int, len(summaryHeader))
-		for i, h := range summaryHeader {
-			t.widths[i] = cellWidth(h)
+		h := t.header()
+		t.widths = make([]int, len(h))
+		for i, c := range h {
+			t.widths[i] = cellWidth(c)
 		}
 	}
 	for i, c := range row[:min(len(row), len(t.widths))] {
@@ -114,6 +183,13 @@ func (t *Table) Flush() error {
 			spill.close()
 		}
 	}()
+	// Absolute times were made with their year: it goes when every row
+	// is of the same year.
+	sameYear := t.timeAt >= 0 && t.years[0] != 0 && t.years[0] == t.years[1]
+	yearLen := len(layoutYear) - len(layoutDate)
+	if sameYear {
+		t.widths[t.timeAt] = max(cellWidth(t.header()[t.timeAt]), t.widths[t.timeAt]-yearLen)
+	}
 	widths := tw.NewMapper[int, int]()
 	for i, w := range t.widths {
 		widths.Set(i, w+2) // and a space of padding on each side
@@ -129,15 +205,21 @@ func (t *Table) Flush() error {
 	if err := tbl.Start(); err != nil {
 		return err
 	}
-	tbl.Header(summaryHeader)
+	tbl.Header(t.header())
+	appendRow := func(row []string) error {
+		if sameYear && len(row[t.timeAt]) == len(layoutYear) {
+			row[t.timeAt] = row[t.timeAt][yearLen:]
+		}
+		return tbl.Append(row)
+	}
 	for _, row := range t.rows {
-		if err := tbl.Append(row); err != nil {
+		if err := appendRow(row); err != nil {
 			return err
 		}
 	}
 	if spill != nil {
 		if err := spill.each(func(row []string) error {
-			if err := tbl.Append(row); err != nil {
+			if err := appendRow(row); err != nil {
 				return err
 			}
 			return sw.err // stop at the first write error
@@ -151,18 +233,19 @@ func (t *Table) Flush() error {
 	return sw.err
 }
 
-// SummaryRow returns the summary table cells of ex.
+// SummaryRow returns the summary table cells of ex, its time absolute
+// without the year.
 func SummaryRow(ex *dissect.Exchange) []string {
+	row := summaryCells(ex)
+	row[colTime] = exchangeTime(ex).UTC().Format(layoutDate)
+	return row
+}
+
+// summaryCells returns the summary table cells of ex but its time.
+func summaryCells(ex *dissect.Exchange) []string {
 	dec := ex.Decoded
 	if dec == nil {
 		dec = &dissect.Decoded{}
-	}
-	var ts time.Time
-	switch {
-	case ex.Request != nil:
-		ts = ex.Request.Time
-	case ex.Response != nil:
-		ts = ex.Response.Time
 	}
 	api := "?"
 	switch {
@@ -198,7 +281,7 @@ func SummaryRow(ex *dissect.Exchange) []string {
 		notes = fmt.Sprintf("(%d) %s", len(ex.Notes), truncate(first, width-4))
 	}
 	return []string{
-		ts.UTC().Format("01-02 15:04:05.000000"),
+		"", // the time: its format depends on the table
 		strconv.Itoa(ex.Stream),
 		ex.Client.String(),
 		ex.Broker.String(),

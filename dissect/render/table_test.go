@@ -47,7 +47,7 @@ func TestTableMatchesTablewriter(t *testing.T) {
 		table := NewTable(&got)
 		table.keep = iter % 4 // 0: all in memory
 		for _, r := range rows {
-			if err := table.AddRow(r); err != nil {
+			if err := table.addCells(r); err != nil {
 				t.Fatal(err)
 			}
 		}
