@@ -30,54 +30,74 @@ import (
 // and the broker's port.
 func tlsWorkload(t *testing.T, clientTLS *tls.Config, keylog string) (string, string) {
 	t.Helper()
-	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1)}
+	var cert *tls.Certificate
 	if clientTLS != nil {
-		opts = append(opts, kfake.TLS(&tls.Config{Certificates: []tls.Certificate{tlstest.Cert(t, false)}}))
+		c := tlstest.Cert(t, false)
+		cert = &c
+	}
+	return liveTLSCapture(t, cert, keylog, func(addr string) {
+		var kopts []kgo.Opt
+		if clientTLS != nil {
+			f, err := os.OpenFile(keylog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cfg := clientTLS.Clone()
+			cfg.InsecureSkipVerify, cfg.ServerName, cfg.KeyLogWriter = true, "kafka.test", f
+			kopts = append(kopts, kgo.DialTLSConfig(cfg))
+		}
+		cl, err := kgo.NewClient(append(kopts, kgo.SeedBrokers(addr), kgo.ClientID("tls-test"), kgo.DefaultProduceTopic("tls-topic"),
+			kgo.AllowAutoTopicCreation(), kgo.ConsumeTopics("tls-topic"), kgo.ProducerLinger(0))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for i := range 10 {
+			r := &kgo.Record{Key: fmt.Appendf(nil, "k%d", i), Value: fmt.Appendf(nil, "value %d", i)}
+			if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+				t.Fatalf("produce: %v", err)
+			}
+		}
+		for n := 0; n < 10; {
+			fs := cl.PollFetches(ctx)
+			if err := fs.Err0(); err != nil {
+				t.Fatalf("consume: %v", err)
+			}
+			n += fs.NumRecords()
+		}
+	})
+}
+
+// liveTLSCapture captures on lo, with kdissect live -w, what client does
+// with a one-broker kfake cluster at addr: a TLS listener with cert when
+// cert is set, live then reading the key log keylog as the client appends
+// to it. It returns the capture's path and the broker's port.
+func liveTLSCapture(t *testing.T, cert *tls.Certificate, keylog string, client func(addr string)) (string, string) {
+	t.Helper()
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1)}
+	if cert != nil {
+		opts = append(opts, kfake.TLS(&tls.Config{Certificates: []tls.Certificate{*cert}}))
 	}
 	b := startCluster(t, opts...)
 	addr := b.ListenAddrs()[0]
 	pcap := filepath.Join(t.TempDir(), "tls.pcap")
 	args := []string{"live", "-i", "lo", "-p", portOf(t, addr), "-w", pcap, "--format", "json"}
-	var kopts []kgo.Opt
-	if clientTLS != nil {
-		f, err := os.OpenFile(keylog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
+	if cert != nil {
+		// The client appends to it, as SSLKEYLOGFILE writers do.
+		if err := os.WriteFile(keylog, nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		defer f.Close()
-		cfg := clientTLS.Clone()
-		cfg.InsecureSkipVerify, cfg.ServerName, cfg.KeyLogWriter = true, "kafka.test", f
-		kopts = append(kopts, kgo.DialTLSConfig(cfg))
 		args = append(args, "--tls-keylog", keylog)
 	}
 	run := startLive(t, args...)
-	cl, err := kgo.NewClient(append(kopts, kgo.SeedBrokers(addr), kgo.ClientID("tls-test"), kgo.DefaultProduceTopic("tls-topic"),
-		kgo.AllowAutoTopicCreation(), kgo.ConsumeTopics("tls-topic"), kgo.ProducerLinger(0))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for i := range 10 {
-		r := &kgo.Record{Key: fmt.Appendf(nil, "k%d", i), Value: fmt.Appendf(nil, "value %d", i)}
-		if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
-			cl.Close()
-			t.Fatalf("produce: %v", err)
-		}
-	}
-	for n := 0; n < 10; {
-		fs := cl.PollFetches(ctx)
-		if err := fs.Err0(); err != nil {
-			cl.Close()
-			t.Fatalf("consume: %v", err)
-		}
-		n += fs.NumRecords()
-	}
-	cl.Close()
+	client(addr)
 	if err := run.wait(t, true); err != nil {
 		t.Fatalf("kdissect live: %v\n%s", err, run.stderr)
 	}
-	if clientTLS != nil {
+	if cert != nil {
 		// Live decrypted as it captured: the key log grew meanwhile.
 		if out := run.stdout.String(); !strings.Contains(out, `"api":"Produce"`) || strings.Contains(out, "give --tls-keylog") {
 			t.Errorf("live output does not show decrypted Produce requests:\n%.2000s", out)
@@ -87,11 +107,13 @@ func tlsWorkload(t *testing.T, clientTLS *tls.Config, keylog string) (string, st
 }
 
 // tlsRun is what a capture's exchanges show: the (API, version) pairs,
-// the records produced (key=value), the notes, and the TLS objects.
+// the records produced and fetched (key=value), the notes, and the TLS
+// objects.
 type tlsRun struct {
 	apis     []string
 	requests []string // "ApiKey vVersion corrId", sorted
 	produced []string
+	fetched  []string // in the order of the Fetch responses
 	notes    []string
 	tls      map[string]bool
 }
@@ -112,6 +134,7 @@ func readTLSRun(t *testing.T, pcap, port string, extra ...string) tlsRun {
 			API     *string         `json:"api"`
 			Version *int            `json:"api_version"`
 			Request json.RawMessage `json:"request"`
+			Resp    json.RawMessage `json:"response"`
 			Notes   []string        `json:"notes"`
 			TLS     json.RawMessage `json:"tls"`
 		}
@@ -123,15 +146,11 @@ func readTLSRun(t *testing.T, pcap, port string, extra ...string) tlsRun {
 			if string(ex.Request) != "null" {
 				r.requests = append(r.requests, fmt.Sprintf("%d v%d %d", *ex.Key, *ex.Version, ex.Corr))
 			}
-			if *ex.API == "Produce" {
-				var req any
-				_ = json.Unmarshal(ex.Request, &req)
-				var keys, values []any
-				walkJSON(req, "Key", &keys)
-				walkJSON(req, "Value", &values)
-				for i := range min(len(keys), len(values)) {
-					r.produced = append(r.produced, fmt.Sprint(keys[i], "=", values[i]))
-				}
+			switch *ex.API {
+			case "Produce":
+				r.produced = append(r.produced, recordsIn(ex.Request)...)
+			case "Fetch":
+				r.fetched = append(r.fetched, recordsIn(ex.Resp)...)
 			}
 		}
 		r.notes = append(r.notes, ex.Notes...)
@@ -143,6 +162,20 @@ func readTLSRun(t *testing.T, pcap, port string, extra ...string) tlsRun {
 	r.apis = slices.Compact(r.apis)
 	slices.Sort(r.requests)
 	return r
+}
+
+// recordsIn returns the records of a JSON body as key=value.
+func recordsIn(body json.RawMessage) []string {
+	var v any
+	_ = json.Unmarshal(body, &v)
+	var keys, values []any
+	walkJSON(v, "Key", &keys)
+	walkJSON(v, "Value", &values)
+	var recs []string
+	for i := range min(len(keys), len(values)) {
+		recs = append(recs, fmt.Sprint(keys[i], "=", values[i]))
+	}
+	return recs
 }
 
 // tsharkTLSRequests returns the requests tshark decodes in a TLS capture
@@ -177,8 +210,8 @@ func TestTLSLiveCapture(t *testing.T) {
 	mustLiveCapture(t)
 	plainPcap, plainPort := tlsWorkload(t, nil, "")
 	plain := readTLSRun(t, plainPcap, plainPort)
-	if len(plain.produced) != 10 {
-		t.Fatalf("plaintext run: %d records produced, want 10: %v", len(plain.produced), plain.produced)
+	if len(plain.produced) != 10 || len(plain.fetched) != 10 {
+		t.Fatalf("plaintext run: %d records produced, %d fetched, want 10: %v %v", len(plain.produced), len(plain.fetched), plain.produced, plain.fetched)
 	}
 	for _, tc := range []struct {
 		name    string
@@ -195,8 +228,8 @@ func TestTLSLiveCapture(t *testing.T) {
 			keylog := filepath.Join(t.TempDir(), "keys.log")
 			pcap, port := tlsWorkload(t, tc.cfg, keylog)
 			got := readTLSRun(t, pcap, port, "--tls-keylog", keylog)
-			if !slices.Equal(got.apis, plain.apis) || !slices.Equal(got.produced, plain.produced) || len(got.notes) > 0 {
-				t.Errorf("decrypted: APIs %v\nproduced %v\nnotes %q\nplaintext: APIs %v\nproduced %v", got.apis, got.produced, got.notes, plain.apis, plain.produced)
+			if !slices.Equal(got.apis, plain.apis) || !slices.Equal(got.produced, plain.produced) || !slices.Equal(got.fetched, plain.fetched) || len(got.notes) > 0 {
+				t.Errorf("decrypted: APIs %v\nproduced %v\nfetched %v\nnotes %q\nplaintext: APIs %v\nproduced %v\nfetched %v", got.apis, got.produced, got.fetched, got.notes, plain.apis, plain.produced, plain.fetched)
 			}
 			if _, err := exec.LookPath("tshark"); err == nil {
 				if ts := tsharkTLSRequests(t, pcap, port, keylog); len(ts) < 10 || !slices.Equal(ts, got.requests) {
