@@ -92,9 +92,10 @@ func (k *keyLogFiles) readNew(f *keyLogFile) error {
 }
 
 // Lookup returns the secrets of a client random, reading the files again
-// when it is not known yet (tlsdecrypt.KeySource).
+// when they are not known yet, or some only: the client may be writing
+// the connection's lines (tlsdecrypt.KeySource).
 func (k *keyLogFiles) Lookup(cr [32]byte) (tlsdecrypt.Secrets, bool) {
-	if s, ok := k.log.Lookup(cr); ok {
+	if s, ok := k.log.Lookup(cr); ok && s.Complete() {
 		return s, true
 	}
 	for i := range k.files {
