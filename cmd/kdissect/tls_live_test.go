@@ -7,11 +7,13 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,10 +76,11 @@ func tlsWorkload(t *testing.T, clientTLS *tls.Config, keylog string) (string, st
 // liveTLSCapture captures on lo, with kdissect live -w, what client does
 // with a one-broker kfake cluster at addr: a TLS listener with cert when
 // cert is set, live then reading the key log keylog as the client appends
-// to it. It returns the capture's path and the broker's port.
-func liveTLSCapture(t *testing.T, cert *tls.Certificate, keylog string, client func(addr string)) (string, string) {
+// to it; more are further kfake options. It returns the capture's path
+// and the broker's port.
+func liveTLSCapture(t *testing.T, cert *tls.Certificate, keylog string, client func(addr string), more ...kfake.Opt) (string, string) {
 	t.Helper()
-	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1)}
+	opts := append([]kfake.Opt{kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1)}, more...)
 	if cert != nil {
 		opts = append(opts, kfake.TLS(&tls.Config{Certificates: []tls.Certificate{*cert}}))
 	}
@@ -100,7 +103,7 @@ func liveTLSCapture(t *testing.T, cert *tls.Certificate, keylog string, client f
 	if cert != nil {
 		// Live decrypted as it captured: the key log grew meanwhile.
 		if out := run.stdout.String(); !strings.Contains(out, `"api":"Produce"`) || strings.Contains(out, "give --tls-keylog") {
-			t.Errorf("live output does not show decrypted Produce requests:\n%.2000s", out)
+			t.Errorf("live output does not show decrypted Produce requests:\n%.2000s\nnotes: %s", out, liveNotes(out))
 		}
 	}
 	return pcap, portOf(t, addr)
@@ -194,7 +197,15 @@ func tsharkTLSRequests(t *testing.T, pcap, port, keylog string) []string {
 		if len(f) != 3 {
 			t.Fatalf("tshark line %q", line)
 		}
-		reqs = append(reqs, fmt.Sprintf("%s v%s %s", f[0], f[1], f[2]))
+		// Two requests in one TCP segment: one line, the values
+		// comma-separated.
+		keys, vers, corrs := strings.Split(f[0], ","), strings.Split(f[1], ","), strings.Split(f[2], ",")
+		if len(vers) != len(keys) || len(corrs) != len(keys) {
+			t.Fatalf("tshark line %q", line)
+		}
+		for i := range keys {
+			reqs = append(reqs, fmt.Sprintf("%s v%s %s", keys[i], vers[i], corrs[i]))
+		}
 	}
 	slices.Sort(reqs)
 	return reqs
@@ -260,6 +271,129 @@ func TestTLSLiveCapture(t *testing.T) {
 			none := readTLSRun(t, pcap, port)
 			if len(none.apis) > 0 || len(none.notes) == 0 || !strings.Contains(none.notes[0], "give --tls-keylog") {
 				t.Errorf("without keys: APIs %v, notes %q", none.apis, none.notes)
+			}
+		})
+	}
+}
+
+// liveNotes are the lines of live's JSON output that have notes.
+func liveNotes(out string) string {
+	var b strings.Builder
+	for line := range strings.Lines(out) {
+		if strings.Contains(line, `"notes":["`) {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// pythonWithKafka is Debian's python3 (where python3-kafka installs),
+// checked for the kafka module; the test is skipped without it.
+func pythonWithKafka(t *testing.T) string {
+	t.Helper()
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(py, "-c", "import kafka").Run() == nil {
+			return py
+		}
+	}
+	t.Skip("kafka-python not importable by /usr/bin/python3 or python3 (Debian: apt-get install python3-kafka)")
+	return ""
+}
+
+// pythonWorkload captures on lo testdata/kafkapython_tls.py producing 10
+// records and consuming them back: in plaintext when mode is "plain", else
+// over TLS mode ("1.3", "1.2", with OpenSSL's cipher list ciphers) with
+// the test certificate as its CA, its keys in keylog.
+func pythonWorkload(t *testing.T, py, mode, ciphers, keylog string) (string, string) {
+	t.Helper()
+	var cert *tls.Certificate
+	var ca string
+	if mode != "plain" {
+		c := tlstest.Cert(t, false)
+		cert = &c
+		ca = filepath.Join(t.TempDir(), "ca.pem")
+		if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Certificate[0]}), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return liveTLSCapture(t, cert, keylog, func(addr string) {
+		args := []string{"testdata/kafkapython_tls.py", addr, "py-topic", "10", mode}
+		if mode != "plain" {
+			args = append(args, ca, keylog)
+			if ciphers != "" {
+				args = append(args, ciphers)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if out, err := exec.CommandContext(ctx, py, args...).CombinedOutput(); err != nil {
+			t.Fatalf("kafka-python %s: %v\n%s", mode, err, out)
+		}
+	}, kfake.SeedTopics(1, "py-topic")) // Metadata v1, kafka-python's, creates no topic in kfake
+}
+
+// tsharkServerSuite is the cipher suite of the Server Hellos tshark reads
+// in a capture, by name.
+func tsharkServerSuite(t *testing.T, pcap, port string) []string {
+	t.Helper()
+	out, err := exec.Command("tshark", "-r", pcap, "-d", "tcp.port=="+port+",tls",
+		"-Y", "tls.handshake.type == 2", "-T", "fields", "-e", "tls.handshake.ciphersuite").Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	var suites []string
+	for line := range strings.Lines(string(out)) {
+		v, err := strconv.ParseUint(strings.TrimSpace(line), 0, 16)
+		if err != nil {
+			t.Fatalf("tshark cipher suite %q", line)
+		}
+		suites = append(suites, tls.CipherSuiteName(uint16(v)))
+	}
+	slices.Sort(suites)
+	return slices.Compact(suites)
+}
+
+// TestKafkaPythonTLS: kafka-python (Debian's python3-kafka, Python's ssl
+// over OpenSSL, ssl_context.keylog_filename) against kfake's TLS
+// listener, TLS 1.3 and TLS 1.2, captured and decrypted live on lo with
+// the key log Python appends to during the capture, then read from the
+// file: the same APIs and versions, records produced and fetched, as the
+// same script in plaintext, no note; tshark given the key log decrypts
+// the same requests, and names the cipher suite our tls objects name.
+func TestKafkaPythonTLS(t *testing.T) {
+	py := pythonWithKafka(t)
+	mustLiveCapture(t)
+	plainPcap, plainPort := pythonWorkload(t, py, "plain", "", "")
+	plain := readTLSRun(t, plainPcap, plainPort)
+	if len(plain.produced) != 10 || len(plain.fetched) != 10 {
+		t.Fatalf("plaintext run: %d records produced, %d fetched, want 10: %v %v", len(plain.produced), len(plain.fetched), plain.produced, plain.fetched)
+	}
+	for _, tc := range []struct{ name, mode, ciphers, version string }{
+		{"1.3", "1.3", "", "1.3"},
+		{"1.2-AES256", "1.2", "ECDHE-ECDSA-AES256-GCM-SHA384", "1.2"},
+		{"1.2-CHACHA20", "1.2", "ECDHE-ECDSA-CHACHA20-POLY1305", "1.2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keylog := filepath.Join(t.TempDir(), "keys.log")
+			pcap, port := pythonWorkload(t, py, tc.mode, tc.ciphers, keylog)
+			got := readTLSRun(t, pcap, port, "--tls-keylog", keylog)
+			if !slices.Equal(got.apis, plain.apis) || !slices.Equal(got.produced, plain.produced) || !slices.Equal(got.fetched, plain.fetched) || len(got.notes) > 0 {
+				t.Errorf("decrypted: APIs %v\nproduced %v\nfetched %v\nnotes %q\nplaintext: APIs %v\nproduced %v\nfetched %v", got.apis, got.produced, got.fetched, got.notes, plain.apis, plain.produced, plain.fetched)
+			}
+			if _, err := exec.LookPath("tshark"); err != nil {
+				t.Skip("tshark not installed: its check skipped (CI installs it)")
+			}
+			if ts := tsharkTLSRequests(t, pcap, port, keylog); len(ts) < 10 || !slices.Equal(ts, got.requests) {
+				t.Errorf("tshark decrypts requests %v\nwe %v", ts, got.requests)
+			}
+			suites := tsharkServerSuite(t, pcap, port)
+			if len(suites) != 1 {
+				t.Fatalf("tshark reads cipher suites %v, want one", suites)
+			}
+			// kafka-python connects to 127.0.0.1: no SNI.
+			want := fmt.Sprintf(`{"version":"%s","cipher":"%s","sni":""}`, tc.version, suites[0])
+			if len(got.tls) != 1 || !got.tls[want] {
+				t.Errorf("tls objects %v, want %s", got.tls, want)
 			}
 		})
 	}
