@@ -398,3 +398,65 @@ func TestKafkaPythonTLS(t *testing.T) {
 		})
 	}
 }
+
+// keyLogLines counts the CLIENT_TRAFFIC_SECRET_0 lines of a key log (one
+// a TLS 1.3 connection) and fails unless it is the owner's only.
+func keyLogLines(t *testing.T, path string) int {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("%s: mode %v, want 0600", path, st.Mode().Perm())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "CLIENT_TRAFFIC_SECRET_0 ")
+}
+
+// TestClientCommandsTLSKeyLog: produce and consume over TLS with
+// --tls-keylog K, captured by `live --tls-keylog K` on lo: the capture
+// decrypts (the records produced and fetched, no note), both runs
+// appended to K. replay's target connection writes its keys with
+// --tls-keylog-out, its --tls-keylog reading the capture's.
+func TestClientCommandsTLSKeyLog(t *testing.T) {
+	mustLiveCapture(t)
+	keylog := filepath.Join(t.TempDir(), "keys.log")
+	cert := tlstest.Cert(t, false)
+	var after [2]int
+	pcap, port := liveTLSCapture(t, &cert, keylog, func(addr string) {
+		if code, _, errs := runClientCmd(t, "v0\nv1\nv2\nv3\nv4\n", "produce", "-b", addr, "-t", "cli-topic", "-p", "0",
+			"--tls-insecure", "--tls-keylog", keylog); code != 0 {
+			t.Fatalf("produce: exit %d: %s", code, errs)
+		}
+		after[0] = keyLogLines(t, keylog)
+		if code, out, errs := runClientCmd(t, "", "consume", "-b", addr, "-t", "cli-topic", "-e", "-q",
+			"--tls-insecure", "--tls-keylog", keylog); code != 0 || strings.Count(out, "\n") != 5 {
+			t.Fatalf("consume: exit %d: %s\n%s", code, errs, out)
+		}
+		after[1] = keyLogLines(t, keylog)
+	})
+	if after[0] == 0 || after[1] <= after[0] {
+		t.Errorf("key log connections after produce %d, after consume %d: want some, then more", after[0], after[1])
+	}
+	got := readTLSRun(t, pcap, port, "--tls-keylog", keylog)
+	want := []string{"<nil>=v0", "<nil>=v1", "<nil>=v2", "<nil>=v3", "<nil>=v4"}
+	if !slices.Equal(got.produced, want) || !slices.Equal(got.fetched, want) || len(got.notes) > 0 || len(got.tls) != 1 {
+		t.Errorf("decrypted: APIs %v\nproduced %v\nfetched %v\nnotes %q\ntls %v", got.apis, got.produced, got.fetched, got.notes, got.tls)
+	}
+
+	target := startCluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.TLS(&tls.Config{Certificates: []tls.Certificate{cert}}))
+	out := filepath.Join(t.TempDir(), "replay-keys.log")
+	code, stdout, errs := runClientCmd(t, "", "replay", pcap, "-p", port, "-b", target.ListenAddrs()[0], "--speed", "max", "--format", "json",
+		"--tls-keylog", keylog, "--tls-insecure", "--tls-keylog-out", out)
+	var rep replay.Report
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || rep.Total.Records != 5 {
+		t.Errorf("replay: exit %d, %d records sent, stderr %s\n%s", code, rep.Total.Records, errs, stdout)
+	}
+	if n := keyLogLines(t, out); n == 0 {
+		t.Errorf("replay --tls-keylog-out wrote no TLS 1.3 connection's keys")
+	}
+}

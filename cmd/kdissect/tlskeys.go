@@ -103,3 +103,15 @@ func (k *keyLogFiles) Lookup(cr [32]byte) (tlsdecrypt.Secrets, bool) {
 	}
 	return k.log.Lookup(cr)
 }
+
+// openKeyLogWriter opens the NSS key log a client command writes its TLS
+// session keys to (tls.Config.KeyLogWriter): appended to, as the
+// SSLKEYLOGFILE writers do, so that one file gathers several runs, and
+// created readable by its owner only, since it decrypts the traffic.
+func openKeyLogWriter(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("key log to write: %w", err)
+	}
+	return f, nil
+}
