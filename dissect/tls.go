@@ -150,9 +150,12 @@ func (t *tlsConn) Note(d tlsdecrypt.Dir, msg string) {
 
 // finish ends the TLS layer with the connection: a connection that
 // decrypted nothing (it ended in the handshake) still gets its exchange.
+// One whose encrypted handshake records decrypted, with no note, and that
+// then closed with no application data (kafka-python's first
+// connection) carried nothing, and shows nothing, as in plaintext.
 func (t *tlsConn) finish() {
 	t.dec.Close()
-	if !t.plain {
+	if !t.plain && (t.dec.Info().Decrypted == 0 || len(t.notes) > 0) {
 		t.encrypted()
 	}
 }

@@ -2,8 +2,9 @@ package dissect
 
 import (
 	"bytes"
-	"crypto/tls"
 	"testing"
+
+	"github.com/kdissect/kdissect/internal/tlstest"
 )
 
 // BenchmarkTLSRead dissects the same conversation (3000 exchanges, about
@@ -15,27 +16,19 @@ import (
 //	go test ./dissect -run '^$' -bench TLSRead -benchmem
 func BenchmarkTLSRead(b *testing.B) {
 	reqs, resps := benchConversation(3000)
-	for _, tc := range []struct {
-		name string
-		cfg  *tls.Config
-	}{
-		{"plain", nil},
-		{"tls1.3-aes128gcm", &tls.Config{MaxVersion: tls.VersionTLS13}},
-		{"tls1.2-aes128gcm", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}},
-		{"tls1.2-chacha20", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256}}},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
+	for _, v := range tlstest.BenchVariants() {
+		b.Run(v.Name, func(b *testing.B) {
 			clock := testClock()
 			c := newConn(b, linkVariants[0], 40000, 9093, &clock)
 			pkts := c.handshake()
 			opts := Options{Ports: []uint16{9093}}
-			if tc.cfg == nil {
+			if v.Config == nil {
 				for i := range reqs {
 					pkts = append(pkts, c.send(true, reqs[i], seg(len(reqs[i]))...)...)
 					pkts = append(pkts, c.send(false, resps[i], seg(len(resps[i]))...)...)
 				}
 			} else {
-				chunks, kl := tlsConversation(b, tc.cfg, reqs, resps)
+				chunks, kl := tlsConversation(b, v.Config, reqs, resps)
 				for _, ch := range chunks {
 					pkts = append(pkts, c.send(ch.fromClient, ch.data, seg(len(ch.data))...)...)
 				}

@@ -37,6 +37,8 @@ type brokerFlags struct {
 	saslToken    string
 	tlsCert      string
 	tlsKey       string
+	tlsKeyLog    string   // --tls-keylog (replay: --tls-keylog-out): the session keys written
+	keyLog       *os.File // open once tlsConfig ran; closeKeyLog closes it
 	props        []string // -X name=value
 	propFiles    []string // -F
 	saslNeeded   bool     // security.protocol sasl_*
@@ -46,6 +48,13 @@ type brokerFlags struct {
 }
 
 func (f *brokerFlags) register(fs *pflag.FlagSet) {
+	f.registerAs(fs, "tls-keylog")
+}
+
+// registerAs registers the flags, the key log written under keyLogFlag:
+// replay's --tls-keylog reads the capture's keys, so its target
+// connection's are written with --tls-keylog-out.
+func (f *brokerFlags) registerAs(fs *pflag.FlagSet, keyLogFlag string) {
 	f.fs = fs
 	fs.StringSliceVarP(&f.brokers, "brokers", "b", nil, "bootstrap broker HOST:PORT (IPv6 as [::1]:9092), repeatable or comma-separated")
 	fs.DurationVar(&f.timeout, "timeout", client.DefaultRequestTimeout, "request timeout")
@@ -55,6 +64,7 @@ func (f *brokerFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.tlsInsecure, "tls-insecure", false, "do not verify the broker's certificate (implies --tls)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM file of the client certificate, for mutual TLS (with --tls-key; implies --tls)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM file of the client certificate's private key")
+	fs.StringVar(&f.tlsKeyLog, keyLogFlag, "", "append the TLS session keys to this NSS key log (SSLKEYLOGFILE) file, created 0600, to decrypt a capture of this traffic (implies --tls)")
 	fs.StringVar(&f.saslMech, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER or AWS_MSK_IAM")
 	fs.StringVar(&f.saslUser, "sasl-user", "", "SASL user name (AWS_MSK_IAM: the access key id, default $AWS_ACCESS_KEY_ID)")
 	fs.StringVar(&f.saslPassword, "sasl-password", "", "SASL password (default $KDISSECT_SASL_PASSWORD; AWS_MSK_IAM: the secret key, default $AWS_SECRET_ACCESS_KEY)")
@@ -106,10 +116,20 @@ func (f *brokerFlags) resolve() error {
 
 // tlsConfig builds the TLS configuration of the flags, nil for none.
 func (f *brokerFlags) tlsConfig() (*tls.Config, error) {
-	if !f.tls && f.tlsCA == "" && !f.tlsInsecure && f.tlsCert == "" && f.tlsKey == "" {
+	if !f.tls && f.tlsCA == "" && !f.tlsInsecure && f.tlsCert == "" && f.tlsKey == "" && f.tlsKeyLog == "" {
 		return nil, nil
 	}
 	tc := &tls.Config{InsecureSkipVerify: f.tlsInsecure}
+	if f.tlsKeyLog != "" && f.keyLog == nil {
+		kl, err := openKeyLogWriter(f.tlsKeyLog)
+		if err != nil {
+			return nil, inputError{err}
+		}
+		f.keyLog = kl
+	}
+	if f.keyLog != nil {
+		tc.KeyLogWriter = f.keyLog
+	}
 	if f.tlsCA != "" {
 		pem, err := os.ReadFile(f.tlsCA)
 		if err != nil {
@@ -192,9 +212,19 @@ func (f *brokerFlags) open(cmd *cobra.Command, mod func(*client.Config)) (ctx co
 	f.ignored = nil
 	if err != nil {
 		cancel()
+		f.closeKeyLog()
 		return nil, nil, nil, err
 	}
-	return ctx, cl, func() { cl.Close(); cancel() }, nil
+	return ctx, cl, func() { cl.Close(); cancel(); f.closeKeyLog() }, nil
+}
+
+// closeKeyLog closes the key log written, if any (after the client: its
+// connections write to it until they close).
+func (f *brokerFlags) closeKeyLog() {
+	if f.keyLog != nil {
+		f.keyLog.Close()
+		f.keyLog = nil
+	}
 }
 
 // commandContext returns the command's context (background when none)

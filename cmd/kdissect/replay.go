@@ -128,6 +128,7 @@ usage.`,
 			}
 			if len(bf.brokers) > 0 {
 				cfg, err := bf.config()
+				defer bf.closeKeyLog()
 				if err != nil {
 					return err
 				}
@@ -213,7 +214,7 @@ usage.`,
 	format.Usage = "output format: table or json"
 	format.DefValue = "table"
 	cf.format = "table"
-	bf.register(cmd.Flags())
+	bf.registerAs(cmd.Flags(), "tls-keylog-out")
 	cmd.Flags().StringSliceVar(&bf.brokers, "broker", nil, "target broker HOST:PORT (same as -b)")
 	fs := cmd.Flags()
 	fs.StringVar(&rf.speed, "speed", "1", "pacing: 1 keeps the captured gaps between requests, 10 is ten times faster, max as fast as the broker answers")

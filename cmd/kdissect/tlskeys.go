@@ -92,13 +92,26 @@ func (k *keyLogFiles) readNew(f *keyLogFile) error {
 }
 
 // Lookup returns the secrets of a client random, reading the files again
-// when it is not known yet (tlsdecrypt.KeySource).
+// when they are not known yet, or some only: the client may be writing
+// the connection's lines (tlsdecrypt.KeySource).
 func (k *keyLogFiles) Lookup(cr [32]byte) (tlsdecrypt.Secrets, bool) {
-	if s, ok := k.log.Lookup(cr); ok {
+	if s, ok := k.log.Lookup(cr); ok && s.Complete() {
 		return s, true
 	}
 	for i := range k.files {
 		_ = k.readNew(&k.files[i]) // a file gone since: its keys stay known
 	}
 	return k.log.Lookup(cr)
+}
+
+// openKeyLogWriter opens the NSS key log a client command writes its TLS
+// session keys to (tls.Config.KeyLogWriter): appended to, as the
+// SSLKEYLOGFILE writers do, so that one file gathers several runs, and
+// created readable by its owner only, since it decrypts the traffic.
+func openKeyLogWriter(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("key log to write: %w", err)
+	}
+	return f, nil
 }

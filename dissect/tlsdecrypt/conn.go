@@ -307,18 +307,25 @@ func (c *Conn) ready(hf *half) bool {
 		return false
 	}
 	if !c.looked && !c.info.NoKeys {
+		var s Secrets
 		ok := false
 		if c.keys != nil && c.info.ClientHello {
-			c.secrets, ok = c.keys.Lookup(c.info.ClientRandom)
+			s, ok = c.keys.Lookup(c.info.ClientRandom)
 		}
+		full := c.held+len(c.hold) > maxHeld
 		switch {
-		case ok:
-			c.looked = true
+		case ok && (s.Complete() || full):
+			c.secrets, c.looked = s, true
 			c.replay()
-		case c.keys == nil || !c.info.ClientHello || c.held+len(c.hold) > maxHeld:
+			// The records held of this direction set its keys (and
+			// sequence number) already, or ended it.
+			if hf.keyed || hf.mode == modeDead {
+				return hf.keyed && hf.mode != modeDead
+			}
+		case c.keys == nil || !c.info.ClientHello || full:
 			c.info.NoKeys = true
 		default:
-			return false // held (see hold): the keys may come later
+			return false // held (see hold): the keys, or the rest of them, may come later
 		}
 	}
 	if c.info.NoKeys {
@@ -500,6 +507,9 @@ func (c *Conn) holdRecord(hf *half, body []byte) {
 func (c *Conn) replay() {
 	hold := c.hold
 	c.hold, c.held = nil, 0
+	// The record being read when the keys came has its header in hdr.
+	hdrs := [2][5]byte{c.half[0].hdr, c.half[1].hdr}
+	defer func() { c.half[0].hdr, c.half[1].hdr = hdrs[0], hdrs[1] }()
 	for _, h := range hold {
 		hf := &c.half[h.dir]
 		if hf.mode != modeNormal {
@@ -521,9 +531,18 @@ func (c *Conn) noKeys() {
 }
 
 // Close ends the connection: records still held for their keys are
-// given up, the connection taken to have no keys.
+// decrypted with the secrets known by now, even some only, or given up,
+// the connection taken to have no keys.
 func (c *Conn) Close() {
-	if len(c.hold) > 0 {
-		c.noKeys()
+	if len(c.hold) == 0 {
+		return
 	}
+	if c.keys != nil && c.info.ClientHello && !c.info.NoKeys {
+		if s, ok := c.keys.Lookup(c.info.ClientRandom); ok {
+			c.secrets, c.looked = s, true
+			c.replay()
+			return
+		}
+	}
+	c.noKeys()
 }

@@ -28,9 +28,19 @@ type Secrets struct {
 	ServerTraffic   []byte // SERVER_TRAFFIC_SECRET_0
 }
 
+// Complete reports whether s holds what a connection needs: the master
+// secret (TLS 1.2), or both application traffic secrets (TLS 1.3; the
+// handshake secrets only open the handshake). A client appends the lines
+// of one connection one by one, so a source read while it writes may
+// hold some of them only.
+func (s Secrets) Complete() bool {
+	return s.Master != nil || s.ClientTraffic != nil && s.ServerTraffic != nil
+}
+
 // KeySource gives the secrets of the connection whose ClientHello carried
 // clientRandom. It is asked when a connection's first encrypted record
-// arrives, so a source can learn keys while a capture runs.
+// arrives, and again at its next records while the secrets it gave are
+// not Complete, so a source can learn keys while a capture runs.
 type KeySource interface {
 	Lookup(clientRandom [32]byte) (Secrets, bool)
 }
@@ -145,12 +155,19 @@ func (k *KeyLog) Malformed() (malformed, lines int) {
 // Sources is a KeySource that asks each of its sources in turn.
 type Sources []KeySource
 
-// Lookup returns the first source's secrets for clientRandom.
+// Lookup returns the first source's Complete secrets for clientRandom,
+// else the first source's incomplete ones.
 func (ss Sources) Lookup(clientRandom [32]byte) (Secrets, bool) {
+	var some Secrets
+	found := false
 	for _, s := range ss {
-		if sec, ok := s.Lookup(clientRandom); ok {
+		sec, ok := s.Lookup(clientRandom)
+		if ok && sec.Complete() {
 			return sec, true
 		}
+		if ok && !found {
+			some, found = sec, true
+		}
 	}
-	return Secrets{}, false
+	return some, found
 }

@@ -49,3 +49,21 @@ func Cert(t testing.TB, useRSA bool) tls.Certificate {
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
+
+// BenchVariant is a client configuration the TLS benchmarks compare,
+// Config nil for plaintext.
+type BenchVariant struct {
+	Name   string
+	Config *tls.Config
+}
+
+// BenchVariants are plaintext, TLS 1.3 (AES-128-GCM, with AES-NI) and
+// TLS 1.2 with AES-128-GCM and ChaCha20-Poly1305.
+func BenchVariants() []BenchVariant {
+	return []BenchVariant{
+		{"plain", nil},
+		{"tls1.3-aes128gcm", &tls.Config{MinVersion: tls.VersionTLS13}},
+		{"tls1.2-aes128gcm", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}},
+		{"tls1.2-chacha20", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256}}},
+	}
+}
