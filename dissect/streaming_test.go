@@ -464,7 +464,11 @@ func TestMemoryDoesNotGrow(t *testing.T) {
 	big, _, n, st := peakMemory(t, 128<<20)
 	t.Logf("peak live heap: %.2f MB (16 MB capture), %.2f MB (128 MB, %d exchanges, %d connections)",
 		float64(small)/(1<<20), float64(big)/(1<<20), n, st.Connections)
-	if float64(big) > 1.25*float64(small) {
+	// A margin of 2 MiB for what a loaded machine's scheduling leaves
+	// live at a sample (read-ahead batches of 256 KiB, 4 of them, and
+	// their buffers not yet reused): a heap growing with the capture
+	// would grow by far more for 8× the bytes.
+	if float64(big) > 1.25*float64(small)+2<<20 {
 		t.Errorf("peak live heap grew from %d to %d bytes", small, big)
 	}
 }
