@@ -82,3 +82,28 @@ func TestEmptyFrameIsNoExchange(t *testing.T) {
 		}
 	}
 }
+
+// TestCorrStep holds the CorrelationId step a resynchronising framer
+// accepts between consecutive frames to its bounds: strictly upward by at
+// most maxCorrelationStep, or wrapped around past MaxInt32 by as much.
+func TestCorrStep(t *testing.T) {
+	for _, c := range []struct {
+		last, next int32
+		ok         bool
+	}{
+		{5, 5, false}, // the same id again
+		{5, 4, false}, // backward
+		{5, 6, true},
+		{5, 5 + maxCorrelationStep, true},
+		{5, 5 + maxCorrelationStep + 1, false},
+		{math.MaxInt32, math.MinInt32, true},           // wrapped by one
+		{math.MaxInt32, maxCorrelationStep - 2, true},  // d = -(2^31) + maxCorrelationStep - 1: wrapped
+		{math.MaxInt32, maxCorrelationStep - 1, false}, // d = -(2^31) + maxCorrelationStep: too far back
+		{math.MinInt32, math.MaxInt32, false},          // backward by 2^32-1
+		{-1, maxCorrelationStep - 1, true},
+	} {
+		if got := corrStep(c.last, c.next); got != c.ok {
+			t.Errorf("corrStep(%d, %d) = %v, want %v", c.last, c.next, got, c.ok)
+		}
+	}
+}
