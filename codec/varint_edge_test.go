@@ -7,6 +7,7 @@ package codec
 // them rather than to each other.
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"math"
@@ -194,3 +195,32 @@ func varlongBytes(v uint64) []byte {
 	}
 	return append(out, byte(v))
 }
+
+// TestReaderErrorIsSticky checks that after the first error every read
+// returns its zero value and consumes nothing, however many bytes remain:
+// a decoder that goes on after a failure must not pick up values from
+// where the failure left it.
+func TestReaderErrorIsSticky(t *testing.T) {
+	for name, read := range map[string]func(r *Reader) (any, bool){
+		"Uvarint":  func(r *Reader) (any, bool) { v := r.Uvarint(); return v, v == 0 },
+		"Varint":   func(r *Reader) (any, bool) { v := r.Varint(); return v, v == 0 },
+		"Uvarlong": func(r *Reader) (any, bool) { v := r.Uvarlong(); return v, v == 0 },
+		"Varlong":  func(r *Reader) (any, bool) { v := r.Varlong(); return v, v == 0 },
+		"Int8":     func(r *Reader) (any, bool) { v := r.Int8(); return v, v == 0 },
+		"Int16":    func(r *Reader) (any, bool) { v := r.Int16(); return v, v == 0 },
+		"Int32":    func(r *Reader) (any, bool) { v := r.Int32(); return v, v == 0 },
+		"Int64":    func(r *Reader) (any, bool) { v := r.Int64(); return v, v == 0 },
+		"UUID":     func(r *Reader) (any, bool) { v := r.UUID(); return v, v == UUID{} },
+		"String":   func(r *Reader) (any, bool) { v := r.CompactString(); return v, v == "" },
+		"Bytes":    func(r *Reader) (any, bool) { v := r.CompactBytes(); return v, len(v) == 0 },
+	} {
+		// 16 bytes of 0x05 after a failed read: every read above would
+		// take a non-zero value from them.
+		r := NewReader(bytes.Repeat([]byte{0x05}, 16))
+		r.Fail(ErrTruncated)
+		if v, zero := read(r); !zero || r.Offset() != 0 {
+			t.Errorf("%s after an error = %v at offset %d, want zero at 0", name, v, r.Offset())
+		}
+	}
+}
+

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket/layers"
 )
@@ -104,6 +105,40 @@ func TestCorrStep(t *testing.T) {
 	} {
 		if got := corrStep(c.last, c.next); got != c.ok {
 			t.Errorf("corrStep(%d, %d) = %v, want %v", c.last, c.next, got, c.ok)
+		}
+	}
+}
+
+// byteLocator says byte k of a chunk came in packet base+k, at second
+// base+k: every byte its own packet, so an off-by-one in the packet of a
+// frame's last byte shows.
+type byteLocator int64
+
+func (b byteLocator) at(k int) pktRef {
+	return pktRef{index: int64(b) + int64(k), time: time.Unix(int64(b)+int64(k), 0).UnixNano()}
+}
+
+// TestFramerEndTimeIsLastByte checks that a frame's EndTime is its last
+// byte's packet, for a frame taken whole and for one skipped as oversized.
+func TestFramerEndTimeIsLastByte(t *testing.T) {
+	small := reqFrame(3, 12, 1, "c", []byte("ab"))
+	big := reqFrame(3, 12, 2, "c", filler(200, 1))
+	for _, c := range []struct {
+		name  string
+		max   int
+		frame []byte
+	}{{"whole", DefaultMaxFrameSize, small}, {"oversized", 64, big}} {
+		var s testSink
+		f := newFramer(toBroker, c.max, nil, &s, false, nil)
+		stream := cat(c.frame, reqFrame(3, 12, 3, "c", nil))
+		f.feed(stream, byteLocator(0))
+		f.finish(HoleCaptureEnded)
+		if len(s.frames) != 2 {
+			t.Fatalf("%s: %d frames", c.name, len(s.frames))
+		}
+		last := int64(len(c.frame) - 1)
+		if got := s.frames[0].EndTime; !got.Equal(time.Unix(last, 0)) || s.frames[0].Packet != 0 {
+			t.Errorf("%s: EndTime %v, packet %d; want second %d (its last byte), packet 0", c.name, got.Unix(), s.frames[0].Packet, last)
 		}
 	}
 }
