@@ -223,4 +223,3 @@ func TestReaderErrorIsSticky(t *testing.T) {
 		}
 	}
 }
-
