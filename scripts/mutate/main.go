@@ -89,7 +89,7 @@ var (
 )
 
 func main() {
-	n := flag.Int("n", 12, "mutants per kind, sampled (0: all)")
+	n := flag.Int("n", 6, "mutants per kind, sampled (0: all)")
 	seed := flag.Uint64("seed", 1, "sampling seed")
 	timeout := flag.Duration("timeout", 5*time.Minute, "time limit of one test pass")
 	list := flag.Bool("list", false, "list the mutants without running them")
