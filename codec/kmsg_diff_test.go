@@ -21,6 +21,11 @@ package codec
 //     and a nil written where the version is not nullable comes back empty,
 //     so the first decode is the normalised value. kmsg must know every
 //     tagged field we write as known.
+//  3. In both directions, our decode and kmsg's decode of the same bytes,
+//     and our JSON for them, are compared field by field by name
+//     (kmsg_diff_names_test.go), so that a field carrying the wrong name
+//     (two fields of one type swapped in a decoder and its encoder) fails
+//     although every byte matches.
 //
 // Every other case adds random unknown tagged fields to every struct
 // (kmsg.Tags / UnknownTags) at flexible versions. Known tagged fields are
@@ -246,6 +251,7 @@ func TestKmsgDiff(t *testing.T) {
 	var combos, total int
 	var skipped []string
 	perKey := map[string]int{}
+	names := newKdNameStats() // the names kdCompareByName matched and did not
 	for _, c := range kdCombos() {
 		t.Run(c.name(), func(t *testing.T) {
 			combos++
@@ -259,9 +265,9 @@ func TestKmsgDiff(t *testing.T) {
 					g := &kdGen{rng: rng, tags: i%2 == 1}
 					var ok bool
 					if dir == "kmsg→ours" {
-						ok = kdKmsgToOurs(t, c, g, i)
+						ok = kdKmsgToOurs(t, c, g, i, names)
 					} else {
-						ok = kdOursToKmsg(t, c, g, i)
+						ok = kdOursToKmsg(t, c, g, i, names)
 					}
 					if !ok {
 						break // one failure per combination and direction is enough
@@ -282,6 +288,10 @@ func TestKmsgDiff(t *testing.T) {
 		fmt.Fprintf(&b, " %s:%d", k, perKey[k])
 	}
 	t.Logf("cases per API:%s", b.String())
+	t.Logf("%d fields compared by name with kmsg's and in our JSON (%d kmsg fields matched)", names.compared, len(names.kmsgMatched))
+	if um := names.unmatched(); len(um) != 0 {
+		t.Errorf("%d field names match no field on the other side (add a rule or a reviewed kdNameTable/kdKmsgOnly entry):\n%s", len(um), strings.Join(um, "\n"))
+	}
 	for _, s := range skipped {
 		t.Logf("skipped %s", s)
 	}
@@ -433,7 +443,7 @@ func kdKmsgStrayTags(m kdMessage) []string {
 }
 
 // kdKmsgToOurs runs direction 1 for one random kmsg value.
-func kdKmsgToOurs(t *testing.T, c kdCombo, g *kdGen, i int) bool {
+func kdKmsgToOurs(t *testing.T, c kdCombo, g *kdGen, i int, names *kdNameStats) bool {
 	t.Helper()
 	km := c.newKmsg()
 	g.fillKmsg(reflect.ValueOf(km).Elem(), true)
@@ -464,11 +474,11 @@ func kdKmsgToOurs(t *testing.T, c kdCombo, g *kdGen, i int) bool {
 		t.Errorf("kmsg→ours case %d: kmsg reads our bytes differently: %s", i, goldenDiff(fromOurs, fromKmsg))
 		return false
 	}
-	return true
+	return kdByName(t, c, "kmsg→ours", i, ours, fromKmsg, b, names)
 }
 
 // kdOursToKmsg runs direction 2 for one random value of ours.
-func kdOursToKmsg(t *testing.T, c kdCombo, g *kdGen, i int) bool {
+func kdOursToKmsg(t *testing.T, c kdCombo, g *kdGen, i int, names *kdNameStats) bool {
 	t.Helper()
 	x := c.newOurs()
 	g.fillOurs(reflect.ValueOf(x).Elem())
@@ -506,5 +516,5 @@ func kdOursToKmsg(t *testing.T, c kdCombo, g *kdGen, i int) bool {
 		t.Errorf("ours→kmsg case %d: decoding kmsg's bytes differs from decoding ours: %s", i, goldenDiff(d2, d1))
 		return false
 	}
-	return true
+	return kdByName(t, c, "ours→kmsg", i, d1, km, b, names)
 }

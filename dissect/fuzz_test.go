@@ -151,18 +151,17 @@ func FuzzFramer(f *testing.F) {
 	})
 }
 
-// TestWriteFuzzSeeds writes the committed seed corpora: the first 2 KiB of
-// a few shared captures (not the whole files) and small synthetic ones.
-// Run with KDISSECT_WRITE_SEEDS=1 to regenerate.
-func TestWriteFuzzSeeds(t *testing.T) {
-	if os.Getenv("KDISSECT_WRITE_SEEDS") == "" {
-		t.Skip("set KDISSECT_WRITE_SEEDS=1 to regenerate testdata/fuzz")
-	}
+// TestFuzzSeeds holds the committed seed corpora to what this test
+// builds: the first 2 KiB of a few shared captures (not the whole files)
+// and small synthetic ones. A seed missing or stale fails; `go generate
+// ./dissect` (KDISSECT_WRITE_SEEDS=1) rewrites them.
+//
+//go:generate env KDISSECT_WRITE_SEEDS=1 go test -run ^TestFuzzSeeds$ .
+func TestFuzzSeeds(t *testing.T) {
+	rewrite := os.Getenv("KDISSECT_WRITE_SEEDS") == "1"
+	var checked int
 	write := func(target, name string, args ...any) {
 		dir := filepath.Join("testdata", "fuzz", target)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
 		var b strings.Builder
 		b.WriteString("go test fuzz v1\n")
 		for _, a := range args {
@@ -175,14 +174,29 @@ func TestWriteFuzzSeeds(t *testing.T) {
 				fmt.Fprintf(&b, "byte(%q)\n", v)
 			}
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+		path := filepath.Join(dir, name)
+		checked++
+		if !rewrite {
+			if got, err := os.ReadFile(path); err != nil || string(got) != b.String() {
+				t.Errorf("seed %s missing or stale (err %v); rewrite with go generate ./dissect", path, err)
+			}
+			return
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, name := range []string{"go-sniffer_kafka.pcap", "ndpi_kafka.pcapng", "arkime_kafka.pcap", "deepflow_mixed-with-unsupported.pcap", "wswiki-kafka-testcases-v4_fetch.pcapng"} {
 		b, err := os.ReadFile(filepath.Join(publicDir, name))
 		if err != nil {
-			t.Skip(err)
+			if rewrite {
+				t.Fatalf("cannot rewrite the seeds without %s: %v", name, err)
+			}
+			t.Logf("left out: the seed from %s (%v)", name, err)
+			continue
 		}
 		write("FuzzReadCapture", strings.TrimSuffix(name, filepath.Ext(name))+"-head", b[:min(len(b), 2048)])
 	}
@@ -199,4 +213,5 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	write("FuzzReadCapture", "synthetic-sll2-gap-midstream", writePcap(t, layers.LinkTypeLinuxSLL2, pkts))
 	write("FuzzFramer", "pipelined-requests", bytes.Join(reqs, nil), uint64(7), uint8(0))
 	write("FuzzFramer", "responses-midstream-gaps", bytes.Join(resps, nil)[2:], uint64(8), uint8(7))
+	t.Logf("%d seeds checked", checked)
 }

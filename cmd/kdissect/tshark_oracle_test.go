@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -478,6 +479,9 @@ func TestTsharkCompareTool(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, err := exec.Command("python3", tool, c.path, strconv.Itoa(c.port), f, "--show", "50").CombinedOutput()
+			if problem := compareToolFailure(out, err); problem != "" {
+				t.Fatalf("tshark_compare.py %s:\n%s", problem, out)
+			}
 			if err == nil {
 				return
 			}
@@ -493,5 +497,52 @@ func TestTsharkCompareTool(t *testing.T) {
 				t.Errorf("tshark_compare.py:\n%s", out)
 			}
 		})
+	}
+}
+
+// compareToolFailure says what is wrong with a run of tshark_compare.py
+// beyond mismatches: it exits 0 when all match and 1 when some do not,
+// and ends either way with its "exchanges matched" summary. Anything else
+// (a traceback, another exit status, no summary) is the tool failing, not
+// a comparison, and must not pass for one.
+func compareToolFailure(out []byte, err error) string {
+	var exit *exec.ExitError
+	switch {
+	case err != nil && !errors.As(err, &exit):
+		return fmt.Sprintf("did not run: %v", err)
+	case err != nil && exit.ExitCode() != 1:
+		return fmt.Sprintf("failed with exit status %d", exit.ExitCode())
+	case bytes.Contains(out, []byte("Traceback (most recent call last)")):
+		return "crashed"
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if !strings.HasPrefix(lines[len(lines)-1], "exchanges matched ") {
+		return "ended without its summary"
+	}
+	return ""
+}
+
+// TestCompareToolFailure holds compareToolFailure to real python3 runs: a
+// traceback, an unexpected status and a missing summary fail; a run with
+// mismatches and its summary is a comparison.
+func TestCompareToolFailure(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	for _, c := range []struct {
+		script string
+		fails  bool
+	}{
+		{`print("exchanges matched 3/3, field mismatches 0")`, false},
+		{`import sys; print("mismatch (1, 0, 2) x"); print("exchanges matched 2/3, field mismatches 1"); sys.exit(1)`, false},
+		{`print("tshark exchanges 3"); 1/0`, true},                                                                                    // a traceback, exit 1
+		{`import sys; print("exchanges matched 3/3, field mismatches 0"); sys.exit(2)`, true},                                         // another status
+		{`print("tshark exchanges 3")`, true},                                                                                         // no summary
+		{`import sys; print("exchanges matched 3/3, field mismatches 0", file=sys.stderr); import os; os.kill(os.getpid(), 9)`, true}, // killed
+	} {
+		out, err := exec.Command("python3", "-c", c.script).CombinedOutput()
+		if got := compareToolFailure(out, err); (got != "") != c.fails {
+			t.Errorf("%s: compareToolFailure = %q, want failure %v", c.script, got, c.fails)
+		}
 	}
 }

@@ -39,6 +39,7 @@ func testCaptures(t *testing.T) []testCapture {
 	dir := "../../../shared/pcaps-public"
 	f, err := os.Open(filepath.Join(dir, "ports.tsv"))
 	if err != nil {
+		t.Logf("public captures not available (%v): only testdata/pcaps is used", err)
 		return out
 	}
 	defer f.Close()
