@@ -43,6 +43,18 @@ type Error struct {
 	Err error
 }
 
+// Where returns " on TOPIC[PARTITION]" (" on TOPIC" for a whole
+// topic), or "" when the error is about no topic.
+func (e *Error) Where() string {
+	switch {
+	case e.Topic == "":
+		return ""
+	case e.Partition >= 0:
+		return fmt.Sprintf(" on %s[%d]", e.Topic, e.Partition)
+	}
+	return " on " + e.Topic
+}
+
 // Code returns the Kafka error code, or a client-side code (<= -1000).
 func (e *Error) Code() int16 { return e.code }
 
@@ -65,14 +77,7 @@ func (e *Error) Retriable() bool { return e.retriable }
 // Error returns "NAME (code N): description", with the topic-partition,
 // the broker's message and the cause when there are.
 func (e *Error) Error() string {
-	s := e.name + " (code " + strconv.Itoa(int(e.code)) + ")"
-	if e.Topic != "" {
-		if e.Partition >= 0 {
-			s += fmt.Sprintf(" on %s[%d]", e.Topic, e.Partition)
-		} else {
-			s += " on " + e.Topic
-		}
-	}
+	s := e.name + " (code " + strconv.Itoa(int(e.code)) + ")" + e.Where()
 	switch {
 	case e.Message != "":
 		s += ": " + e.Message

@@ -167,7 +167,7 @@ func DecodeRecordSet(raw []byte, opts RecordDecodeOptions) *RecordSet {
 
 func (d *recordDecoder) decodeSet(raw []byte) {
 	s := d.s
-	batches, messages := countEntries(raw)
+	batches, messages, _ := countEntries(raw)
 	if n := batches + messages; n > 0 && d.budget.charge(int64(n)*sizeEntry) {
 		s.Entries = make([]RecordEntry, 0, n)
 	}
@@ -221,10 +221,10 @@ func (d *recordDecoder) decodeSet(raw []byte) {
 }
 
 // countEntries returns how many complete entries of each format raw holds,
-// up to the first that cannot be framed.
-func countEntries(raw []byte) (batches, messages int) {
-	for pos := 0; pos < len(raw); {
-		n, magic, partial, err := splitEntry(raw[pos:])
+// up to the first that cannot be framed, and how many bytes they take.
+func countEntries(raw []byte) (batches, messages, framed int) {
+	for framed < len(raw) {
+		n, magic, partial, err := splitEntry(raw[framed:])
 		if partial || err != nil {
 			break
 		}
@@ -233,9 +233,9 @@ func countEntries(raw []byte) (batches, messages int) {
 		} else {
 			messages++
 		}
-		pos += n
+		framed += n
 	}
-	return batches, messages
+	return batches, messages, framed
 }
 
 // entryCount says "N batches", "N messages" or "N batches and M messages".

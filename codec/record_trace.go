@@ -174,7 +174,7 @@ func (rt *recordTracer) budgetNote(what string) TraceNote {
 // set traces the entries of a records field, as decodeSet decodes them.
 func (rt *recordTracer) set(buf []byte) {
 	budget := rt.dec.budget
-	batches, messages := countEntries(buf)
+	batches, messages, _ := countEntries(buf)
 	if n := batches + messages; n > 0 {
 		budget.charge(int64(n) * sizeEntry)
 	}
@@ -232,19 +232,8 @@ func (rt *recordTracer) set(buf []byte) {
 // once the budget is exhausted, as one range, followed by what ends the
 // set early.
 func (rt *recordTracer) skipped(buf []byte, pos int) {
-	end, batches, messages := pos, 0, 0
-	for end < len(buf) {
-		n, magic, partial, err := splitEntry(buf[end:])
-		if partial || err != nil {
-			break
-		}
-		if magic == 2 {
-			batches++
-		} else {
-			messages++
-		}
-		end += n
-	}
+	batches, messages, n := countEntries(buf[pos:])
+	end := pos + n
 	rt.leaf("(not decoded)", pos, end, rt.budgetNote(entryCount(batches, messages)))
 	if end < len(buf) {
 		rest := buf[end:]

@@ -47,6 +47,10 @@ type waiting struct {
 	overtaken time.Time
 }
 
+// answeredLate notes a response that came after those of requests sent
+// later.
+const answeredLate = "answered out of order: after the responses to requests sent later on this connection (Kafka answers in order: something between client and broker reorders)"
+
 // overtakenWait is how long a request overtaken by later responses waits
 // for its own, in capture time: Kafka clients' default request.timeout.ms
 // (30 s), after which a client gives up on it.
@@ -97,6 +101,7 @@ type conn struct {
 	haveClient bool
 	rst        [2]bool // an RST was seen in the direction
 	replaced   bool    // a new connection took the 4-tuple (Session.reused)
+	overtook   bool    // a request waiting may be overtaken (expireOvertaken)
 	done       bool
 	dirty      bool // low and early need a look (Session.refresh)
 	// tls is the TLS layer of a connection that opened with a
@@ -336,23 +341,8 @@ func (c *conn) match(r framed) bool {
 // made of them is less sure than the broker's order). Each reordering is
 // noted.
 func (c *conn) overtake(i int, r framed) {
-	if i == 0 {
-		if w := c.pending[0]; !w.overtaken.IsZero() {
-			w.sl.ex.AddNote("answered out of order: after the responses to requests sent later on this connection (Kafka answers in order: something between client and broker reorders)")
-		}
-		return
-	}
-	if !r.inSync {
-		for range i {
-			c.unanswered(c.dequeue(0), ResponseLost)
-		}
-		if w := c.pending[0]; !w.overtaken.IsZero() {
-			w.sl.ex.AddNote("answered out of order: after the responses to requests sent later on this connection (Kafka answers in order: something between client and broker reorders)")
-		}
-		return
-	}
 	for j := 0; j < i; {
-		if c.pending[j].sound {
+		if r.inSync && c.pending[j].sound {
 			j++
 			continue
 		}
@@ -360,13 +350,16 @@ func (c *conn) overtake(i int, r framed) {
 		i--
 	}
 	if i == 0 {
+		if w := c.pending[0]; !w.overtaken.IsZero() {
+			w.sl.ex.AddNote(answeredLate)
+		}
 		return
 	}
 	var ids []string
 	for j := range i {
 		w := &c.pending[j]
 		if w.overtaken.IsZero() {
-			w.overtaken = c.s.clock
+			w.overtaken, c.overtook = c.s.clock, true
 		}
 		if len(ids) < 4 {
 			ids = append(ids, strconv.Itoa(int(w.sl.ex.CorrelationID)))
@@ -390,9 +383,14 @@ func (c *conn) overtake(i int, r framed) {
 // expireOvertaken gives up the requests overtaken longer than
 // overtakenWait ago.
 func (c *conn) expireOvertaken() {
+	if !c.overtook {
+		return // the usual case: no walk over the requests waiting
+	}
+	c.overtook = false
 	for i := 0; i < len(c.pending); {
 		w := c.pending[i]
 		if w.overtaken.IsZero() || c.s.clock.Sub(w.overtaken) < overtakenWait {
+			c.overtook = c.overtook || !w.overtaken.IsZero()
 			i++
 			continue
 		}

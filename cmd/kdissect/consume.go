@@ -358,19 +358,26 @@ func runConsume(cmd *cobra.Command, a *consumeArgs) error {
 					return inputError{fmt.Errorf("write output: %w", err)}
 				}
 			}
-			end := fr.HighWatermark
-			if a.readCommitted && fr.LastStableOffset >= 0 {
-				end = fr.LastStableOffset
-			}
-			if a.exitAtEnd && cp.next >= end && !cp.done {
-				cp.done = true
-				if !a.quiet {
-					fmt.Fprintf(stderr, "%% Reached end of topic %s [%d] at offset %d\n", topic, cp.p, cp.next)
-				}
-			}
+			a.atEnd(stderr, fr, topic, cp)
 		}
 		if active == 0 || ctx.Err() != nil {
 			return nil
+		}
+	}
+}
+
+// atEnd marks cp done, and says so unless -q, when -e is given and cp
+// reached the end of its partition: the high watermark, or the last
+// stable offset with --read-committed.
+func (a *consumeArgs) atEnd(stderr io.Writer, fr *client.FetchResult, topic string, cp *consumePartition) {
+	end := fr.HighWatermark
+	if a.readCommitted && fr.LastStableOffset >= 0 {
+		end = fr.LastStableOffset
+	}
+	if a.exitAtEnd && cp.next >= end && !cp.done {
+		cp.done = true
+		if !a.quiet {
+			fmt.Fprintf(stderr, "%% Reached end of topic %s [%d] at offset %d\n", topic, cp.p, cp.next)
 		}
 	}
 }

@@ -138,16 +138,7 @@ func runGroupConsume(cmd *cobra.Command, a *consumeArgs, group string, topics []
 			if a.count > 0 && printed >= a.count {
 				return nil
 			}
-			end := fr.HighWatermark
-			if a.readCommitted && fr.LastStableOffset >= 0 {
-				end = fr.LastStableOffset
-			}
-			if a.exitAtEnd && gp.next >= end && !gp.done {
-				gp.done = true
-				if !a.quiet {
-					fmt.Fprintf(stderr, "%% Reached end of topic %s [%d] at offset %d\n", gp.topic, gp.p, gp.next)
-				}
-			}
+			a.atEnd(stderr, fr, gp.topic, &gp.consumePartition)
 		}
 		if a.exitAtEnd && active == 0 || ctx.Err() != nil {
 			return nil

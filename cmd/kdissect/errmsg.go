@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/kdissect/kdissect/client"
@@ -39,13 +40,7 @@ func errorLine(err error) string {
 					}
 				}
 				outer = false
-				if x.Topic != "" {
-					if x.Partition >= 0 {
-						p += fmt.Sprintf(" on %s[%d]", x.Topic, x.Partition)
-					} else {
-						p += " on " + x.Topic
-					}
-				}
+				p += x.Where()
 				switch {
 				case x.Message != "":
 					p = joinPart(p, x.Message)
@@ -63,7 +58,7 @@ func errorLine(err error) string {
 				}
 				var subs []string
 				for _, s := range x.Unwrap() {
-					if line := errorLine(s); !contains(subs, line) {
+					if line := errorLine(s); !slices.Contains(subs, line) {
 						subs = append(subs, line)
 					}
 				}
@@ -107,15 +102,6 @@ func joinPart(a, b string) string {
 		return b
 	}
 	return a + ": " + b
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // errorHint says what may be wrong when the error's cause suggests it: a

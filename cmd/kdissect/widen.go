@@ -46,14 +46,13 @@ func (w *widener) named(ex *dissect.Exchange) {
 // the lookups of new host names, and gives the session the addresses
 // resolved so far.
 func (w *widener) apply(h *live.Handle, s *dissect.Session) {
-	for {
+	for drained := false; !drained; {
 		select {
 		case ap := <-w.resolved:
 			s.LearnBroker(ap)
-			continue
 		default:
+			drained = true
 		}
-		break
 	}
 	if len(w.pending) == 0 {
 		return

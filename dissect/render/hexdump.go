@@ -173,7 +173,6 @@ func (h *Hexdump) writeLabel(b *bufio.Writer, l *Label, frame []byte, holes []ho
 	case StyleNote:
 		text = c.Note(text)
 	}
-	const hexWidth = 3*hexPerRow - 1
 	line := h.line[:0]
 	// The range column: "+0x0010-0x0017", or "+0x0010" for an empty field.
 	line = append(line, mark)
@@ -210,14 +209,7 @@ func (h *Hexdump) writeLabel(b *bufio.Writer, l *Label, frame []byte, holes []ho
 			line = appendOffset(line, l.Start+row*hexPerRow, digits)
 			line = appendSpaces(line, rangeWidth-len(line)+2)
 		}
-		hexStart := len(line)
-		line = appendHexRow(line, chunk, l.Masked)
-		hexLen := len(line) - hexStart
-		if l.Masked {
-			dim := c.Dim(string(line[hexStart:]))
-			line = append(line[:hexStart], dim...)
-		}
-		line = appendSpaces(line, hexWidth-hexLen+2)
+		line = appendHexCell(line, chunk, l.Masked, c)
 		line = appendSpaces(line, 2*l.Depth)
 		if row == 0 {
 			line = append(line, text...)
@@ -248,7 +240,6 @@ func (h *Hexdump) writeLabel(b *bufio.Writer, l *Label, frame []byte, holes []ho
 // hole is one row. It returns the line buffer.
 func (h *Hexdump) writeHoled(b *bufio.Writer, line []byte, l *Label, text string, frame []byte, hs []hole, digits, rangeWidth int) []byte {
 	c := h.opts.Colors
-	const hexWidth = 3*hexPerRow - 1
 	// head starts a row: its range column ("0x0010-0x0017"; "0x0010"
 	// for a row that goes on with a field's bytes).
 	head := func(start, end int) {
@@ -291,14 +282,8 @@ func (h *Hexdump) writeHoled(b *bufio.Writer, line []byte, l *Label, text string
 			} else {
 				head(p, p)
 			}
-			hexStart := len(line)
-			line = appendHexRow(line, chunk, l.Masked)
-			hexLen := len(line) - hexStart
-			if l.Masked {
-				dim := c.Dim(string(line[hexStart:]))
-				line = append(line[:hexStart], dim...)
-			}
-			line = appendSpaces(line, hexWidth-hexLen+2+2*l.Depth)
+			line = appendHexCell(line, chunk, l.Masked, c)
+			line = appendSpaces(line, 2*l.Depth)
 			if first {
 				line = append(line, text...)
 			} else {
@@ -354,6 +339,22 @@ func frameBytes(f *dissect.Frame) []byte {
 	b := make([]byte, 4, 4+len(f.Bytes))
 	binary.BigEndian.PutUint32(b, uint32(f.Size))
 	return append(b, f.Bytes...)
+}
+
+// hexWidth is the width of the hex column: hexPerRow bytes, "0a " each.
+const hexWidth = 3*hexPerRow - 1
+
+// appendHexCell appends a row's hex column: its bytes (dimmed when
+// masked), padded to the column's width and the gap after it.
+func appendHexCell(line, chunk []byte, masked bool, c Colors) []byte {
+	hexStart := len(line)
+	line = appendHexRow(line, chunk, masked)
+	hexLen := len(line) - hexStart
+	if masked {
+		dim := c.Dim(string(line[hexStart:]))
+		line = append(line[:hexStart], dim...)
+	}
+	return appendSpaces(line, hexWidth-hexLen+2)
 }
 
 // appendHexRow appends bytes as "0a 1b 2c", or "** ** **" masked.
