@@ -85,10 +85,10 @@ The exchange filters select what is aggregated.`,
 			for _, err := range failed[:max(0, len(failed)-1)] {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
 			}
-			if len(failed) > 0 {
+			st := d.Stats()
+			if len(failed) > 0 && st.Packets == 0 {
 				return inputError{failed[len(failed)-1]}
 			}
-			st := d.Stats()
 			info := render.StatsInfo{Files: args, Packets: st.Packets, Loss: render.LossOf(st)}
 			if match != nil {
 				info.Filter = match.String()
@@ -99,6 +99,12 @@ The exchange filters select what is aggregated.`,
 			}
 			if err := write(cmd.OutOrStdout(), col.Report(), info); err != nil {
 				return inputError{fmt.Errorf("write output: %w", err)}
+			}
+			if len(failed) > 0 {
+				// What was read before the damage is counted above, as
+				// read prints the exchanges before it; the status says
+				// the input was not read whole.
+				return inputError{failed[len(failed)-1]}
 			}
 			return nil
 		},

@@ -459,3 +459,28 @@ func TestStatsCaptureLoss(t *testing.T) {
 		})
 	}
 }
+
+// A capture cut short part way: stats counts the exchanges before the
+// damage, as read prints them, and exits 1 with the damage on stderr.
+func TestStatsOfDamagedCapture(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/pcaps/franz_groups.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(cut, b[:len(b)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "read", "--format", "json", cut)
+	if code != exitInput || !strings.Contains(errs, "capture damaged") {
+		t.Fatalf("read: exit %d, %q", code, errs)
+	}
+	read := strings.Count(out, "\n")
+	code, out, errs = runCLI(t, "stats", "--format", "json", cut)
+	var st struct {
+		Capture struct{ Exchanges int } `json:"capture"`
+	}
+	if code != exitInput || !strings.Contains(errs, "capture damaged") || json.Unmarshal([]byte(out), &st) != nil || st.Capture.Exchanges != read || read == 0 {
+		t.Errorf("stats: exit %d, %d exchanges (read printed %d), stderr %q", code, st.Capture.Exchanges, read, errs)
+	}
+}
