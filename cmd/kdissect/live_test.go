@@ -328,11 +328,17 @@ func TestLiveWidensFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
+	// kfake picks leaders at random: lead two partitions from each broker.
+	for p := range int32(4) {
+		if err := c.MoveTopicPartition("live-orders", p, p%2); err != nil {
+			t.Fatal(err)
+		}
+	}
 	addrs := c.ListenAddrs()
 	_, p0, _ := net.SplitHostPort(addrs[0])
 	_, p1, _ := net.SplitHostPort(addrs[1])
 	run := startLive(t, "live", "-i", "lo", "-p", p0, "--format", "json")
-	produce(t, addrs[0], 40) // 4 partitions: both brokers lead some
+	produce(t, addrs[0], 40) // 4 partitions, 2 led by each broker
 	if err := run.wait(t, true); err != nil {
 		t.Fatalf("kdissect live: %v\n%s", err, run.stderr)
 	}
