@@ -162,3 +162,30 @@ func TestNoteCounts(t *testing.T) {
 		t.Errorf("notes %+v, want %+v", got, want)
 	}
 }
+
+// TestIntervalsBoundedOverDays: three days of traffic at 1 s intervals
+// keep at most MaxIntervals intervals (the width doubled to 512 s, the
+// smallest power-of-two multiple that fits), counting every exchange.
+func TestIntervalsBoundedOverDays(t *testing.T) {
+	origin := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	c := New()
+	c.SetIntervals(time.Second, 0)
+	c.SetOrigin(origin)
+	const span = 3 * 24 * time.Hour
+	n := 0
+	for at := time.Duration(0); at < span; at += 7 * time.Second {
+		c.Add(intervalExchange(origin.Add(at), time.Millisecond, n%2 == 0, 1, 0))
+		n++
+	}
+	if got := len(c.intervals.cells); got > MaxIntervals {
+		t.Errorf("%d intervals held, more than %d", got, MaxIntervals)
+	}
+	r := c.Report().Intervals
+	var total int64
+	for _, row := range r.Rows {
+		total += row.Exchanges
+	}
+	if r.Width != 512*time.Second || len(r.Rows) > MaxIntervals || total != int64(n) {
+		t.Errorf("width %v, %d rows, %d exchanges; want 512s, at most %d rows, %d exchanges", r.Width, len(r.Rows), total, MaxIntervals, n)
+	}
+}
