@@ -16,7 +16,8 @@ const intervalHelp = `With --interval DUR, stats adds the traffic by interval, a
 (as tshark writes them), exchanges, exchanges without response, request and
 response bytes, records, errors, and latency p50 and p99, in all and per
 API; "interval" and "intervals" in JSON. Intervals start at the capture's
-first packet (as tshark's do), Kafka traffic or not; an exchange counts in
+first packet (as tshark's do), Kafka traffic or not, and end with the last
+holding an exchange; an exchange counts in
 the interval of its request's first byte (of its response's when the
 request was not captured), so its response may come in a later one.
 Intervals without exchanges are shown, as zeros. Memory grows with the

@@ -185,7 +185,8 @@ func TestIntervalsBoundedOverDays(t *testing.T) {
 	for _, row := range r.Rows {
 		total += row.Exchanges
 	}
-	if r.Width != 512*time.Second || len(r.Rows) > MaxIntervals || total != int64(n) {
-		t.Errorf("width %v, %d rows, %d exchanges; want 512s, at most %d rows, %d exchanges", r.Width, len(r.Rows), total, MaxIntervals, n)
+	// 3 days are 506.25 intervals of 512 s.
+	if r.Width != 512*time.Second || len(r.Rows) != 507 || total != int64(n) {
+		t.Errorf("width %v, %d rows, %d exchanges; want 512s, 507 rows, %d exchanges", r.Width, len(r.Rows), total, n)
 	}
 }
