@@ -91,7 +91,9 @@ func (iv *intervals) add(ex *dissect.Exchange, key apiKey, records, errors int) 
 		idx = floorDiv(int64(t.Sub(iv.origin)), int64(iv.width))
 	}
 	iv.lo, iv.hi = min(iv.lo, idx), max(iv.hi, idx)
-	for iv.hi-iv.lo >= int64(iv.max) && iv.width <= math.MaxInt64/2 {
+	// The span as unsigned: a timestamp decades off the origin (a clock
+	// not set) makes indexes near the int64 limits.
+	for uint64(iv.hi)-uint64(iv.lo) >= uint64(iv.max) && iv.width <= math.MaxInt64/2 {
 		iv.double()
 		idx = floorDiv(idx, 2)
 	}

@@ -190,3 +190,33 @@ func TestIntervalsBoundedOverDays(t *testing.T) {
 		t.Errorf("width %v, %d rows, %d exchanges; want 512s, 507 rows, %d exchanges", r.Width, len(r.Rows), total, n)
 	}
 }
+
+// TestIntervalsClockOff: a packet stamped decades or centuries off the
+// capture (a clock not set; a pcapng 64-bit timestamp reaches 2554: beyond
+// the 292 years a time.Duration holds) widens the intervals until the
+// span fits, and nothing is lost. (Without the unsigned span the report
+// loops over 2^63 intervals.)
+func TestIntervalsClockOff(t *testing.T) {
+	origin := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	for _, off := range []time.Time{time.Unix(0, 0), origin.AddDate(-500, 0, 0), origin.AddDate(528, 0, 0), {}} {
+		c := New()
+		c.SetIntervals(time.Nanosecond, 10)
+		c.SetOrigin(origin)
+		c.Add(intervalExchange(origin, time.Millisecond, false, 1, 0))
+		ex := intervalExchange(off, time.Millisecond, false, 2, 1)
+		if off.IsZero() {
+			ex.Request, ex.Response = nil, nil // no time at all: counted at the origin
+		}
+		c.Add(ex)
+		c.Add(intervalExchange(origin.Add(time.Second), time.Millisecond, true, 4, 0))
+		r := c.Report().Intervals
+		var exchanges, records int64
+		for _, row := range r.Rows {
+			exchanges += row.Exchanges
+			records += row.Records
+		}
+		if len(r.Rows) > 10 || exchanges != 3 || records != 7 {
+			t.Errorf("packet at %v: %d rows of %v, %d exchanges, %d records; want at most 10 rows, 3, 7", off, len(r.Rows), r.Width, exchanges, records)
+		}
+	}
+}
