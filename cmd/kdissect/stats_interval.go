@@ -36,20 +36,22 @@ of each kind; "notes" in JSON, an exchange counted once per kind.`
 type intervalFlags struct {
 	width     time.Duration
 	max       int
+	fs        *pflag.FlagSet // to tell a flag given from its default
 	originSet bool
 }
 
 func (f *intervalFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
 	fs.DurationVar(&f.width, "interval", 0, "add the traffic by interval of this duration (1s, 100ms), from the capture's first packet, as tshark's -z io,stat")
 	fs.IntVar(&f.max, "max-intervals", stats.MaxIntervals, "with --interval: the most intervals kept; a longer capture gets wider intervals (merged in pairs)")
 }
 
 // set makes col count by interval when --interval was given.
 func (f *intervalFlags) set(col *stats.Collector) error {
-	if f.width < 0 || f.width == 0 && f.max != stats.MaxIntervals {
-		if f.width < 0 {
-			return fmt.Errorf("--interval must be positive")
-		}
+	switch {
+	case f.width < 0 || f.width == 0 && f.fs.Changed("interval"):
+		return fmt.Errorf("--interval must be positive")
+	case f.width == 0 && f.fs.Changed("max-intervals"):
 		return fmt.Errorf("--max-intervals needs --interval")
 	}
 	if f.max < 1 {

@@ -379,3 +379,25 @@ func TestStatsIntervalOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsIntervalFlags: bad --interval and --max-intervals values are
+// usage errors (exit 2) that say what is wrong.
+func TestStatsIntervalFlags(t *testing.T) {
+	path := "../../testdata/pcaps/kcat_group.pcap"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--interval", "-1s"}, "--interval must be positive"},
+		{[]string{"--interval", "0s"}, "--interval must be positive"},
+		{[]string{"--max-intervals", "1000"}, "--max-intervals needs --interval"},
+		{[]string{"--interval", "1s", "--max-intervals", "0"}, "--max-intervals must be at least 1"},
+		{[]string{"--max-intervals", "10"}, "--max-intervals needs --interval"},
+		{[]string{"--interval", "soon"}, "invalid argument"},
+	} {
+		code, _, errs := runCLI(t, append(append([]string{"stats"}, tc.args...), path)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("stats %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
