@@ -37,6 +37,7 @@ func BenchmarkCollectorAdd(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
+			var r *Report
 			for b.Loop() {
 				c := New()
 				if width > 0 {
@@ -46,7 +47,11 @@ func BenchmarkCollectorAdd(b *testing.B) {
 				for _, ex := range exs {
 					c.Add(ex)
 				}
-				c.Report()
+				r = c.Report()
+			}
+			if r.Intervals != nil {
+				b.ReportMetric(float64(len(r.Intervals.Rows)), "intervals")
+				b.ReportMetric(float64(r.Intervals.Width.Microseconds()), "width-µs")
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(exs)), "ns/exchange")
 		})
