@@ -32,10 +32,10 @@ type intervalStatsOut struct {
 		Example   string `json:"example"`
 	} `json:"notes"`
 	Interval *struct {
-		Origin       string `json:"origin"`
-		AskedUs      int64  `json:"asked_us"`
-		WidthUs      int64  `json:"width_us"`
-		MaxIntervals int    `json:"max_intervals"`
+		Origin       *string `json:"origin"`
+		AskedUs      int64   `json:"asked_us"`
+		WidthUs      int64   `json:"width_us"`
+		MaxIntervals int     `json:"max_intervals"`
 	} `json:"interval"`
 	Intervals []intervalOut `json:"intervals"`
 }
@@ -98,12 +98,15 @@ func checkIntervals(t *testing.T, run string, st *intervalStatsOut, exs []map[st
 		t.Errorf("%s: %d intervals, more than %d", run, len(st.Intervals), st.Interval.MaxIntervals)
 	}
 	if len(exs) == 0 {
-		if len(st.Intervals) != 0 {
-			t.Errorf("%s: %d intervals without exchanges", run, len(st.Intervals))
+		if len(st.Intervals) != 0 || st.Interval.Origin != nil {
+			t.Errorf("%s: %d intervals, origin %v without exchanges", run, len(st.Intervals), st.Interval.Origin)
 		}
 		return
 	}
-	origin, err := time.Parse(time.RFC3339Nano, st.Interval.Origin)
+	if st.Interval.Origin == nil {
+		t.Fatalf("%s: no origin", run)
+	}
+	origin, err := time.Parse(time.RFC3339Nano, *st.Interval.Origin)
 	if err != nil {
 		t.Fatalf("%s: origin: %v", run, err)
 	}
@@ -373,9 +376,12 @@ func TestStatsIntervalOrigin(t *testing.T) {
 		if err := json.Unmarshal([]byte(js), &st); err != nil {
 			t.Fatal(err)
 		}
-		origin, err := time.Parse(time.RFC3339Nano, st.Interval.Origin)
+		if st.Interval == nil || st.Interval.Origin == nil {
+			t.Fatalf("%s: no origin", name)
+		}
+		origin, err := time.Parse(time.RFC3339Nano, *st.Interval.Origin)
 		if want := time.Unix(s, ns); err != nil || !origin.Equal(want) {
-			t.Errorf("%s: origin %s, tshark's frame 1 at %s", name, st.Interval.Origin, want.UTC().Format(time.RFC3339Nano))
+			t.Errorf("%s: origin %s, tshark's frame 1 at %s", name, *st.Interval.Origin, want.UTC().Format(time.RFC3339Nano))
 		}
 	}
 }

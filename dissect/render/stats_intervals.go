@@ -103,13 +103,13 @@ type noteJSON struct {
 }
 
 // intervalSetJSON says what the intervals are: where they start (the
-// capture's first packet), the width asked for and the width used (wider
-// when merged to keep at most max_intervals).
+// capture's first packet; null without exchanges), the width asked for and
+// the width used (wider when merged to keep at most max_intervals).
 type intervalSetJSON struct {
-	Origin       string `json:"origin"`
-	AskedUs      int64  `json:"asked_us"`
-	WidthUs      int64  `json:"width_us"`
-	MaxIntervals int    `json:"max_intervals"`
+	Origin       *string `json:"origin"`
+	AskedUs      int64   `json:"asked_us"`
+	WidthUs      int64   `json:"width_us"`
+	MaxIntervals int     `json:"max_intervals"`
 }
 
 type intervalTrafficJSON struct {
@@ -148,7 +148,8 @@ func intervalsToJSON(r *stats.IntervalReport) (*intervalSetJSON, []intervalJSON)
 	}
 	set := &intervalSetJSON{AskedUs: r.Asked.Microseconds(), WidthUs: r.Width.Microseconds(), MaxIntervals: r.Max}
 	if !r.Origin.IsZero() {
-		set.Origin = r.Origin.UTC().Format(tsFormat)
+		origin := r.Origin.UTC().Format(tsFormat)
+		set.Origin = &origin
 	}
 	rows := make([]intervalJSON, 0, len(r.Rows))
 	for i := range r.Rows {
