@@ -154,6 +154,9 @@ type Stats struct {
 	Packets      int64 // packets read
 	TCPPackets   int64 // packets that decoded to TCP over IPv4 or IPv6
 	KafkaPackets int64 // TCP packets with one end on a broker: the ones reassembled
+	// First is the capture time of the first packet read: stats
+	// --interval aligns its intervals there, as tshark's -z io,stat.
+	First time.Time
 	// Skipped counts packets not dissected; the fields below break it down.
 	Skipped         int64
 	NotTCP          int64 // not IP, or IP but not TCP
@@ -440,6 +443,9 @@ func (s *Session) packet(link layers.LinkType, data []byte, ci gopacket.CaptureI
 	s.src, s.num = src, num
 	st := &s.d.stats
 	st.Packets++
+	if st.Packets == 1 {
+		st.First = ci.Timestamp
+	}
 	idx := s.n
 	s.n++
 	if ci.Timestamp.After(s.clock) {

@@ -16,6 +16,7 @@ func newStatsCmd() *cobra.Command {
 	var flags captureFlags
 	var exFilter exchangeFilterFlags
 	var count int
+	var iv intervalFlags // stats_interval.go
 	cmd := &cobra.Command{
 		Use:   "stats FILE...",
 		Short: "Aggregate the Kafka exchanges of captures: per API, topic-partition, error, client id and connection",
@@ -31,10 +32,15 @@ Memory grows with the number of APIs, topic-partitions, client ids,
 connections and error codes, not with the exchanges. Latency percentiles are
 nearest-rank: exact up to 1024 exchanges per row, within 0.4% beyond (a
 log-linear histogram, as HdrHistogram's, with 128 buckets per power of two).
-The exchange filters select what is aggregated.`,
+The exchange filters select what is aggregated.
+
+` + notesHelp + `
+
+` + intervalHelp,
 		Example: `  kdissect stats capture.pcap
   kdissect stats --format json capture.pcapng
-  kdissect stats --client-id rdkafka --min-latency 10ms capture.pcap`,
+  kdissect stats --client-id rdkafka --min-latency 10ms capture.pcap
+  kdissect stats --interval 1s capture.pcap`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if flags.format != "table" && flags.format != "json" {
 				return fmt.Errorf("unknown format %q (want table or json)", flags.format)
@@ -65,6 +71,9 @@ The exchange filters select what is aggregated.`,
 			decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed, CountOnly: true}}
 			dec := dissect.NewDecoder(decOpts)
 			col := stats.New()
+			if err := iv.set(col); err != nil {
+				return err
+			}
 			var matched atomic.Int64 // counted by the pipeline, read by the input too
 			done := func() bool { return count > 0 && matched.Load() >= int64(count) }
 			keep := func(ex *dissect.Exchange) bool {
@@ -77,6 +86,7 @@ The exchange filters select what is aggregated.`,
 			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, nil, func(j *exchangeJob) { col.Add(j.ex) })
 			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: done}
 			failed := in.read(args, func(ex *dissect.Exchange) {
+				iv.origin(col, d) // before the first exchange reaches col
 				if !done() {
 					pipe.put(ex)
 				}
@@ -118,5 +128,6 @@ The exchange filters select what is aggregated.`,
 	flags.format = "table"
 	exFilter.register(cmd.Flags())
 	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)
+	iv.register(cmd.Flags())
 	return cmd
 }

@@ -104,8 +104,8 @@ func (rc *recount) row(key string) *recountTraffic {
 	return r
 }
 
-// add counts one JSON Lines exchange.
-func (rc *recount) add(t *testing.T, ex map[string]any) {
+// recountAPI names a JSON Lines exchange's API as the stats rows do.
+func recountAPI(ex map[string]any) string {
 	api := "unknown"
 	if name, ok := ex["api"].(string); ok {
 		api = name
@@ -115,6 +115,12 @@ func (rc *recount) add(t *testing.T, ex map[string]any) {
 	if ex["api_key"] == nil && ex["request"] == nil && ex["correlation_id"].(float64) == -1 {
 		api = "SASL token"
 	}
+	return api
+}
+
+// add counts one JSON Lines exchange.
+func (rc *recount) add(t *testing.T, ex map[string]any) {
+	api := recountAPI(ex)
 	client := "client:(none)"
 	if id, ok := ex["client_id"].(string); ok {
 		client = "client:" + id
@@ -205,9 +211,11 @@ func (rc *recount) add(t *testing.T, ex map[string]any) {
 				var n, size int64
 				switch {
 				case e["BatchLength"] != nil:
-					n, size = int64(len(e["Records"].([]any))), 12+int64(e["BatchLength"].(float64))
+					recs, _ := e["Records"].([]any) // null in a batch not captured
+					n, size = int64(len(recs)), 12+int64(e["BatchLength"].(float64))
 				case e["Messages"] != nil:
-					n, size = int64(len(e["Messages"].([]any))), 12+int64(e["MessageSize"].(float64))
+					msgs, _ := e["Messages"].([]any)
+					n, size = int64(len(msgs)), 12+int64(e["MessageSize"].(float64))
 				default:
 					n, size = 1, 12+int64(e["MessageSize"].(float64))
 				}

@@ -40,6 +40,7 @@ var goldenCases = []struct {
 	{"stats_group", []string{"stats", pcaps + "kcat_group.pcap"}, 0},
 	{"stats_transactions", []string{"stats", pcaps + "franz_transactions.pcap"}, 0},
 	{"stats_lz4_json", []string{"stats", "--format", "json", pcaps + "kcat_produce_lz4.pcap"}, 0},
+	{"stats_interval_transactions", []string{"stats", "--interval", "500ms", pcaps + "franz_transactions.pcap"}, 0},
 }
 
 // TestGoldenViews checks each view against its golden file in

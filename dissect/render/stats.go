@@ -177,7 +177,13 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		}
 		rows = append(rows, append([]string{strconv.Itoa(c.Stream), c.Client, c.Broker, id}, traffic(&c.Traffic)...))
 	}
-	return statsTable(w, "Connections", append([]string{"stream", "client", "broker", "client id"}, trafficHeader...), rows)
+	if err := statsTable(w, "Connections", append([]string{"stream", "client", "broker", "client id"}, trafficHeader...), rows); err != nil {
+		return err
+	}
+	if err := writeNotesTable(w, r.Notes); err != nil { // stats_intervals.go
+		return err
+	}
+	return writeIntervalTables(w, r.Intervals)
 }
 
 // statsTable writes a titled table, or nothing without rows.
@@ -213,6 +219,10 @@ type statsJSON struct {
 	PartitionErrors []partitionErrorJSON `json:"partition_errors"`
 	Clients         []clientJSON         `json:"clients"`
 	Connections     []connectionJSON     `json:"connections"`
+	Notes           []noteJSON           `json:"notes"`
+	// null without --interval (stats_intervals.go).
+	Interval  *intervalSetJSON `json:"interval"`
+	Intervals []intervalJSON   `json:"intervals"`
 }
 
 type captureJSON struct {
@@ -372,6 +382,8 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 			First: c.First.UTC().Format(tsFormat), Last: c.Last.UTC().Format(tsFormat), trafficJSON: toTrafficJSON(&c.Traffic),
 		})
 	}
+	out.Notes = notesToJSON(r.Notes)
+	out.Interval, out.Intervals = intervalsToJSON(r.Intervals)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)

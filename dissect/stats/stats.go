@@ -39,6 +39,8 @@ type Collector struct {
 	noClientID  *ClientStats
 	connections map[int]*ConnectionStats
 	total       Totals
+	intervals   *intervals // nil without SetIntervals (intervals.go)
+	notes       noteCounts // notes.go
 }
 
 // apiKey identifies an API row: an ApiKey, -1 for responses whose request
@@ -191,6 +193,10 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 		c.apis[ak] = a
 	}
 	a.add(ex, nerr)
+	if c.intervals != nil {
+		c.intervals.add(ex, ak, dec.Records, nerr)
+	}
+	c.notes.add(ex)
 
 	var cs *ClientStats
 	if ex.ClientID == nil {
@@ -345,12 +351,17 @@ type Report struct {
 	PartitionErrors []PartitionError   // by topic, partition, then code
 	Clients         []*ClientStats     // most exchanges first; no client id last
 	Connections     []*ConnectionStats // by stream
+	Intervals       *IntervalReport    // nil without SetIntervals
+	Notes           []NoteCount        // by kind, most exchanges first
 }
 
 // Report returns the aggregate so far. The rows are the collector's: do
 // not add to it while using them.
 func (c *Collector) Report() *Report {
-	r := &Report{Totals: c.total}
+	r := &Report{Totals: c.total, Notes: c.notes.report()}
+	if c.intervals != nil {
+		r.Intervals = c.intervals.report()
+	}
 	for _, a := range c.apis {
 		r.APIs = append(r.APIs, a)
 	}
