@@ -36,6 +36,7 @@ func newLiveCmd() *cobra.Command {
 	var flags captureFlags
 	var lf liveFlags
 	var exFilter exchangeFilterFlags
+	var mf metricsFlags // metrics.go
 	cmd := &cobra.Command{
 		Use:   "live -i IFACE | -D",
 		Short: "Sniff Kafka exchanges on a network interface until Ctrl-C or -c N",
@@ -69,12 +70,13 @@ not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 			if lf.iface == "" {
 				return fmt.Errorf("an interface is needed: -i IFACE (-D lists them)")
 			}
-			return runLive(cmd, &flags, &lf, &exFilter)
+			return runLive(cmd, &flags, &lf, &exFilter, &mf)
 		},
 	}
 	flags.register(cmd)
 	flags.table.register(cmd)
 	exFilter.register(cmd.Flags())
+	mf.register(cmd.Flags(), false)
 	fs := cmd.Flags()
 	fs.StringVarP(&lf.iface, "interface", "i", "", "network interface to capture on (required)")
 	fs.StringVarP(&lf.write, "write", "w", "", "also write every captured packet to this pcap file")
@@ -138,7 +140,7 @@ func liveContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
-func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *exchangeFilterFlags) error {
+func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *exchangeFilterFlags, mf *metricsFlags) error {
 	opts, err := flags.dissectOptions()
 	if err != nil {
 		return err
@@ -205,6 +207,12 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	// seeing that prints what was seen rather than killing the process.
 	ctx, stopSignals := liveContext(cmd)
 	defer stopSignals()
+	mx, err := mf.start(stderr)
+	if err != nil {
+		return err
+	}
+	defer mx.close()
+	mx.kernel(h)
 	fmt.Fprintf(stderr, "kdissect: listening on %s, link type %s, snapshot length %d bytes, filter %q\n",
 		h.Interface(), link, h.SnapLen(), filter)
 
@@ -232,6 +240,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 			return
 		}
 		emitted++
+		mx.add(ex)
 		if writeErr == nil {
 			writeErr = out.Write(ex)
 		}
@@ -246,6 +255,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 			}
 		}
 		s.packet(link, data, ci)
+		mx.packet(d, ci.Timestamp)
 		if wid != nil {
 			wid.apply(h, s.s)
 		}
@@ -256,6 +266,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	st := h.Stats()
 	h.Close()
 	s.close()
+	mx.finish(context.Background(), d, 0, stderr)
 
 	if err := out.Flush(); err != nil && writeErr == nil {
 		writeErr = err

@@ -99,6 +99,7 @@ func (f *captureFlags) writer(cmd *cobra.Command) (exchangeWriter, error) {
 func newReadCmd() *cobra.Command {
 	var flags captureFlags
 	var exFilter exchangeFilterFlags // views.go
+	var mf metricsFlags              // metrics.go
 	var count int
 	cmd := &cobra.Command{
 		Use:   "read FILE...",
@@ -156,6 +157,10 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if err != nil {
 				return err
 			}
+			mx, err := mf.start(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
 			tuneGC()
 			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
@@ -192,6 +197,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			}
 			r := rendererOf(out)
 			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, r, func(j *exchangeJob) {
+				mx.add(j.ex)
 				if writeErr != nil {
 					return
 				}
@@ -212,6 +218,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			}
 			failed := in.read(args, func(ex *dissect.Exchange) {
 				exchanges++
+				mx.emitted(d)
 				if !done() {
 					pipe.put(ex)
 				}
@@ -220,6 +227,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if err := out.Flush(); err != nil && writeErr == nil {
 				writeErr = err
 			}
+			mx.finish(intr.ctx, d, mf.linger, cmd.ErrOrStderr())
 			if writeErr != nil {
 				return inputError{fmt.Errorf("write output: %w", writeErr)}
 			}
@@ -242,6 +250,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 	flags.table.register(cmd)
 	addReadFlag(cmd)
 	exFilter.register(cmd.Flags())
+	mf.register(cmd.Flags(), true)
 	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)
 	return cmd
 }
