@@ -31,21 +31,22 @@ func (b *bounded[T]) child(labels ...string) T {
 	if c, ok := b.children[k]; ok {
 		return c
 	}
+	// A copy goes to the vector: labels itself, kept from escaping,
+	// stays on the caller's stack.
+	vals := make([]string, len(labels))
+	copy(vals, labels)
 	if b.admitted >= b.max {
-		folded := make([]string, len(labels))
-		copy(folded, labels)
-		for i := b.fixed; i < len(folded); i++ {
-			folded[i] = Other
+		for i := b.fixed; i < len(vals); i++ {
+			vals[i] = Other
 		}
-		labels = folded
-		copy(k[:], labels)
+		copy(k[:], vals)
 		if c, ok := b.children[k]; ok {
 			return c
 		}
 	} else {
 		b.admitted++
 	}
-	c := b.with(labels...)
+	c := b.with(vals...)
 	b.children[k] = c
 	return c
 }
