@@ -20,6 +20,7 @@ import (
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/capfilter"
 	"github.com/kdissect/kdissect/dissect/live"
+	"github.com/kdissect/kdissect/dissect/sink"
 )
 
 // liveFlags are the flags of live beyond the capture flags.
@@ -37,6 +38,7 @@ func newLiveCmd() *cobra.Command {
 	var lf liveFlags
 	var exFilter exchangeFilterFlags
 	var mf metricsFlags // metrics.go
+	var sf sinkFlags    // sink.go
 	cmd := &cobra.Command{
 		Use:   "live -i IFACE | -D",
 		Short: "Sniff Kafka exchanges on a network interface until Ctrl-C or -c N",
@@ -70,13 +72,14 @@ not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 			if lf.iface == "" {
 				return fmt.Errorf("an interface is needed: -i IFACE (-D lists them)")
 			}
-			return runLive(cmd, &flags, &lf, &exFilter, &mf)
+			return runLive(cmd, &flags, &lf, &exFilter, &mf, &sf)
 		},
 	}
 	flags.register(cmd)
 	flags.table.register(cmd)
 	exFilter.register(cmd.Flags())
 	mf.register(cmd.Flags(), false)
+	sf.register(cmd.Flags())
 	fs := cmd.Flags()
 	fs.StringVarP(&lf.iface, "interface", "i", "", "network interface to capture on (required)")
 	fs.StringVarP(&lf.write, "write", "w", "", "also write every captured packet to this pcap file")
@@ -140,7 +143,7 @@ func liveContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
-func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *exchangeFilterFlags, mf *metricsFlags) error {
+func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *exchangeFilterFlags, mf *metricsFlags, sf *sinkFlags) error {
 	opts, err := flags.dissectOptions()
 	if err != nil {
 		return err
@@ -213,6 +216,11 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	}
 	defer mx.close()
 	mx.kernel(h)
+	sr, err := sf.start(ctx, flags.showSecrets, sink.HeaderInterface, h.Interface(), stderr)
+	if err != nil {
+		return err
+	}
+	sr.counted(mx)
 	fmt.Fprintf(stderr, "kdissect: listening on %s, link type %s, snapshot length %d bytes, filter %q\n",
 		h.Interface(), link, h.SnapLen(), filter)
 
@@ -241,6 +249,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		}
 		emitted++
 		mx.add(ex)
+		sr.add(ex)
 		if writeErr == nil {
 			writeErr = out.Write(ex)
 		}
@@ -266,6 +275,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	st := h.Stats()
 	h.Close()
 	s.close()
+	sr.close(stderr)
 	mx.finish(context.Background(), d, 0, stderr)
 
 	if err := out.Flush(); err != nil && writeErr == nil {

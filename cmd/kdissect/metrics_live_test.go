@@ -110,7 +110,7 @@ func TestLiveMetricsKcat(t *testing.T) {
 		t.Errorf("%s not served", metrics.KernelDroppedTotal)
 	}
 	// A clean loopback run has every response: read's test checks that one.
-	checkDashboard(t, mfs, metrics.NoResponseTotal)
+	checkDashboard(t, mfs, metrics.NoResponseTotal, metrics.SinkRecordsTotal)
 	fetches := metricSum(mfs, metrics.RequestsTotal, map[string]string{"api": "Fetch"})
 
 	if err := c.stop(t); err != nil {

@@ -83,11 +83,17 @@ var metricsLine = regexp.MustCompile(`kdissect: metrics on (http://\S+/metrics)\
 // waits until it says where its metrics are.
 func startMetricsCmd(t *testing.T, args ...string) *backgroundCmd {
 	t.Helper()
+	return startMetricsCmdIn(t, strings.NewReader(""), args...)
+}
+
+// startMetricsCmdIn is startMetricsCmd with stdin as standard input.
+func startMetricsCmdIn(t *testing.T, stdin io.Reader, args ...string) *backgroundCmd {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &backgroundCmd{cancel: cancel, done: make(chan error, 1), stdout: newWatchedBuffer(), stderr: newWatchedBuffer()}
 	root := newRootCmd()
 	root.SetArgs(args)
-	root.SetIn(strings.NewReader(""))
+	root.SetIn(stdin)
 	root.SetOut(c.stdout)
 	root.SetErr(c.stderr)
 	go func() { c.done <- root.ExecuteContext(ctx) }()
@@ -245,8 +251,9 @@ func TestReadMetrics(t *testing.T) {
 		check(topic+" fetched records", metricSum(mfs, metrics.RecordsTotal, fetch), s.fr)
 		check(topic+" fetched bytes", metricSum(mfs, metrics.RecordBytesTotal, fetch), s.fb)
 	}
-	// A capture file has no kernel counts: those two are live's.
-	checkDashboard(t, mfs, metrics.KernelReceivedTotal, metrics.KernelDroppedTotal)
+	// A capture file has no kernel counts: those two are live's; the
+	// sink's are served with --sink (TestSinkBrokerStopped).
+	checkDashboard(t, mfs, metrics.KernelReceivedTotal, metrics.KernelDroppedTotal, metrics.SinkRecordsTotal)
 }
 
 // dashboardExprs returns every PromQL expression of

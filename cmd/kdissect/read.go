@@ -11,6 +11,7 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
+	"github.com/kdissect/kdissect/dissect/sink"
 )
 
 // exchangeWriter is an output format.
@@ -100,6 +101,7 @@ func newReadCmd() *cobra.Command {
 	var flags captureFlags
 	var exFilter exchangeFilterFlags // views.go
 	var mf metricsFlags              // metrics.go
+	var sf sinkFlags                 // sink.go
 	var count int
 	cmd := &cobra.Command{
 		Use:   "read FILE...",
@@ -161,6 +163,12 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if err != nil {
 				return err
 			}
+			sr, err := sf.start(cmd.Context(), flags.showSecrets, sink.HeaderFile, strings.Join(args, ","), cmd.ErrOrStderr())
+			if err != nil {
+				mx.close()
+				return err
+			}
+			sr.counted(mx)
 			tuneGC()
 			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
@@ -198,6 +206,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			r := rendererOf(out)
 			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, r, func(j *exchangeJob) {
 				mx.add(j.ex)
+				sr.add(j.ex)
 				if writeErr != nil {
 					return
 				}
@@ -227,6 +236,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if err := out.Flush(); err != nil && writeErr == nil {
 				writeErr = err
 			}
+			sr.close(cmd.ErrOrStderr())
 			mx.finish(intr.ctx, d, mf.linger, cmd.ErrOrStderr())
 			if writeErr != nil {
 				return inputError{fmt.Errorf("write output: %w", writeErr)}
@@ -251,6 +261,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 	addReadFlag(cmd)
 	exFilter.register(cmd.Flags())
 	mf.register(cmd.Flags(), true)
+	sf.register(cmd.Flags())
 	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)
 	return cmd
 }

@@ -54,6 +54,7 @@ const (
 	NotCapturedBytes    = "kdissect_not_captured_bytes_total"
 	KernelReceivedTotal = "kdissect_kernel_received_packets_total"
 	KernelDroppedTotal  = "kdissect_kernel_dropped_packets_total"
+	SinkRecordsTotal    = "kdissect_sink_records_total"
 )
 
 // Buckets are the latency histograms' upper bounds, in seconds: 100µs (a
@@ -165,6 +166,33 @@ func (c *Collector) SetKernel(counts func() (received, dropped uint64)) {
 		func() float64 { r, _ := counts(); return float64(r) }))
 	c.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: KernelDroppedTotal, Help: "Packets the kernel dropped because the capture fell behind (live capture)."},
 		func() float64 { _, d := counts(); return float64(d) }))
+}
+
+// SinkCounts are what became of the exchanges given to a --sink.
+type SinkCounts struct {
+	Sent     uint64 // acknowledged by the sink's broker
+	Dropped  uint64 // dropped: the sink's queue was full
+	TooLarge uint64 // dropped: larger than a record may be
+	Failed   uint64 // queued, but the Produce failed
+}
+
+// SetSink registers the counts of a sink (--sink), read at each scrape
+// from any goroutine, as kdissect_sink_records_total by result.
+func (c *Collector) SetSink(counts func() SinkCounts) {
+	for _, r := range []struct {
+		result string
+		get    func(SinkCounts) uint64
+	}{
+		{"sent", func(s SinkCounts) uint64 { return s.Sent }},
+		{"dropped_queue_full", func(s SinkCounts) uint64 { return s.Dropped }},
+		{"dropped_too_large", func(s SinkCounts) uint64 { return s.TooLarge }},
+		{"failed", func(s SinkCounts) uint64 { return s.Failed }},
+	} {
+		c.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: SinkRecordsTotal,
+			Help:        "Exchanges given to the Kafka sink (--sink), by what became of them: sent (acknowledged), dropped_queue_full (the sink fell behind), dropped_too_large, failed (the Produce failed).",
+			ConstLabels: prometheus.Labels{"result": r.result}},
+			func() float64 { return float64(r.get(counts())) }))
+	}
 }
 
 // SetCapture takes the dissector's counts so far (dissect.Dissector.Stats,

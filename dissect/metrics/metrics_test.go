@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
-	"os"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
@@ -13,26 +12,12 @@ import (
 
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/stats"
+	"github.com/kdissect/kdissect/internal/testcap"
 )
 
 // capture dissects and decodes a real capture of testdata/pcaps.
 func capture(t *testing.T, name string) ([]*dissect.Exchange, dissect.Stats) {
-	t.Helper()
-	f, err := os.Open("../../testdata/pcaps/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d := dissect.New(dissect.Options{Ports: []uint16{9092}})
-	dec := dissect.NewDecoder(dissect.DecodeOptions{})
-	var exs []*dissect.Exchange
-	if err := d.ReadCapture(f, func(ex *dissect.Exchange) {
-		dec.Decode(ex)
-		exs = append(exs, ex)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return exs, d.Stats()
+	return testcap.Decoded(t, "../../testdata/pcaps/"+name, dissect.DecodeOptions{})
 }
 
 // scrape serves c over HTTP and parses what it serves with Prometheus'
