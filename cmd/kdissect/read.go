@@ -206,7 +206,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			r := rendererOf(out)
 			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, r, func(j *exchangeJob) {
 				mx.add(j.ex)
-				sr.add(j.ex)
+				sr.addLine(j.ex, j.line) // j.line: the JSON line of --format json, else nil
 				if writeErr != nil {
 					return
 				}

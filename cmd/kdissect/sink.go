@@ -13,6 +13,7 @@ import (
 	"github.com/kdissect/kdissect/client"
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/metrics"
+	"github.com/kdissect/kdissect/dissect/render"
 	"github.com/kdissect/kdissect/dissect/sink"
 )
 
@@ -143,6 +144,19 @@ func (r *sinkRun) add(ex *dissect.Exchange) {
 	if r != nil && ex != nil {
 		r.s.Add(ex)
 	}
+}
+
+// addLine queues a decoded exchange whose JSON line the output rendered
+// already (--format json): the sink takes the same bytes.
+func (r *sinkRun) addLine(ex *dissect.Exchange, l *render.Line) {
+	if r == nil || ex == nil {
+		return
+	}
+	if l == nil {
+		r.s.Add(ex)
+		return
+	}
+	r.s.AddOwned(ex, l.AppendTo(make([]byte, 0, l.Len()))) // one copy, the record's
 }
 
 // counted has the metrics serve the sink's counts.

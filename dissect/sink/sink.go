@@ -156,11 +156,26 @@ func New(p *client.Producer, plain func() (*client.Producer, error), cfg Config)
 // Add renders ex (decoded) as its JSON Lines object and queues it as a
 // record, without waiting: a full queue drops it.
 func (s *Sink) Add(ex *dissect.Exchange) {
-	s.added.Add(1)
 	s.buf.Reset()
 	_ = s.jl.Write(ex) // into a bytes.Buffer: no error
 	_ = s.jl.Flush()
-	value := bytes.TrimSuffix(s.buf.Bytes(), []byte("\n"))
+	s.AddLine(ex, s.buf.Bytes())
+}
+
+// AddLine queues ex as Add does, with its JSON line already rendered
+// (render.JSONLines, the newline optional); line is copied.
+func (s *Sink) AddLine(ex *dissect.Exchange, line []byte) {
+	s.add(ex, line, true)
+}
+
+// AddOwned is AddLine for a line the sink may keep: it is not copied.
+func (s *Sink) AddOwned(ex *dissect.Exchange, line []byte) {
+	s.add(ex, line, false)
+}
+
+func (s *Sink) add(ex *dissect.Exchange, line []byte, copyLine bool) {
+	s.added.Add(1)
+	value := bytes.TrimSuffix(line, []byte("\n"))
 	if len(value) > s.cfg.MaxRecordBytes {
 		s.tooLarge.Add(1)
 		return
@@ -170,7 +185,10 @@ func (s *Sink) Add(ex *dissect.Exchange) {
 		s.dropped.Add(1)
 		return
 	}
-	r := client.Record{Value: bytes.Clone(value), Headers: s.cfg.Headers, Timestamp: captureTime(ex)}
+	if copyLine {
+		value = bytes.Clone(value)
+	}
+	r := client.Record{Value: value, Headers: s.cfg.Headers, Timestamp: captureTime(ex)}
 	switch s.cfg.Key {
 	case KeyBroker:
 		r.Key = []byte(ex.Broker.String())
