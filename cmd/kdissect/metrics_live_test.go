@@ -4,8 +4,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +17,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/kdissect/kdissect/dissect/metrics"
+	"github.com/kdissect/kdissect/dissect/sink"
 )
 
 // kcatRun runs kcat with args and stdin, bounded to 30 s.
@@ -128,5 +132,53 @@ func TestLiveMetricsKcat(t *testing.T) {
 	// The consumer's last Fetch may wait for its response past the scrape.
 	if got["Fetch"] < fetches || got["Fetch"] > fetches+1 {
 		t.Errorf("live printed %v Fetch exchanges, the metrics counted %v", got["Fetch"], fetches)
+	}
+}
+
+// TestLiveSinkKcat runs live --sink on lo while kcat produces to a kfake
+// broker, the sink producing to another; once live stopped, the sink's
+// topic read back with kcat holds every exchange live printed, once,
+// with the interface in its headers.
+func TestLiveSinkKcat(t *testing.T) {
+	needLiveCapture(t)
+	if _, err := exec.LookPath("kcat"); err != nil {
+		t.Skip("kcat not installed")
+	}
+	addr, port := fakeCluster(t)
+	_, sinkAddr := sinkCluster(t) // sink_test.go: on another port, outside live's filter
+	c := startMetricsCmd(t, "live", "-i", "lo", "-p", strconv.Itoa(port), "--format", "json", "--metrics", "127.0.0.1:0",
+		"--sink", "kafka://"+sinkAddr+"/exchanges")
+	c.stderr.await(t, regexp.MustCompile(`kdissect: listening on lo`), c.done)
+	kcatRun(t, "a\nb\nc\n", "-b", addr, "-P", "-t", "live-orders", "-p", "0")
+	// Stopped once live printed kcat's Produce.
+	c.stdout.await(t, regexp.MustCompile(`"api":"Produce"`), c.done)
+	if err := c.stop(t); err != nil {
+		t.Fatalf("live: %v\n%s", err, c.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(c.stdout.String(), "\n"), "\n")
+	if !strings.Contains(c.stderr.String(), fmt.Sprintf("exchanges: %d exchanges sent\n", len(lines))) {
+		t.Errorf("live printed %d exchanges; stderr:\n%s", len(lines), c.stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	kout, err := exec.CommandContext(ctx, "kcat", "-b", sinkAddr, "-C", "-t", "exchanges", "-e", "-q", "-J").Output()
+	if err != nil {
+		t.Fatalf("kcat -C: %v", err)
+	}
+	var got []string
+	for l := range strings.Lines(string(kout)) {
+		var r kcatRecord
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("kcat line %q: %v", l, err)
+		}
+		if len(r.Headers) != 4 || r.Headers[2] != sink.HeaderInterface || r.Headers[3] != "lo" {
+			t.Errorf("record headers %q, want the host and interface lo", r.Headers)
+		}
+		got = append(got, r.Payload)
+	}
+	slices.Sort(got)
+	slices.Sort(lines)
+	if !slices.Equal(got, lines) {
+		t.Errorf("the sink's topic holds %d records, live printed %d exchanges; not the same", len(got), len(lines))
 	}
 }
