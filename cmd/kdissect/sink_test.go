@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -213,4 +215,41 @@ func TestSinkBrokerStopped(t *testing.T) {
 	}
 	checkDashboard(t, mfs, metrics.KernelReceivedTotal, metrics.KernelDroppedTotal)
 	t.Logf("sink with its broker stopped: %d sent, %d dropped, %d failed of %d exchanges", nSent, nDropped, nFailed, exchanges)
+}
+
+// TestSinkTLSSASL: a sink broker that wants TLS with a client certificate
+// signed by its CA and SCRAM-SHA-256 takes the exchanges with the
+// --sink-tls-* and --sink-sasl-* flags; a wrong password fails at the
+// start (exit 1) rather than drop every exchange.
+func TestSinkTLSSASL(t *testing.T) {
+	dir := t.TempDir()
+	ca, caKey, caPath, _ := pemCert(t, dir, "ca", true, nil, nil) // props_test.go
+	_, _, srvCert, srvKey := pemCert(t, dir, "server", false, ca, caKey)
+	_, _, cliCert, cliKey := pemCert(t, dir, "client", false, ca, caKey)
+	pair, err := tls.LoadX509KeyPair(srvCert, srvKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	c := startCluster(t, kfake.TLS(&tls.Config{Certificates: []tls.Certificate{pair}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}),
+		kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "alice", "s3cret"), kfake.SeedTopics(1, "exchanges"))
+	const capture = "../../testdata/pcaps/kcat_produce_none.pcap"
+	args := func(password string) []string {
+		return []string{"read", "--format", "json", "--sink", "kafka://" + c.ListenAddrs()[0] + "/exchanges",
+			"--sink-tls-ca", caPath, "--sink-tls-cert", cliCert, "--sink-tls-key", cliKey,
+			"--sink-sasl-mechanism", "SCRAM-SHA-256", "--sink-sasl-user", "alice", "--sink-sasl-password", password, capture}
+	}
+	var out, errOut bytes.Buffer
+	if code := run(args("s3cret"), nil, &out, &errOut); code != 0 {
+		t.Fatalf("read --sink over TLS and SASL: exit %d: %s", code, errOut.String())
+	}
+	n := strings.Count(out.String(), "\n")
+	if want := fmt.Sprintf(": %d exchanges sent\n", n); n == 0 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("%d exchanges read; stderr %q", n, errOut.String())
+	}
+	errOut.Reset()
+	if code := run(args("wrong"), nil, io.Discard, &errOut); code != exitInput {
+		t.Errorf("a wrong SASL password: exit %d, want %d: %s", code, exitInput, errOut.String())
+	}
 }
