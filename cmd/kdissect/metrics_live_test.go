@@ -4,11 +4,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os/exec"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -159,26 +157,5 @@ func TestLiveSinkKcat(t *testing.T) {
 	if !strings.Contains(c.stderr.String(), fmt.Sprintf("exchanges: %d exchanges sent\n", len(lines))) {
 		t.Errorf("live printed %d exchanges; stderr:\n%s", len(lines), c.stderr)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	kout, err := exec.CommandContext(ctx, "kcat", "-b", sinkAddr, "-C", "-t", "exchanges", "-e", "-q", "-J").Output()
-	if err != nil {
-		t.Fatalf("kcat -C: %v", err)
-	}
-	var got []string
-	for l := range strings.Lines(string(kout)) {
-		var r kcatRecord
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("kcat line %q: %v", l, err)
-		}
-		if len(r.Headers) != 4 || r.Headers[2] != sink.HeaderInterface || r.Headers[3] != "lo" {
-			t.Errorf("record headers %q, want the host and interface lo", r.Headers)
-		}
-		got = append(got, r.Payload)
-	}
-	slices.Sort(got)
-	slices.Sort(lines)
-	if !slices.Equal(got, lines) {
-		t.Errorf("the sink's topic holds %d records, live printed %d exchanges; not the same", len(got), len(lines))
-	}
+	checkSinkTopic(t, sinkAddr, sink.HeaderInterface, "lo", lines) // sink_test.go
 }

@@ -203,10 +203,10 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 				matched.Add(1)
 				return true
 			}
-			r := rendererOf(out)
+			r := sr.renderer(rendererOf(out), out) // the sink's JSON lines rendered on every core too
 			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, r, func(j *exchangeJob) {
 				mx.add(j.ex)
-				sr.addLine(j.ex, j.line) // j.line: the JSON line of --format json, else nil
+				sr.addLine(j.ex, j.line) // j.line: the JSON line (--format json's, or the sink's)
 				if writeErr != nil {
 					return
 				}

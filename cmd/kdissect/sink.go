@@ -76,6 +76,10 @@ type sinkRun struct {
 	url  string
 	wait time.Duration
 	done func()
+
+	showSecrets bool
+	ownLines    bool              // the pipeline renders the sink's lines (renderer)
+	lines       *render.JSONLines // renders them, to io.Discard, and recycles them
 }
 
 // start connects to the sink's cluster and starts the sink; nil without
@@ -136,7 +140,7 @@ func (f *sinkFlags) start(ctx context.Context, showSecrets bool, sourceHeader, s
 		MaxQueuedRecords: f.queue,
 		SendTimeout:      f.wait,
 	})
-	return &sinkRun{s: s, cl: cl, url: f.url, wait: f.wait, done: f.bf.closeKeyLog}, nil
+	return &sinkRun{s: s, cl: cl, url: f.url, wait: f.wait, done: f.bf.closeKeyLog, showSecrets: showSecrets}, nil
 }
 
 // add queues a decoded exchange.
@@ -146,8 +150,9 @@ func (r *sinkRun) add(ex *dissect.Exchange) {
 	}
 }
 
-// addLine queues a decoded exchange whose JSON line the output rendered
-// already (--format json): the sink takes the same bytes.
+// addLine queues a decoded exchange whose JSON line was rendered already
+// (nil: it is rendered here): --format json's, which the output then
+// writes, or the sink's own (sinkRenderer), whose parts are recycled here.
 func (r *sinkRun) addLine(ex *dissect.Exchange, l *render.Line) {
 	if r == nil || ex == nil {
 		return
@@ -157,6 +162,49 @@ func (r *sinkRun) addLine(ex *dissect.Exchange, l *render.Line) {
 		return
 	}
 	r.s.AddOwned(ex, l.AppendTo(make([]byte, 0, l.Len()))) // one copy, the record's
+	if r.ownLines {
+		_ = r.lines.WriteLine(l) // to io.Discard: recycles its parts
+	}
+}
+
+// renderer returns the pipeline's concurrent renderer for an output whose
+// own is inner (nil: none) with the sink on: one that also renders the
+// sink's JSON line of each exchange, on every core, unless the output's
+// is that line already (--format json).
+func (r *sinkRun) renderer(inner concurrentRenderer, out exchangeWriter) concurrentRenderer {
+	if r == nil {
+		return inner
+	}
+	if _, ok := inner.(jsonRenderer); ok {
+		return inner
+	}
+	r.ownLines = true
+	r.lines = render.NewJSONLines(io.Discard, r.showSecrets)
+	return sinkRenderer{inner: inner, out: out, lines: r.lines}
+}
+
+// sinkRenderer renders an exchange for the output (inner, when it has a
+// concurrent side) and its JSON line for the sink, into exchangeJob.line.
+type sinkRenderer struct {
+	inner concurrentRenderer // nil: the output renders as it writes
+	out   exchangeWriter
+	lines *render.JSONLines
+}
+
+func (s sinkRenderer) render(j *exchangeJob) int64 {
+	var n int64
+	if s.inner != nil {
+		n = s.inner.render(j)
+	}
+	j.line = s.lines.RenderLine(j.ex)
+	return n + int64(j.line.Len())
+}
+
+func (s sinkRenderer) write(j *exchangeJob) error {
+	if s.inner != nil {
+		return s.inner.write(j)
+	}
+	return s.out.Write(j.ex)
 }
 
 // counted has the metrics serve the sink's counts.
