@@ -1,9 +1,12 @@
 package metrics
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/stats"
+	"github.com/kdissect/kdissect/internal/capedit"
 	"github.com/kdissect/kdissect/internal/testcap"
 )
 
@@ -185,4 +189,47 @@ func TestNoteKinds(t *testing.T) {
 			t.Errorf("NoteKind(%q) = %q, want %q", note, got, kind)
 		}
 	}
+}
+
+// TestNoteKindsOfDamagedCaptures: every note the dissector writes on
+// damaged copies of real captures (internal/capedit: segments lost, snap
+// lengths, a capture cut short) has a kind of its own, not Other.
+func TestNoteKindsOfDamagedCaptures(t *testing.T) {
+	kinds := map[string]int{}
+	for _, name := range []string{"kcat_mtu.pcap.gz", "franz_groups.pcap", "franz_transactions.pcap"} {
+		src, err := os.ReadFile("../../testdata/pcaps/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opts := range []capedit.Options{
+			{Drop: capedit.RandomDrop(0.02, 1, true)},
+			{Drop: capedit.RandomDrop(0.1, 2, false)},
+			{Snap: 128},
+			{Limit: 200},
+		} {
+			path := filepath.Join(t.TempDir(), "damaged.pcap")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := capedit.Rewrite(f, bytes.NewReader(src), opts); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			exs, _ := testcap.Decoded(t, path, dissect.DecodeOptions{})
+			for _, ex := range exs {
+				for _, n := range ex.Notes {
+					k := NoteKind(n)
+					kinds[k]++
+					if k == Other {
+						t.Errorf("%s %+v: note of no kind: %q", name, opts, n)
+					}
+				}
+			}
+		}
+	}
+	if len(kinds) < 4 {
+		t.Errorf("notes of %d kinds only: %v", len(kinds), kinds)
+	}
+	t.Logf("notes by kind: %v", kinds)
 }
