@@ -17,7 +17,7 @@ var noteKinds = []struct{ match, kind string }{
 	{"CorrelationId", "correlation"},
 	{"unknown API key", "unknown_api"},
 	{"unsupported version", "unsupported_version"},
-	{"records of ", "records"}, // CRC mismatch, decompression, partial batch
+	{"records of ", "records"},       // CRC mismatch, decompression, partial batch
 	{"truncated frame", "truncated"}, // the capture or connection ended inside it
 	{"not captured", "not_captured"},
 	{"malformed", "malformed"},
