@@ -14,7 +14,8 @@
 // are replaced by Other, while the API and the direction, which the
 // protocol bounds, are kept; so totals per API stay exact.
 //
-// The names are listed in Names; dashboards/kdissect.json uses them.
+// The metric names are the constants below; dashboards/kdissect.json uses
+// them, and a test holds the dashboard to what the endpoint serves.
 package metrics
 
 import (
