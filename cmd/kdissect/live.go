@@ -20,6 +20,7 @@ import (
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/capfilter"
 	"github.com/kdissect/kdissect/dissect/live"
+	"github.com/kdissect/kdissect/dissect/sink"
 )
 
 // liveFlags are the flags of live beyond the capture flags.
@@ -36,6 +37,8 @@ func newLiveCmd() *cobra.Command {
 	var flags captureFlags
 	var lf liveFlags
 	var exFilter exchangeFilterFlags
+	var mf metricsFlags // metrics.go
+	var sf sinkFlags    // sink.go
 	cmd := &cobra.Command{
 		Use:   "live -i IFACE | -D",
 		Short: "Sniff Kafka exchanges on a network interface until Ctrl-C or -c N",
@@ -69,12 +72,14 @@ not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 			if lf.iface == "" {
 				return fmt.Errorf("an interface is needed: -i IFACE (-D lists them)")
 			}
-			return runLive(cmd, &flags, &lf, &exFilter)
+			return runLive(cmd, &flags, &lf, &exFilter, &mf, &sf)
 		},
 	}
 	flags.register(cmd)
 	flags.table.register(cmd)
 	exFilter.register(cmd.Flags())
+	mf.register(cmd.Flags(), false)
+	sf.register(cmd.Flags())
 	fs := cmd.Flags()
 	fs.StringVarP(&lf.iface, "interface", "i", "", "network interface to capture on (required)")
 	fs.StringVarP(&lf.write, "write", "w", "", "also write every captured packet to this pcap file")
@@ -138,7 +143,7 @@ func liveContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
-func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *exchangeFilterFlags) error {
+func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *exchangeFilterFlags, mf *metricsFlags, sf *sinkFlags) error {
 	opts, err := flags.dissectOptions()
 	if err != nil {
 		return err
@@ -205,6 +210,17 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	// seeing that prints what was seen rather than killing the process.
 	ctx, stopSignals := liveContext(cmd)
 	defer stopSignals()
+	mx, err := mf.start(stderr)
+	if err != nil {
+		return err
+	}
+	defer mx.close()
+	mx.kernel(h)
+	sr, err := sf.start(ctx, flags.showSecrets, sink.HeaderInterface, h.Interface(), stderr)
+	if err != nil {
+		return err
+	}
+	sr.counted(mx)
 	fmt.Fprintf(stderr, "kdissect: listening on %s, link type %s, snapshot length %d bytes, filter %q\n",
 		h.Interface(), link, h.SnapLen(), filter)
 
@@ -232,6 +248,8 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 			return
 		}
 		emitted++
+		mx.add(ex)
+		sr.add(ex)
 		if writeErr == nil {
 			writeErr = out.Write(ex)
 		}
@@ -246,6 +264,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 			}
 		}
 		s.packet(link, data, ci)
+		mx.packet(d, ci.Timestamp)
 		if wid != nil {
 			wid.apply(h, s.s)
 		}
@@ -256,6 +275,8 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	st := h.Stats()
 	h.Close()
 	s.close()
+	sr.close(stderr)
+	mx.finish(context.Background(), d, 0, stderr)
 
 	if err := out.Flush(); err != nil && writeErr == nil {
 		writeErr = err

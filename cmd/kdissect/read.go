@@ -11,6 +11,7 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
+	"github.com/kdissect/kdissect/dissect/sink"
 )
 
 // exchangeWriter is an output format.
@@ -99,6 +100,8 @@ func (f *captureFlags) writer(cmd *cobra.Command) (exchangeWriter, error) {
 func newReadCmd() *cobra.Command {
 	var flags captureFlags
 	var exFilter exchangeFilterFlags // views.go
+	var mf metricsFlags              // metrics.go
+	var sf sinkFlags                 // sink.go
 	var count int
 	cmd := &cobra.Command{
 		Use:   "read FILE...",
@@ -156,6 +159,16 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if err != nil {
 				return err
 			}
+			mx, err := mf.start(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			sr, err := sf.start(cmd.Context(), flags.showSecrets, sink.HeaderFile, strings.Join(args, ","), cmd.ErrOrStderr())
+			if err != nil {
+				mx.close()
+				return err
+			}
+			sr.counted(mx)
 			tuneGC()
 			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
@@ -190,8 +203,10 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 				matched.Add(1)
 				return true
 			}
-			r := rendererOf(out)
+			r := sr.renderer(rendererOf(out), out) // the sink's JSON lines rendered on every core too
 			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, r, func(j *exchangeJob) {
+				mx.add(j.ex)
+				sr.addLine(j.ex, j.line) // j.line: the JSON line (--format json's, or the sink's)
 				if writeErr != nil {
 					return
 				}
@@ -212,6 +227,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			}
 			failed := in.read(args, func(ex *dissect.Exchange) {
 				exchanges++
+				mx.emitted(d)
 				if !done() {
 					pipe.put(ex)
 				}
@@ -220,6 +236,8 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if err := out.Flush(); err != nil && writeErr == nil {
 				writeErr = err
 			}
+			sr.close(cmd.ErrOrStderr())
+			mx.finish(intr.ctx, d, mf.linger, cmd.ErrOrStderr())
 			if writeErr != nil {
 				return inputError{fmt.Errorf("write output: %w", writeErr)}
 			}
@@ -242,6 +260,8 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 	flags.table.register(cmd)
 	addReadFlag(cmd)
 	exFilter.register(cmd.Flags())
+	mf.register(cmd.Flags(), true)
+	sf.register(cmd.Flags())
 	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)
 	return cmd
 }

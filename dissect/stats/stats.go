@@ -252,7 +252,7 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 	for _, e := range dec.Errors {
 		c.errors[e.Code]++
 		if e.Topic != "" || !e.TopicID.IsZero() || e.Partition >= 0 {
-			k := tpErrKey{tpKey{topicName(e.Topic, e.TopicID), e.Partition}, e.Code}
+			k := tpErrKey{tpKey{TopicName(e.Topic, e.TopicID), e.Partition}, e.Code}
 			if _, ok := c.errorsAt[k]; !ok && len(c.errorsAt) >= c.maxRows {
 				k.tpKey = tpKey{Other, -1}
 			}
@@ -270,7 +270,7 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 		if set == nil {
 			continue
 		}
-		k := tpKey{topicName(rr.Topic, rr.TopicID), rr.Partition}
+		k := tpKey{TopicName(rr.Topic, rr.TopicID), rr.Partition}
 		p := c.partitions[k]
 		if p == nil {
 			if len(c.partitions) >= c.maxRows {
@@ -281,7 +281,7 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 				c.partitions[k] = p
 			}
 		}
-		n, size := int64(set.Count()), entryBytes(set)
+		n, size := int64(set.Count()), EntryBytes(set)
 		if ex.APIKey == codec.ApiKeyProduce {
 			p.ProducedRecords += n
 			p.ProducedBytes += size
@@ -294,8 +294,9 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 	}
 }
 
-// entryBytes is the size of the complete entries of a record set.
-func entryBytes(s *codec.RecordSet) int64 {
+// EntryBytes is the size of the complete entries of a record set, as
+// PartitionStats counts them: 12 + BatchLength or MessageSize each.
+func EntryBytes(s *codec.RecordSet) int64 {
 	var n int64
 	for _, e := range s.Entries {
 		switch {
@@ -318,8 +319,8 @@ func apiName(k apiKey) string {
 	return codec.APIName(k.key)
 }
 
-// topicName is a topic's name, or "id:" and its ID when only that is known.
-func topicName(name string, id codec.UUID) string {
+// TopicName is a topic's name, or "id:" and its ID when only that is known.
+func TopicName(name string, id codec.UUID) string {
 	if name == "" && !id.IsZero() {
 		return "id:" + id.String()
 	}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kdissect/kdissect/internal/capgen"
+)
+
+// benchCapture writes the 32 MB synthetic capture of BenchmarkStatsCommand.
+func benchCapture(b *testing.B) (string, capgen.Result) {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "bench.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := capgen.Write(f, capgen.Config{Bytes: 32 << 20, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path, res
+}
+
+// BenchmarkMetricsCommand times, on the capture of BenchmarkStatsCommand,
+// stats, read --format json, and read --format json --metrics (a
+// server on a loopback port, not scraped): the difference of the last two
+// is what --metrics costs, to be held against stats' time:
+//
+//	go test ./cmd/kdissect -run '^$' -bench MetricsCommand -benchmem
+func BenchmarkMetricsCommand(b *testing.B) {
+	path, res := benchCapture(b)
+	for _, v := range []struct {
+		name string
+		args []string
+	}{
+		{"stats", []string{"stats", path}},
+		{"read-json", []string{"read", "--format", "json", path}},
+		{"read-json-metrics", []string{"read", "--format", "json", "--metrics", "127.0.0.1:0", path}},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			var stderr strings.Builder
+			b.SetBytes(res.Bytes)
+			b.ReportAllocs()
+			for b.Loop() {
+				if code := run(v.args, nil, io.Discard, &stderr); code != 0 {
+					b.Fatalf("exit %d: %s", code, stderr.String())
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(res.Records)), "ns/record")
+		})
+	}
+}
+
+// BenchmarkSinkCommand times, on the capture of BenchmarkStatsCommand,
+// read --format json with and without --sink to a kfake broker in this
+// process (whose work is counted too), and stats for the scale:
+//
+//	go test ./cmd/kdissect -run '^$' -bench SinkCommand -benchmem
+func BenchmarkSinkCommand(b *testing.B) {
+	path, res := benchCapture(b)
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "exchanges"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	sinkURL := "kafka://" + c.ListenAddrs()[0] + "/exchanges"
+	for _, v := range []struct {
+		name string
+		args []string
+	}{
+		{"stats", []string{"stats", path}},
+		{"read-json", []string{"read", "--format", "json", path}},
+		{"read-json-sink", []string{"read", "--format", "json", "--sink", sinkURL, path}},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			var stderr strings.Builder
+			b.SetBytes(res.Bytes)
+			b.ReportAllocs()
+			for b.Loop() {
+				stderr.Reset()
+				if code := run(v.args, nil, io.Discard, &stderr); code != 0 {
+					b.Fatalf("exit %d: %s", code, stderr.String())
+				}
+			}
+			if s := stderr.String(); strings.Contains(s, "sink") {
+				b.Log(strings.TrimSpace(s))
+			}
+		})
+	}
+}
