@@ -31,6 +31,7 @@ type captureFlags struct {
 	table           tableFlags // read's and live's (views.go)
 	poisonFrames    bool       // --debug-poison-frames (hidden): see framePool
 	tlsKeylogs      []string
+	parquet         parquetFlags // --format parquet -w (parquet.go)
 }
 
 func (f *captureFlags) register(cmd *cobra.Command) {
@@ -241,6 +242,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 	flags.register(cmd)
 	flags.table.register(cmd)
 	addReadFlag(cmd)
+	flags.parquet.registerWrite(cmd)
 	exFilter.register(cmd.Flags())
 	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)
 	return cmd
