@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
@@ -89,6 +88,7 @@ const (
 // file cannot be read.
 type Parquet struct {
 	w           *parquet.GenericWriter[ExchangeRow]
+	zstd        *zstdPages
 	rows        ParquetRows
 	batch       []ExchangeRow
 	groupBytes  int64 // of the row group being written
@@ -117,8 +117,9 @@ type ParquetOptions struct {
 
 // NewParquet returns a writer of a Parquet file to w.
 func NewParquet(w io.Writer, opts ParquetOptions) *Parquet {
+	z := newZstdPages()
 	wopts := []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.Compression(z),
 		parquet.MaxRowsPerRowGroup(ParquetRowGroupRows),
 		// The page statistics and column index of a body column would
 		// hold the truncated JSON of its least and greatest bodies: of
@@ -130,6 +131,7 @@ func NewParquet(w io.Writer, opts ParquetOptions) *Parquet {
 	}
 	p := &Parquet{
 		w:           parquet.NewGenericWriter[ExchangeRow](w, wopts...),
+		zstd:        z,
 		rows:        ParquetRows{ShowSecrets: opts.ShowSecrets},
 		rowGroupMax: ParquetRowGroupBytes,
 	}
@@ -342,6 +344,7 @@ func (p *Parquet) Close() error {
 		return nil
 	}
 	p.closed = true
+	defer p.zstd.close()
 	if err := p.writeBatch(); err != nil {
 		return err
 	}
