@@ -28,12 +28,14 @@ type parquetFlags struct {
 	// checks as each packet is).
 	fileSize int
 	rotate   int
+	records  string // --parquet-records: the records file (read)
 }
 
 // registerWrite adds read's -w. Only --format parquet uses it in this
 // build; the pcapng -w of read (issue 16) is another change's.
 func (f *parquetFlags) registerWrite(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.path, "write", "w", "", "with --format parquet: write the exchanges to this Parquet file (- for standard output)")
+	cmd.Flags().StringVar(&f.records, "parquet-records", "", "with --format parquet: also write every record of the Produce requests and Fetch responses to this Parquet file (topic, partition, offset, timestamp, key, value, headers)")
 }
 
 // registerRoll adds live's -C and -G, which roll the Parquet files of
@@ -51,6 +53,8 @@ func (f *parquetFlags) check(format string) error {
 			return fmt.Errorf("-w is for --format parquet in read (pcapng output is another command's)")
 		case f.fileSize != 0 || f.rotate != 0:
 			return fmt.Errorf("-C and -G roll the files of --format parquet -w DIR")
+		case f.records != "":
+			return fmt.Errorf("--parquet-records goes with --format parquet")
 		}
 		return nil
 	}
@@ -61,6 +65,8 @@ func (f *parquetFlags) check(format string) error {
 		return fmt.Errorf("--format parquet needs -w FILE (- for standard output)")
 	case f.dir && f.path == "-":
 		return fmt.Errorf("-w -: live writes Parquet files into a directory; name one")
+	case f.records != "" && (f.records == f.path || f.records == "-"):
+		return fmt.Errorf("--parquet-records: name a file other than -w's")
 	case f.fileSize < 0 || f.rotate < 0:
 		return fmt.Errorf("-C and -G must not be negative")
 	}
@@ -96,6 +102,16 @@ func (f *parquetFlags) writer(stdout io.Writer, showSecrets bool) (*parquetOutpu
 			return nil, err
 		}
 	}
+	if f.records != "" {
+		rf, err := os.Create(f.records)
+		if err != nil {
+			o.finish()
+			return nil, inputError{fmt.Errorf("--parquet-records: %w", err)}
+		}
+		o.recFile = rf
+		o.recBuf = bufio.NewWriterSize(rf, 1<<20)
+		o.recs = render.NewParquetRecords(o.recBuf)
+	}
 	return o, nil
 }
 
@@ -119,6 +135,11 @@ type parquetOutput struct {
 	opened time.Time
 	seq    int
 	files  []string // completed, in the directory
+
+	// The records file (--parquet-records), nil without one.
+	recs    *render.ParquetRecords
+	recFile *os.File
+	recBuf  *bufio.Writer
 }
 
 func (o *parquetOutput) open(name string) error {
@@ -137,10 +158,15 @@ func (o *parquetOutput) open(name string) error {
 // when it reached -C or -G.
 func (o *parquetOutput) Write(ex *dissect.Exchange) error {
 	r, n := o.rows.Row(ex)
-	return o.writeRow(r, n)
+	return o.writeRow(ex, r, n)
 }
 
-func (o *parquetOutput) writeRow(r render.ExchangeRow, n int64) error {
+func (o *parquetOutput) writeRow(ex *dissect.Exchange, r render.ExchangeRow, n int64) error {
+	if o.recs != nil {
+		if err := o.recs.Write(ex); err != nil {
+			return fmt.Errorf("--parquet-records %s: %w", o.recFile.Name(), err)
+		}
+	}
 	if o.p == nil { // in a directory, the first row of a file
 		o.seq++
 		name := fmt.Sprintf("kdissect-%s-%05d.parquet", time.Now().UTC().Format("20060102T150405Z"), o.seq)
@@ -189,7 +215,23 @@ func (o *parquetOutput) finish() error {
 
 // Flush completes the file: the last one, at the end of the input
 // (syncOutput does not call it: a Parquet file is read only whole).
-func (o *parquetOutput) Flush() error { return o.finish() }
+func (o *parquetOutput) Flush() error {
+	err := o.finish()
+	if o.recs != nil {
+		rerr := o.recs.Close()
+		if rerr == nil {
+			rerr = o.recBuf.Flush()
+		}
+		if cerr := o.recFile.Close(); rerr == nil {
+			rerr = cerr
+		}
+		if rerr != nil && err == nil {
+			err = fmt.Errorf("--parquet-records %s: %w", o.recFile.Name(), rerr)
+		}
+		o.recs = nil
+	}
+	return err
+}
 
 // parquetRenderer is the concurrent side of parquetOutput: rows are made
 // in parallel (their bodies rendered as JSON), written in order.
@@ -202,7 +244,7 @@ func (r parquetRenderer) render(j *exchangeJob) int64 {
 }
 
 func (r parquetRenderer) write(j *exchangeJob) error {
-	err := r.o.writeRow(*j.parquet, j.parquetSize)
+	err := r.o.writeRow(j.ex, *j.parquet, j.parquetSize)
 	j.parquet = nil
 	return err
 }

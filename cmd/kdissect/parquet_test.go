@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/kdissect/kdissect/dissect/render"
 )
 
 // duckdbDir holds the npm package of DuckDB (tools/duckdb/package.json;
@@ -164,5 +170,71 @@ func TestParquetFlagErrors(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, exitUsage, tc.want)
 		}
+	}
+}
+
+// TestParquetRecordsFile writes --parquet-records for each test capture
+// and reads it back with parquet-go: the records per topic-partition are
+// those stats counts (produced plus fetched), their sum the JSON Lines
+// "records"; and a run that poisons each frame buffer once its exchange
+// was written (--debug-poison-frames) writes the same keys and values, so
+// no row points into a recycled frame.
+func TestParquetRecordsFile(t *testing.T) {
+	captures, _ := filepath.Glob(pcapsDir + "*.pcap*")
+	dir := t.TempDir()
+	for _, c := range captures {
+		t.Run(filepath.Base(c), func(t *testing.T) {
+			read := func(extra ...string) []render.RecordRow {
+				t.Helper()
+				recs := filepath.Join(dir, filepath.Base(c)+".records.parquet")
+				args := append([]string{"read", "--format", "parquet", "-w", filepath.Join(dir, "x.parquet"), "--parquet-records", recs}, extra...)
+				if code, _, errs := runCLI(t, append(args, c)...); code != 0 || errs != "" {
+					t.Fatalf("read: exit %d, stderr %q", code, errs)
+				}
+				rows, err := parquet.ReadFile[render.RecordRow](recs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rows
+			}
+			rows := read()
+			got := map[string]int64{}
+			for _, r := range rows {
+				topic := ""
+				switch {
+				case r.Topic != nil:
+					topic = *r.Topic
+				case r.TopicID != nil:
+					topic = "id:" + *r.TopicID
+				}
+				got[fmt.Sprintf("%s/%d", topic, r.Partition)]++
+			}
+			want := map[string]int64{}
+			for _, p := range statsJSONOf(t, c)["partitions"].([]any) {
+				p := p.(map[string]any)
+				if n := int64(p["produced_records"].(float64) + p["fetched_records"].(float64)); n > 0 {
+					want[fmt.Sprintf("%s/%d", p["topic"], int(p["partition"].(float64)))] = n
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("records per topic-partition: file %v, stats %v", got, want)
+			}
+			var jsonRecords int64
+			for _, l := range readJSON(t, c) {
+				jsonRecords += int64(l["records"].(float64))
+			}
+			if int64(len(rows)) != jsonRecords {
+				t.Errorf("%d rows, JSON lines count %d records", len(rows), jsonRecords)
+			}
+			poisoned := read("--debug-poison-frames")
+			if len(poisoned) != len(rows) {
+				t.Fatalf("with poisoned frames %d rows, without %d", len(poisoned), len(rows))
+			}
+			for i := range rows {
+				if !bytes.Equal(rows[i].Key, poisoned[i].Key) || !bytes.Equal(rows[i].Value, poisoned[i].Value) {
+					t.Fatalf("row %d: key/value %q/%.40q with poisoned frames, %q/%.40q without", i, poisoned[i].Key, poisoned[i].Value, rows[i].Key, rows[i].Value)
+				}
+			}
+		})
 	}
 }
