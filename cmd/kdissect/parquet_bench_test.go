@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/kdissect/kdissect/internal/capgen"
 )
 
 // BenchmarkExport times read --format json and read --format parquet -w
@@ -18,18 +16,7 @@ import (
 //	go test ./cmd/kdissect -run '^$' -bench Export -benchtime 3x
 func BenchmarkExport(b *testing.B) {
 	dir := b.TempDir()
-	path := filepath.Join(dir, "bench.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := capgen.Write(f, capgen.Config{Bytes: 32 << 20, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	path, res := benchCapture(b, dir)
 	for _, format := range []string{"json", "parquet"} {
 		b.Run(format, func(b *testing.B) {
 			out := filepath.Join(dir, "out."+format)
