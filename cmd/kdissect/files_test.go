@@ -178,14 +178,7 @@ func TestReadSplitCapture(t *testing.T) {
 	}
 	parts, _ := filepath.Glob(filepath.Join(dir, "part_*.pcap"))
 	statsJSON := func(files ...string) map[string]any {
-		code, out, errs := runCLI(t, append([]string{"stats", "--format", "json"}, files...)...)
-		if code != 0 {
-			t.Fatalf("stats: exit %d: %s", code, errs)
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			t.Fatal(err)
-		}
+		m := statsJSONOf(t, files...)
 		delete(m["capture"].(map[string]any), "files")
 		return m
 	}

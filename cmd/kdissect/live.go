@@ -82,7 +82,8 @@ not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 	sf.register(cmd.Flags())
 	fs := cmd.Flags()
 	fs.StringVarP(&lf.iface, "interface", "i", "", "network interface to capture on (required)")
-	fs.StringVarP(&lf.write, "write", "w", "", "also write every captured packet to this pcap file")
+	fs.StringVarP(&lf.write, "write", "w", "", "also write every captured packet to this pcap file; with --format parquet, the directory of the Parquet files")
+	flags.parquet.registerRoll(cmd)
 	fs.IntVarP(&lf.count, "count", "c", 0, "stop after this many exchanges that pass the filters (0: until Ctrl-C)")
 	fs.BoolVar(&lf.promisc, "promisc", false, "put the interface in promiscuous mode, to see traffic between other hosts")
 	fs.IntVarP(&lf.snapLen, "snapshot-length", "s", 0, fmt.Sprintf("keep at most this many bytes of each packet, as tcpdump -s (0: %d); 128 keeps the Kafka headers", live.DefaultSnapLen))
@@ -151,6 +152,9 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	match, err := exFilter.set()
 	if err != nil {
 		return err
+	}
+	if flags.format == "parquet" { // -w names the directory of the Parquet files, not a pcap
+		flags.parquet.path, flags.parquet.dir, lf.write = lf.write, true, ""
 	}
 	out, err := flags.liveWriter(cmd)
 	if err != nil {

@@ -72,6 +72,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newReadCmd(), newDecodeCmd(), newAPIsCmd(), newLiveCmd())
 	root.AddCommand(newBrokerCmd(), newProduceCmd(), newConsumeCmd())
 	root.AddCommand(newStatsCmd())
+	root.AddCommand(newReportCmd())
 	root.AddCommand(newReplayCmd())
 	root.AddCommand(newManCmd())
 	completeFlagValues(root)

@@ -2,33 +2,11 @@ package main
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kfake"
-
-	"github.com/kdissect/kdissect/internal/capgen"
 )
-
-// benchCapture writes the 32 MB synthetic capture of BenchmarkStatsCommand.
-func benchCapture(b *testing.B) (string, capgen.Result) {
-	b.Helper()
-	path := filepath.Join(b.TempDir(), "bench.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := capgen.Write(f, capgen.Config{Bytes: 32 << 20, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
-	return path, res
-}
 
 // BenchmarkMetricsCommand times, on the capture of BenchmarkStatsCommand,
 // stats, read --format json, and read --format json --metrics (a
@@ -37,7 +15,7 @@ func benchCapture(b *testing.B) (string, capgen.Result) {
 //
 //	go test ./cmd/kdissect -run '^$' -bench MetricsCommand -benchmem
 func BenchmarkMetricsCommand(b *testing.B) {
-	path, res := benchCapture(b)
+	path, res := benchCapture(b, b.TempDir())
 	for _, v := range []struct {
 		name string
 		args []string
@@ -66,7 +44,7 @@ func BenchmarkMetricsCommand(b *testing.B) {
 //
 //	go test ./cmd/kdissect -run '^$' -bench SinkCommand -benchmem
 func BenchmarkSinkCommand(b *testing.B) {
-	path, res := benchCapture(b)
+	path, res := benchCapture(b, b.TempDir())
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "exchanges"))
 	if err != nil {
 		b.Fatal(err)

@@ -39,6 +39,9 @@ type exchangeJob struct {
 	cost   int64             // frame bytes, decoded record sets and rendering, in bytes
 	line   *render.Line      // rendered JSON line
 	row    []string
+	// parquet is the exchange's Parquet row, of parquetSize bytes.
+	parquet     *render.ExchangeRow
+	parquetSize int64
 }
 
 // concurrentRenderer is an output whose costly part, rendering one
@@ -81,6 +84,8 @@ func rendererOf(w exchangeWriter) concurrentRenderer {
 		return jsonRenderer{w}
 	case *render.Table:
 		return tableRenderer{w}
+	case *parquetOutput:
+		return parquetRenderer{w}
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ type captureFlags struct {
 	table           tableFlags // read's and live's (views.go)
 	poisonFrames    bool       // --debug-poison-frames (hidden): see framePool
 	tlsKeylogs      []string
+	parquet         parquetFlags // --format parquet -w (parquet.go)
 }
 
 func (f *captureFlags) register(cmd *cobra.Command) {
@@ -259,6 +260,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 	flags.register(cmd)
 	flags.table.register(cmd)
 	addReadFlag(cmd)
+	flags.parquet.registerWrite(cmd)
 	exFilter.register(cmd.Flags())
 	mf.register(cmd.Flags(), true)
 	sf.register(cmd.Flags())

@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/render"
 	"github.com/kdissect/kdissect/dissect/stats"
@@ -45,57 +43,17 @@ The exchange filters select what is aggregated.
 			if flags.format != "table" && flags.format != "json" {
 				return fmt.Errorf("unknown format %q (want table or json)", flags.format)
 			}
-			opts, err := flags.dissectOptions()
-			if err != nil {
-				return err
-			}
-			if flags.maxDecompressed <= 0 {
-				return fmt.Errorf("--max-decompressed-size must be positive")
-			}
-			if count < 0 {
-				return fmt.Errorf("-c must not be negative")
-			}
-			match, err := exFilter.set()
-			if err != nil {
-				return err
-			}
-			capFilter, err := flags.captureFilter()
-			if err != nil {
-				return err
-			}
-			tuneGC()
-			opts.FramePool = flags.framePool()
-			d := dissect.New(opts)
-			// Stats counts records and sizes: batches whose CRC matches are
-			// taken at their headers, not decompressed.
-			decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed, CountOnly: true}}
-			dec := dissect.NewDecoder(decOpts)
 			col := stats.New()
 			if err := iv.set(col); err != nil {
 				return err
 			}
-			var matched atomic.Int64 // counted by the pipeline, read by the input too
-			done := func() bool { return count > 0 && matched.Load() >= int64(count) }
-			keep := func(ex *dissect.Exchange) bool {
-				if done() || !match.Match(ex) {
-					return false
-				}
-				matched.Add(1)
-				return true
-			}
-			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, nil, func(j *exchangeJob) { col.Add(j.ex) })
-			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: done}
-			failed := in.read(args, func(ex *dissect.Exchange) {
+			a, err := aggregate(cmd, &flags, &exFilter, count, args, func(d *dissect.Dissector) {
 				iv.origin(col, d) // before the first exchange reaches col
-				if !done() {
-					pipe.put(ex)
-				}
-			})
-			pipe.close()
-			for _, err := range failed[:max(0, len(failed)-1)] {
-				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
+			}, col.Add)
+			if err != nil {
+				return err
 			}
-			st := d.Stats()
+			st, match, failed := a.stats, a.match, a.failed
 			if len(failed) > 0 && st.Packets == 0 {
 				return inputError{failed[len(failed)-1]}
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kdissect/kdissect/internal/capedit"
+	"github.com/kdissect/kdissect/internal/capgen"
 )
 
 // BenchmarkStatsCommand times `kdissect stats` end to end, its parallel
@@ -18,7 +19,7 @@ import (
 //
 //	go test ./cmd/kdissect -run '^$' -bench StatsCommand -benchmem
 func BenchmarkStatsCommand(b *testing.B) {
-	path, res := benchCapture(b) // metrics_bench_test.go
+	path, res := benchCapture(b, b.TempDir())
 	var stderr strings.Builder
 	b.SetBytes(res.Bytes)
 	b.ReportAllocs()
@@ -34,6 +35,25 @@ func BenchmarkStatsCommand(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/perRun, "ns/record")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/perRun, "allocs/record")
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/perRun, "B/record")
+}
+
+// benchCapture writes the 32 MB synthetic capture of the command
+// benchmarks into dir.
+func benchCapture(b *testing.B, dir string) (string, capgen.Result) {
+	b.Helper()
+	path := filepath.Join(dir, "bench.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := capgen.Write(f, capgen.Config{Bytes: 32 << 20, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path, res
 }
 
 // BenchmarkStatsDamaged times `kdissect stats` on a real capture of kcat

@@ -27,7 +27,7 @@ import (
 // filters into the commands that read captures.
 
 // formatsUsage is the help of --format for read and live.
-const formatsUsage = "output format: summary (a table row per exchange), detail (every field as a tree), hexdump (every byte labelled) or json (JSON Lines)"
+const formatsUsage = "output format: summary (a table row per exchange), detail (every field as a tree), hexdump (every byte labelled), json (JSON Lines) or parquet (a Parquet file, -w)"
 
 // formatWriter returns the exchange writer --format names, writing to out;
 // coloured when the command's standard output is a terminal and neither
@@ -40,6 +40,9 @@ const formatsUsage = "output format: summary (a table row per exchange), detail 
 func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer, stream bool) (exchangeWriter, error) {
 	colors := render.NewColors(colorWanted(cmd.OutOrStdout(), f.noColor))
 	records := codec.RecordDecodeOptions{MaxDecompressedBytes: f.maxDecompressed}
+	if err := f.parquet.check(f.format); err != nil {
+		return nil, err
+	}
 	switch f.format {
 	case "summary":
 		cols, tf, err := f.table.options()
@@ -64,16 +67,21 @@ func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer, stream bo
 		return render.NewHexdump(out, render.HexdumpOptions{ShowSecrets: f.showSecrets, Records: records, Colors: colors})
 	case "json":
 		return render.NewJSONLines(out, f.showSecrets), nil
+	case "parquet":
+		return f.parquet.writer(out, f.showSecrets)
 	}
-	return nil, fmt.Errorf("unknown format %q (want summary, detail, hexdump or json)", f.format)
+	return nil, fmt.Errorf("unknown format %q (want summary, detail, hexdump, json or parquet)", f.format)
 }
 
 // syncOutput writes out what w holds, for the reader of a live source:
 // the buffered formats are flushed; a StreamTable writes its rows at once
 // already, and its Flush would end the table.
 func syncOutput(w exchangeWriter) error {
-	if t, ok := w.(*render.StreamTable); ok {
-		return t.Err()
+	switch w := w.(type) {
+	case *render.StreamTable:
+		return w.Err()
+	case *parquetOutput:
+		return nil // read only once complete: see parquetOutput.Flush
 	}
 	return w.Flush()
 }

@@ -4,7 +4,7 @@ package stats
 // both together are at most the exact store's size, else bucketed with the
 // same precision (RelativeError) as Add gives. o is not changed.
 func (h *Histogram) Merge(o *Histogram) {
-	if o.count == 0 {
+	if o == nil || o.count == 0 {
 		return
 	}
 	if h.count == 0 || o.min < h.min {

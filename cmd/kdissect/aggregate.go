@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect"
+	"github.com/kdissect/kdissect/dissect/filter"
+)
+
+// aggregated is what aggregate read.
+type aggregated struct {
+	stats  dissect.Stats // the dissector's counts
+	match  *filter.Set   // the exchange filters, nil when none
+	failed []error       // the inputs that could not be read whole, in order
+}
+
+// aggregate reads the captures of stats and report through the parallel
+// pipeline, record batches counted at their headers (those whose CRC
+// matches are not decompressed), and hands each exchange that passes the
+// filters and -c to add, in capture order. The error is a usage error,
+// found before anything is read; inputs that fail are in failed. entering,
+// when not nil, runs before each exchange enters the pipeline, with the
+// dissector (stats' intervals take their origin from its first packet).
+func aggregate(cmd *cobra.Command, flags *captureFlags, exFilter *exchangeFilterFlags, count int, args []string, entering func(*dissect.Dissector), add func(*dissect.Exchange)) (aggregated, error) {
+	var a aggregated
+	opts, err := flags.dissectOptions()
+	if err != nil {
+		return a, err
+	}
+	if flags.maxDecompressed <= 0 {
+		return a, fmt.Errorf("--max-decompressed-size must be positive")
+	}
+	if count < 0 {
+		return a, fmt.Errorf("-c must not be negative")
+	}
+	if a.match, err = exFilter.set(); err != nil {
+		return a, err
+	}
+	capFilter, err := flags.captureFilter()
+	if err != nil {
+		return a, err
+	}
+	tuneGC()
+	opts.FramePool = flags.framePool()
+	d := dissect.New(opts)
+	decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed, CountOnly: true}}
+	dec := dissect.NewDecoder(decOpts)
+	var matched atomic.Int64 // counted by the pipeline, read by the input too
+	done := func() bool { return count > 0 && matched.Load() >= int64(count) }
+	keep := func(ex *dissect.Exchange) bool {
+		if done() || !a.match.Match(ex) {
+			return false
+		}
+		matched.Add(1)
+		return true
+	}
+	pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, nil, func(j *exchangeJob) { add(j.ex) })
+	in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: done}
+	a.failed = in.read(args, func(ex *dissect.Exchange) {
+		if entering != nil {
+			entering(d)
+		}
+		if !done() {
+			pipe.put(ex)
+		}
+	})
+	pipe.close()
+	for _, err := range a.failed[:max(0, len(a.failed)-1)] {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
+	}
+	a.stats = d.Stats()
+	return a, nil
+}
