@@ -181,6 +181,11 @@ type Stats struct {
 	// before them.
 	Retransmitted int64
 	Reordered     int64
+	// RetransmittedDiffering counts retransmitted copies whose bytes
+	// differ from the first copy's (of the bytes still held to compare:
+	// see retransmit.go), RetransmittedDifferingBytes those bytes.
+	RetransmittedDiffering      int64
+	RetransmittedDifferingBytes int64
 	// Reassembled counts the IP datagrams reassembled from fragments, and
 	// FragmentsReassembled the fragments they were made of. The fragment
 	// that completes a datagram stands for it: it counts as the datagram
