@@ -680,7 +680,10 @@ func varintBytesSize(b []byte) int {
 //	 "TimestampType": "CreateTime"|"LogAppendTime", "IsTransactional",
 //	 "IsControl", "LastOffsetDelta", "BaseTimestamp", "MaxTimestamp",
 //	 "ProducerId", "ProducerEpoch", "BaseSequence", "RecordCount",
-//	 "Records": [{"Offset", "Timestamp", "Attributes", "TimestampDelta",
+//	 "Records": [{"Offset", "Timestamp" (the batch's MaxTimestamp under
+//	   LogAppendTime), "WireTimestamp" (the record's own, BaseTimestamp +
+//	   TimestampDelta, when LogAppendTime gave it another), "Attributes",
+//	   "TimestampDelta",
 //	   "OffsetDelta", "Key", "Value", "Headers": [{"Key", "Value"}],
 //	   and for control records "ControlType": "COMMIT"|"ABORT"|..,
 //	   "CoordinatorEpoch" (markers only)}]}
@@ -742,7 +745,7 @@ func (b *RecordBatch) writeJSON(w *JSONWriter) {
 	}
 	w.BeginArray()
 	for i := range b.Records {
-		b.Records[i].writeJSON(w)
+		b.Records[i].writeJSON(w, b)
 	}
 	w.EndArray()
 	w.EndObject()
@@ -792,7 +795,7 @@ func (b *RecordBatch) writeHoledJSON(w *JSONWriter) {
 		w.Key("Records")
 		w.BeginArray()
 		for i := range b.Records {
-			b.Records[i].writeJSON(w)
+			b.Records[i].writeJSON(w, b)
 		}
 		w.EndArray()
 	}
@@ -803,12 +806,17 @@ func (b *RecordBatch) writeHoledJSON(w *JSONWriter) {
 	w.EndObject()
 }
 
-func (rec *Record) writeJSON(w *JSONWriter) {
+// writeJSON writes rec, a record of b; see RecordBatch.writeJSON.
+func (rec *Record) writeJSON(w *JSONWriter, b *RecordBatch) {
 	w.BeginObject()
 	w.quotedKey(`"Offset":`)
 	w.Int(rec.Offset)
 	w.quotedKey(`"Timestamp":`)
 	w.Int(rec.Timestamp)
+	if t := b.TimeOf(rec); t.Differs() {
+		w.quotedKey(`"WireTimestamp":`)
+		w.Int(t.Own)
+	}
 	w.quotedKey(`"Attributes":`)
 	w.Int(int64(rec.Attributes))
 	w.quotedKey(`"TimestampDelta":`)

@@ -683,7 +683,7 @@ func (rt *recordTracer) gappedSet(h *holes) {
 		case kind == frameWhole && magic == 2:
 			rt.batch(h.b, pos, n, i)
 		case kind == frameWhole:
-			rt.message(h.b, pos, n, i, false)
+			rt.message(h.b, pos, n, i, nil)
 		case magic == 2:
 			rt.holedBatch(h, pos, n, i)
 		default:

@@ -220,7 +220,7 @@ func (rt *recordTracer) set(buf []byte) {
 		case magic == 2:
 			rt.batch(buf, pos, n, i)
 		default:
-			rt.message(buf, pos, n, i, false)
+			rt.message(buf, pos, n, i, nil)
 		}
 		done()
 		i++
@@ -268,7 +268,7 @@ func (rt *recordTracer) innerSet(buf []byte, wrapper *LegacyMessage) {
 	pos := 0
 	for i := 0; i < fit; i++ {
 		n, _, _, _ := splitEntry(buf[pos:]) // framed above
-		m := rt.message(buf, pos, n, i, true)
+		m := rt.message(buf, pos, n, i, wrapper)
 		if wrapper.Magic >= 1 {
 			msgs = append(msgs, m)
 		}
@@ -630,9 +630,11 @@ func (f *fieldReader) varintBytes(lenName, name string, text bool) []byte {
 	return b
 }
 
-// message traces the legacy message of n bytes at buf[pos:]; inner says
-// it is inside a wrapper (and so is not decompressed).
-func (rt *recordTracer) message(buf []byte, pos, n, idx int, inner bool) *LegacyMessage {
+// message traces the legacy message of n bytes at buf[pos:]; wrapper, when
+// not nil, is the wrapper it is inside (it is not decompressed then, and
+// takes the wrapper's time under LogAppendTime, as decodeInner does).
+func (rt *recordTracer) message(buf []byte, pos, n, idx int, wrapper *LegacyMessage) *LegacyMessage {
+	inner := wrapper != nil
 	entry := buf[pos : pos+n]
 	rt.t.BeginIndex(idx, pos)
 	f := newFieldReader(rt.t, buf, pos, pos+n)
@@ -657,6 +659,11 @@ func (rt *recordTracer) message(buf []byte, pos, n, idx int, inner bool) *Legacy
 		if ts, ok := f.field("Timestamp", readInt64); ok {
 			m.Timestamp = ts.(int64)
 			m.WireTimestamp = m.Timestamp
+			if inner && wrapper.Magic >= 1 && wrapper.TimestampType() == TimestampLogAppendTime {
+				// Kafka's LegacyRecord: the wrapper's time and type.
+				m.Timestamp = wrapper.Timestamp
+				m.wrapperTime = true
+			}
 		}
 	}
 	m.Key = f.bytes32("KeyLength", "Key")

@@ -3,6 +3,7 @@ package dissect
 import (
 	"errors"
 	"io"
+	"net/netip"
 
 	"github.com/gopacket/gopacket/layers"
 
@@ -51,6 +52,14 @@ type ReadOptions struct {
 	// capture may be about to block: every exchange the packets read so
 	// far made ready has been emitted (a caller flushes its output).
 	Paused func()
+	// Rediscover, when every capture is read through Open (a file that
+	// can be read again), reads the captures once more before dissecting
+	// them, to learn the brokers that responses name (see discover.go):
+	// a connection to a broker named only after the connection began is
+	// then dissected from its start, as if its port had been given,
+	// rather than lost or cut (Stats.LateConnections). It costs a pass
+	// of reassembly and framing, without decoding or emitting.
+	Rediscover bool
 }
 
 // CaptureError is the error of one capture among those ReadCaptures read:
@@ -110,10 +119,27 @@ func (d *Dissector) ReadCaptures(caps []Capture, opts ReadOptions, emit func(*Ex
 			inner(ex)
 		}
 	}
+	var known []netip.AddrPort
+	if opts.Rediscover && rereadable(caps) {
+		known = d.discoverBrokers(caps, opts)
+	}
+	s := d.NewSession(emit)
+	for _, ap := range known {
+		if s.brokers.add(ap) {
+			d.stats.LearnedBrokers++ // as the pass that learned it counted
+		}
+	}
+	errs, patched := d.readInto(s, caps, opts, spans)
+	d.stats.PatchedRecords += patched
+	return errors.Join(errs...)
+}
+
+// readInto reads caps into s, then closes it, and returns the captures'
+// errors and the records patched (see mergeSource.result).
+func (d *Dissector) readInto(s *Session, caps []Capture, opts ReadOptions, spans *captureSpans) ([]error, int64) {
 	// The TLS secrets the files embed (pcapng Decryption Secrets
 	// Blocks), in one key log whichever file holds them.
 	m := &mergeSource{caps: caps, stop: opts.Stop, secrets: tlsdecrypt.NewKeyLog()}
-	s := d.NewSession(emit)
 	s.addTLSKeys(m.secrets)
 	quit := make(chan struct{})
 	full, free := readAhead(m, quit)
@@ -145,9 +171,7 @@ func (d *Dissector) ReadCaptures(caps []Capture, opts ReadOptions, emit func(*Ex
 		free <- b
 	}
 	s.Close()
-	errs, patched := m.result()
-	d.stats.PatchedRecords += patched
-	return errors.Join(errs...)
+	return m.result()
 }
 
 // captureSpans finds the capture of a packet when there are more than

@@ -181,7 +181,12 @@ func noResponseExpected(ex *Exchange) bool {
 
 func decodeRequest(ex *Exchange, dec *Decoded) {
 	if ex.APIVersion < 0 {
-		return // the header was not captured whole: the matcher said so
+		if api := dec.API; api != nil && versionOnWire(ex.Request) {
+			// A negative ApiVersion on the wire: no API has one.
+			ex.AddNote(fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d): request body not decoded",
+				api.Name, ex.APIVersion, api.MinVersion, api.MaxVersion))
+		}
+		return // else the header was not captured whole: the matcher said so
 	}
 	if ex.Request.Size < 4 {
 		ex.AddNote(fmt.Sprintf("request frame of %d bytes is too short for a header", ex.Request.Size))
@@ -485,4 +490,12 @@ func notCapturedNote(side string, api *codec.API, version int16, nc []codec.NotC
 		fmt.Fprintf(&b, "decoded up to %s at byte %d, where what locates the rest was not captured", stop.Path, 4+stop.Start)
 	}
 	return b.String()
+}
+
+// versionOnWire reports whether the request frame f's ApiVersion was
+// captured (Exchange.APIVersion is -1 otherwise): its header read whole,
+// or, cut by a hole, at least its first 4 bytes (conn.partialRequest).
+func versionOnWire(f *Frame) bool {
+	head := f.HeadLen()
+	return head >= reqHeaderMin || head >= 4 && len(f.Holes) > 0 && f.Size >= reqHeaderMin
 }

@@ -162,6 +162,7 @@ func (s *Session) learnBroker(ap netip.AddrPort) {
 			t.remove(u)
 			s.lows.set(&u.blocker, noLow)
 			if !u.notKafka {
+				u.broker = ap
 				s.promote = append(s.promote, u)
 			}
 		}
@@ -176,9 +177,11 @@ type unknownConn struct {
 	prev, next *unknownConn // in the table's recency list
 	seen       time.Time    // session clock at its latest packet
 
-	pkts  []backlogPkt
-	bytes int
-	full  bool // the backlog limit was reached: later packets are not kept
+	pkts    []backlogPkt
+	bytes   int
+	full    bool           // the backlog limit was reached: later packets are not kept
+	notKept int            // packets with payload not kept, the backlog being full
+	broker  netip.AddrPort // its broker, once learned
 
 	notKafka bool // detection said no: its packets are dropped at once
 	kafka    bool // detection said yes (without AnyPort: kept for learning)
@@ -318,6 +321,9 @@ func (u *unknownConn) keep(t *unknownTable, link layers.LinkType, data []byte, t
 	lim := &t.lim
 	if !force && (u.full || len(u.pkts) >= lim.backlogPackets || u.bytes+len(data) > lim.backlogBytes || t.bytes+len(data) > lim.backlogTotal) {
 		u.full = true
+		if payload {
+			u.notKept++
+		}
 		return false
 	}
 	u.pkts = append(u.pkts, backlogPkt{link: link, data: bytes.Clone(data), ts: ts, clock: clock, idx: idx, src: src, num: num, payload: payload})
@@ -431,9 +437,11 @@ func (s *Session) replay(u *unknownConn) {
 	front := s.ord.frontier()
 	src, num := s.src, s.num
 	defer func() { s.src, s.num = src, num }()
+	dropped := int64(u.notKept)
 	for _, p := range u.pkts {
 		if p.payload && p.idx <= front {
 			st.BacklogDropped++
+			dropped++
 			continue
 		}
 		if s.dec.decode(p.link, p.data, &s.cur) != kindTCP {
@@ -446,6 +454,9 @@ func (s *Session) replay(u *unknownConn) {
 		s.assemble(p.ts, p.idx, p.clock)
 	}
 	u.pkts = nil
+	if dropped > 0 {
+		s.d.lateConnection(u, dropped)
+	}
 }
 
 // expireUnknown forgets unknown connections idle for Options.IdleTimeout,

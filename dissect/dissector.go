@@ -184,6 +184,11 @@ type Stats struct {
 	// before them.
 	Retransmitted int64
 	Reordered     int64
+	// RetransmittedDiffering counts retransmitted copies whose bytes
+	// differ from the first copy's (of the bytes still held to compare:
+	// see retransmit.go), RetransmittedDifferingBytes those bytes.
+	RetransmittedDiffering      int64
+	RetransmittedDifferingBytes int64
 	// Reassembled counts the IP datagrams reassembled from fragments, and
 	// FragmentsReassembled the fragments they were made of. The fragment
 	// that completes a datagram stands for it: it counts as the datagram
@@ -220,6 +225,14 @@ type Stats struct {
 	// exchanges captured after them had already been emitted.
 	Replayed       int64
 	BacklogDropped int64
+	// LateConnections are the connections (the first
+	// maxLateConnections; LateConnectionCount counts them all) to a
+	// broker learned after they began, of which packets were lost:
+	// dropped from the backlog (BacklogDropped), or never kept, the
+	// backlog being full. ReadOptions.Rediscover finds their brokers
+	// first, when the capture can be read twice.
+	LateConnections     []LateConnection
+	LateConnectionCount int
 	// AfterClose counts packets of a connection that closed moments
 	// before (its last ACKs); ConnLimit packets of connections beyond
 	// Options.MaxConnections. Both are among KafkaPackets, not dissected.
@@ -274,6 +287,7 @@ func New(opts Options) *Dissector {
 func (d *Dissector) Stats() Stats {
 	s := d.stats
 	s.Problems = slices.Clone(s.Problems)
+	s.LateConnections = slices.Clone(s.LateConnections)
 	return s
 }
 

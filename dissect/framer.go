@@ -186,6 +186,9 @@ type framer struct {
 	raw bool
 	// resynced says the frame handed over last was found by scanning.
 	resynced bool
+	// rtx counts the retransmitted copies of the frame's bytes that
+	// differ (retransmit.go), noted on the frame.
+	rtx rtxDiff
 
 	// Resynchronisation.
 	win     [resyncWindow]byte // undecided bytes carried between chunks
@@ -485,6 +488,10 @@ func (f *framer) emit(end pktRef, notes []string) {
 			notes = append([]string{f.resyncNote()}, notes...)
 		}
 		f.why = nil
+	}
+	if f.rtx.copies > 0 {
+		notes = append(notes, f.rtx.note())
+		f.rtx = rtxDiff{}
 	}
 	f.sink.frame(f.dir, fr, notes, f.startPos)
 }

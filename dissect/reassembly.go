@@ -26,7 +26,7 @@ import (
 // Each segment handed over is one packet's payload (or the part of it not
 // seen before), so the framer knows the packet of every byte without
 // looking it up. Retransmitted bytes are dropped: the first copy seen is
-// kept. SYN, FIN and RST follow the receiver's rules (RFC 793, RFC 5961):
+// kept (a copy that differs is noted: retransmit.go). SYN, FIN and RST follow the receiver's rules (RFC 793, RFC 5961):
 // a SYN on a synchronised direction carries no data, a RST counts only at
 // the next expected sequence number, a FIN ends the direction once the
 // data before it is in.
@@ -159,6 +159,9 @@ func (c *conn) segment(dir frameDir, tcp *layers.TCP, missing int, ref pktRef) {
 		}
 		return
 	}
+	if d < 0 && len(tcp.Payload) > 0 {
+		c.retransmitted(dir, seq, tcp.Payload) // retransmit.go
+	}
 	if end := seq + uint32(n); seqDiff(h.next, end) < 0 || seqDiff(h.next, end) == 0 && !tcp.FIN {
 		s.d.stats.Retransmitted++ // nothing new
 		return
@@ -248,6 +251,9 @@ func (c *conn) enqueue(dir frameDir, sg segment) {
 	i, found := slices.BinarySearchFunc(h.queue, sg.seq, func(q segment, seq uint32) int { return int(seqDiff(seq, q.seq)) })
 	if found && h.queue[i].end() == sg.end() && h.queue[i].fin == sg.fin {
 		s.d.stats.Retransmitted++ // a copy of a segment waiting
+		if d := countDiff(h.queue[i].data, sg.data); d > 0 {
+			c.differingCopy(dir, d, min(len(h.queue[i].data), len(sg.data)))
+		}
 		return
 	}
 	sg.data = s.keep(sg.data)

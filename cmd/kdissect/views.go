@@ -315,11 +315,13 @@ func (in *captureInput) read(paths []string, emit func(*dissect.Exchange)) []err
 			inner(ex)
 		}
 	}
-	opts := dissect.ReadOptions{Stop: in.stop, Paused: in.paused}
+	// Files are read twice when that finds brokers late (late.go).
+	opts := dissect.ReadOptions{Stop: in.stop, Paused: in.paused, Rediscover: true}
 	if in.filter != nil {
 		opts.Filter = in.filterPackets(names) // filter.go
 	}
 	err := in.d.ReadCaptures(caps, opts, emit)
+	warnLate(in.warn, in.d.Stats())
 	if err == nil {
 		return nil
 	}

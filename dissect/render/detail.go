@@ -127,7 +127,7 @@ func (d *Detail) node(b *bufio.Writer, n *Node, depth int, bc *batchCtx) {
 		return
 	case *codec.LegacyMessage:
 		head := fmt.Sprintf("%s message (magic %d): %s", n.Name, v.Magic, legacyOffset(v))
-		if t, ok := msTime(v.Timestamp); ok && v.Magic >= 1 && v.Captured("Timestamp") {
+		if t, ok := timeText(v.Time()); ok {
 			head += " · " + t
 		}
 		if v.Gaps != nil {
@@ -337,7 +337,11 @@ func (d *Detail) records(b *bufio.Writer, n *Node, r *codec.Records, depth int) 
 func (d *Detail) record(b *bufio.Writer, n *Node, r *codec.Record, depth int, bc *batchCtx) {
 	indent := strings.Repeat("  ", depth)
 	head := fmt.Sprintf("%s offset %d", n.Name, r.Offset)
-	if t, ok := msTime(r.Timestamp); ok {
+	var batch *codec.RecordBatch
+	if bc != nil {
+		batch = bc.batch
+	}
+	if t, ok := timeText(recordTime(r, batch)); ok {
 		head += " · " + t
 	}
 	b.WriteString(indent + head + "\n")

@@ -454,6 +454,7 @@ type labelWalker struct {
 	emit     func(*Label) // must not keep the label
 	sections int
 	label    Label
+	batch    *codec.RecordBatch // the record batch being walked, for its records' times
 }
 
 func (w *labelWalker) walk(n *Node, depth int, path string, section int, data []byte) {
@@ -488,7 +489,7 @@ func (w *labelWalker) walk(n *Node, depth int, path string, section int, data []
 			l.note = true
 		}
 	} else {
-		l.Text = containerText(n)
+		l.Text = containerText(n, w.batch)
 		if r, ok := n.Value.(*codec.Records); ok && !r.IsNull() {
 			// What the set holds, as the detail view and JSON count it.
 			sc := w.ft.scan(n)
@@ -503,6 +504,11 @@ func (w *labelWalker) walk(n *Node, depth int, path string, section int, data []
 	}
 	l.Style = nodeStyle(n)
 	w.emit(l)
+	if b, ok := n.Value.(*codec.RecordBatch); ok {
+		outer := w.batch
+		w.batch = b
+		defer func() { w.batch = outer }()
+	}
 	w.ft.eachChild(n, func(c *Node) { w.walk(c, depth+1, p, section, data) })
 }
 
@@ -526,8 +532,9 @@ func nodeStyle(n *Node) LabelStyle {
 	return StylePlain
 }
 
-// containerText says what a field with fields inside holds.
-func containerText(n *Node) string {
+// containerText says what a field with fields inside holds; batch is the
+// record batch n is in, if any.
+func containerText(n *Node, batch *codec.RecordBatch) string {
 	switch v := n.Value.(type) {
 	case undecoded:
 		return "not decoded: " + sanitize(v.err.Error())
@@ -544,13 +551,13 @@ func containerText(n *Node) string {
 		return fmt.Sprintf("record batch (magic %d), BaseOffset %d, RecordCount %d, %s", v.Magic, v.BaseOffset, v.RecordCount, v.Compression())
 	case *codec.Record:
 		s := fmt.Sprintf("record, offset %d", v.Offset)
-		if t, ok := msTime(v.Timestamp); ok {
+		if t, ok := timeText(recordTime(v, batch)); ok {
 			s += ", " + t
 		}
 		return s
 	case *codec.LegacyMessage:
 		s := fmt.Sprintf("message (magic %d), %s", v.Magic, legacyOffset(v))
-		if t, ok := msTime(v.Timestamp); ok && v.Magic >= 1 && v.Captured("Timestamp") {
+		if t, ok := timeText(v.Time()); ok {
 			s += ", " + t
 		}
 		if v.Gaps != nil {
