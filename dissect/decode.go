@@ -43,6 +43,11 @@ type Decoded struct {
 	Records int
 	// RecordSets are the decoded record sets with their topic-partitions.
 	RecordSets []codec.RecordsRef
+	// RecordsAborted counts, of a Fetch response, the records of Records
+	// in transactional batches marked aborted (codec.MarkTransactions);
+	// Transactions holds the marking per partition, in wire order.
+	RecordsAborted int
+	Transactions   []PartitionTransactions
 }
 
 // DecodeOptions configures a Decoder.
@@ -389,6 +394,7 @@ func (d *Decoder) finish(ex *Exchange, p *prepared) {
 		summaries.Put(side.sum)
 		side.sum, side.records = nil, nil
 	}
+	markFetchTransactions(ex, dec, d.topicNames)
 }
 
 func (d *Decoder) resolve(t codec.TopicPartitions) codec.TopicPartitions {
