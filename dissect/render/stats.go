@@ -177,7 +177,10 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		}
 		rows = append(rows, append([]string{strconv.Itoa(c.Stream), c.Client, c.Broker, id}, traffic(&c.Traffic)...))
 	}
-	return statsTable(w, "Connections", append([]string{"stream", "client", "broker", "client id"}, trafficHeader...), rows)
+	if err := statsTable(w, "Connections", append([]string{"stream", "client", "broker", "client id"}, trafficHeader...), rows); err != nil {
+		return err
+	}
+	return writeTransactionsTables(w, r.Transactions)
 }
 
 // statsTable writes a titled table, or nothing without rows.
@@ -213,6 +216,7 @@ type statsJSON struct {
 	PartitionErrors []partitionErrorJSON `json:"partition_errors"`
 	Clients         []clientJSON         `json:"clients"`
 	Connections     []connectionJSON     `json:"connections"`
+	Transactions    transactionsJSON     `json:"transactions"` // stats_transactions.go
 }
 
 type captureJSON struct {
@@ -329,7 +333,7 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 			FragmentsReassembled: info.Loss.FragmentsReassembled, ReassembledDatagrams: info.Loss.Reassembled, FragmentsDropped: info.Loss.FragmentsDropped,
 		},
 		APIs: []apiJSON{}, Partitions: []partitionJSON{}, Errors: []errorJSON{}, PartitionErrors: []partitionErrorJSON{},
-		Clients: []clientJSON{}, Connections: []connectionJSON{},
+		Clients: []clientJSON{}, Connections: []connectionJSON{}, Transactions: toTransactionsJSON(r.Transactions),
 	}
 	if out.Capture.Files == nil {
 		out.Capture.Files = []string{}

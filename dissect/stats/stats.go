@@ -39,6 +39,7 @@ type Collector struct {
 	noClientID  *ClientStats
 	connections map[int]*ConnectionStats
 	total       Totals
+	txns        transactions // the transactions view (transactions.go)
 }
 
 // apiKey identifies an API row: an ApiKey, -1 for responses whose request
@@ -150,6 +151,7 @@ type ConnectionStats struct {
 
 // Add aggregates one decoded exchange.
 func (c *Collector) Add(ex *dissect.Exchange) {
+	c.txns.add(ex)
 	dec := ex.Decoded
 	if dec == nil {
 		dec = &dissect.Decoded{}
@@ -345,12 +347,13 @@ type Report struct {
 	PartitionErrors []PartitionError   // by topic, partition, then code
 	Clients         []*ClientStats     // most exchanges first; no client id last
 	Connections     []*ConnectionStats // by stream
+	Transactions    *TransactionsReport
 }
 
 // Report returns the aggregate so far. The rows are the collector's: do
 // not add to it while using them.
 func (c *Collector) Report() *Report {
-	r := &Report{Totals: c.total}
+	r := &Report{Totals: c.total, Transactions: c.txns.report()}
 	for _, a := range c.apis {
 		r.APIs = append(r.APIs, a)
 	}
