@@ -311,4 +311,59 @@ func TestLiveTransactions(t *testing.T) {
 	}
 	t.Logf("%d exchanges; read_committed: %d records given, %d marked aborted; read_uncommitted: %d given",
 		len(exs), len(rc.readCommitted), len(rc.aborted), len(ru.all))
+
+	// The transactions view of the same capture.
+	code, out, errs = runCLI(t, "stats", "-p", port, "--format", "json", pcap)
+	if code != 0 {
+		t.Fatalf("stats: exit %d: %s", code, errs)
+	}
+	var st struct {
+		Transactions struct {
+			Producers    []map[string]any `json:"producers"`
+			Transactions []struct {
+				TransactionalId *string  `json:"transactional_id"`
+				Result          string   `json:"result"`
+				Records         int      `json:"records"`
+				Errors          []string `json:"errors"`
+			} `json:"transactions"`
+			Fetched []map[string]any `json:"fetched"`
+		} `json:"transactions"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]string{}
+	for _, p := range st.Transactions.Producers {
+		if id, ok := p["transactional_id"].(string); ok {
+			byID[id] = fmt.Sprintf("committed %v aborted %v failed %v open %v", p["committed"], p["aborted"], p["failed"], p["open"])
+		}
+	}
+	for id, want := range map[string]string{
+		"txn-live-a": "committed 2 aborted 1 failed 1 open 0", // a1 and a4 (the new producer) committed, a2 aborted, a3 ended by the fencing
+		"txn-live-b": "committed 1 aborted 1 failed 0 open 0",
+	} {
+		if byID[id] != want {
+			t.Errorf("producer %s: %s, want %s", id, byID[id], want)
+		}
+	}
+	var results []string
+	for _, tx := range st.Transactions.Transactions {
+		results = append(results, fmt.Sprintf("%s %s %d [%s]", *tx.TransactionalId, tx.Result, tx.Records, strings.Join(tx.Errors, ",")))
+	}
+	want := []string{
+		"txn-live-a committed 3 []", "txn-live-b aborted 2 []", "txn-live-a aborted 2 []", "txn-live-b committed 3 []",
+		"txn-live-a aborted by InitProducerId 1 [PRODUCER_FENCED]", "txn-live-a committed 2 []",
+	}
+	if !slices.Equal(results, want) {
+		t.Errorf("transactions\n%s\nwant\n%s", strings.Join(results, "\n"), strings.Join(want, "\n"))
+	}
+	fetched := map[string]float64{}
+	for _, f := range st.Transactions.Fetched {
+		for _, k := range []string{"committed", "aborted", "undecided"} {
+			fetched[k] += f[k].(float64)
+		}
+	}
+	if fetched["aborted"] == 0 || fetched["committed"] == 0 || fetched["undecided"] != 0 {
+		t.Errorf("fetched by transaction: %v", fetched)
+	}
 }

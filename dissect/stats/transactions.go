@@ -110,9 +110,11 @@ type transactions struct {
 }
 
 type producerState struct {
-	row    *ProducerTxns
-	cur    *Transaction // open, nil when none
-	epochs map[int16]bool
+	row      *ProducerTxns
+	cur      *Transaction // open, nil when none
+	last     *Transaction // the last one ended
+	maxEpoch int16        // the newest epoch the coordinator gave
+	epochs   map[int16]bool
 }
 
 func producerKey(txnID *string, pid int64) string {
@@ -151,8 +153,21 @@ func (t *transactions) producer(txnID *string, pid int64) *producerState {
 	return p
 }
 
-// open returns p's open transaction, beginning one at time at.
+// open returns the transaction a request of p at epoch belongs to: the
+// open one, or one begun at time at. A request at an epoch older than
+// the coordinator's newest is a fenced producer's: it belongs to its last
+// transaction of that epoch, if any (nil otherwise), never to the newer
+// producer's.
 func (t *transactions) open(p *producerState, pid int64, epoch int16, at time.Time) *Transaction {
+	if epoch >= 0 && epoch < p.maxEpoch {
+		switch {
+		case p.cur != nil && p.cur.ProducerEpoch == epoch:
+			return p.cur
+		case p.last != nil && p.last.ProducerEpoch == epoch:
+			return p.last
+		}
+		return nil
+	}
 	if p.cur == nil {
 		p.cur = &Transaction{TransactionalId: p.row.TransactionalId, ProducerId: pid, ProducerEpoch: epoch, Start: at, EndTxnLatency: -1}
 		if len(t.listed) < MaxTransactionsListed {
@@ -171,6 +186,7 @@ func (p *producerState) end(result string, at time.Time) {
 		return
 	}
 	tx.Result, tx.End = result, at
+	p.last = tx
 	switch result {
 	case "committed":
 		p.row.Committed++
@@ -183,6 +199,9 @@ func (p *producerState) end(result string, at time.Time) {
 }
 
 func (tx *Transaction) addPartition(topic string, partition int32) {
+	if tx == nil {
+		return
+	}
 	s := fmt.Sprintf("%s-%d", topic, partition)
 	if slices.Contains(tx.Partitions, s) {
 		return
@@ -195,7 +214,7 @@ func (tx *Transaction) addPartition(topic string, partition int32) {
 }
 
 func (tx *Transaction) addGroup(g string) {
-	if !slices.Contains(tx.Groups, g) && len(tx.Groups) < maxTxnPartitions {
+	if tx != nil && !slices.Contains(tx.Groups, g) && len(tx.Groups) < maxTxnPartitions {
 		tx.Groups = append(tx.Groups, g)
 	}
 }
@@ -212,14 +231,14 @@ const (
 	errProducerFenced       int16 = 90
 )
 
-// errorsTo ties the errors of ex's response to p and, when open, to its
-// transaction; it reports the first fencing error, 0 when none.
-func errorsTo(p *producerState, dec *dissect.Decoded) (fenced int16) {
+// errorsTo ties the errors of ex's response to p and, when not nil, to
+// its transaction tx; it reports the first fencing error, 0 when none.
+func errorsTo(p *producerState, tx *Transaction, dec *dissect.Decoded) (fenced int16) {
 	for _, e := range dec.Errors {
 		name := codec.ErrorName(e.Code)
 		p.row.Errors[name]++
-		if p.cur != nil && !slices.Contains(p.cur.Errors, name) {
-			p.cur.Errors = append(p.cur.Errors, name)
+		if tx != nil && !slices.Contains(tx.Errors, name) {
+			tx.Errors = append(tx.Errors, name)
 		}
 		if fenced == 0 && fencing(e.Code) {
 			fenced = e.Code
@@ -264,8 +283,9 @@ func (t *transactions) add(ex *dissect.Exchange) {
 			// when its producer starts again (epoch bump).
 			p.end("aborted by InitProducerId", at)
 		}
-		errorsTo(p, dec)
+		errorsTo(p, p.cur, dec)
 		if pid >= 0 {
+			p.maxEpoch = max(p.maxEpoch, resp.ProducerEpoch)
 			p.row.ProducerId, p.row.ProducerEpoch = pid, resp.ProducerEpoch
 			if !p.epochs[resp.ProducerEpoch] {
 				p.epochs[resp.ProducerEpoch] = true
@@ -285,7 +305,7 @@ func (t *transactions) add(ex *dissect.Exchange) {
 					tx.addPartition(tp.Name, part)
 				}
 			}
-			t.fenced(p, errorsTo(p, dec), at)
+			t.fenced(p, tx, errorsTo(p, tx, dec), at)
 			return
 		}
 		for _, r := range req.Transactions { // v4+: brokers verifying, several transactions
@@ -307,8 +327,9 @@ func (t *transactions) add(ex *dissect.Exchange) {
 		if p == nil {
 			return
 		}
-		t.open(p, req.ProducerId, req.ProducerEpoch, at).addGroup(req.GroupId)
-		t.fenced(p, errorsTo(p, dec), at)
+		tx := t.open(p, req.ProducerId, req.ProducerEpoch, at)
+		tx.addGroup(req.GroupId)
+		t.fenced(p, tx, errorsTo(p, tx, dec), at)
 	case *codec.TxnOffsetCommitRequest:
 		id := req.TransactionalId
 		p := t.producer(&id, req.ProducerId)
@@ -317,8 +338,10 @@ func (t *transactions) add(ex *dissect.Exchange) {
 		}
 		tx := t.open(p, req.ProducerId, req.ProducerEpoch, at)
 		tx.addGroup(req.GroupId)
-		tx.OffsetCommits++
-		t.fenced(p, errorsTo(p, dec), at)
+		if tx != nil {
+			tx.OffsetCommits++
+		}
+		t.fenced(p, tx, errorsTo(p, tx, dec), at)
 	case *codec.EndTxnRequest:
 		id := req.TransactionalId
 		p := t.producer(&id, req.ProducerId)
@@ -330,22 +353,27 @@ func (t *transactions) add(ex *dissect.Exchange) {
 		if resp == nil {
 			return // no answer: still open
 		}
-		fenced := errorsTo(p, dec)
+		fenced := errorsTo(p, tx, dec)
 		if ex.APIVersion >= 5 && resp.ErrorCode == 0 && resp.ProducerEpoch >= 0 {
 			// KIP-890: the coordinator bumps the epoch at each end.
 			p.row.ProducerEpoch = resp.ProducerEpoch
+			p.maxEpoch = max(p.maxEpoch, resp.ProducerEpoch)
 		}
 		if lat, ok := ex.Latency(); ok {
-			tx.EndTxnLatency = lat
+			if tx != nil {
+				tx.EndTxnLatency = lat
+			}
 			p.row.EndTxnLatency.Add(lat.Microseconds())
 		}
 		switch {
+		case tx == nil || tx != p.cur:
+			// A fenced producer's: its transaction has ended.
 		case resp.ErrorCode == 0 && req.Committed:
 			p.end("committed", at)
 		case resp.ErrorCode == 0:
 			p.end("aborted", at)
 		case fenced != 0:
-			t.fenced(p, fenced, at)
+			t.fenced(p, tx, fenced, at)
 		}
 		// Other errors (CONCURRENT_TRANSACTIONS, ...) are retried:
 		// the transaction stays open.
@@ -354,9 +382,9 @@ func (t *transactions) add(ex *dissect.Exchange) {
 	}
 }
 
-// fenced ends p's open transaction when code is a fencing error.
-func (t *transactions) fenced(p *producerState, code int16, at time.Time) {
-	if code != 0 {
+// fenced ends p's open transaction tx when code is a fencing error.
+func (t *transactions) fenced(p *producerState, tx *Transaction, code int16, at time.Time) {
+	if code != 0 && tx != nil && tx == p.cur {
 		p.end("failed: "+codec.ErrorName(code), at)
 	}
 }
@@ -366,6 +394,7 @@ func (t *transactions) fenced(p *producerState, code int16, at time.Time) {
 // producers of the request's batches.
 func (t *transactions) addProduce(ex *dissect.Exchange, req *codec.ProduceRequest, dec *dissect.Decoded, at time.Time) {
 	var seen []*producerState
+	txOf := map[*producerState]*Transaction{}
 	for _, rr := range dec.RecordSets {
 		if rr.Records.Set == nil {
 			continue
@@ -390,6 +419,10 @@ func (t *transactions) addProduce(ex *dissect.Exchange, req *codec.ProduceReques
 				continue
 			}
 			tx := t.open(p, b.ProducerId, b.ProducerEpoch, at)
+			if tx == nil {
+				continue
+			}
+			txOf[p] = tx
 			n := int64(b.RecordCount)
 			tx.Batches++
 			tx.Records += n
@@ -399,11 +432,8 @@ func (t *transactions) addProduce(ex *dissect.Exchange, req *codec.ProduceReques
 		}
 	}
 	for _, p := range seen {
-		if p.cur != nil {
-			t.fenced(p, errorsTo(p, dec), at)
-		} else {
-			errorsTo(p, dec)
-		}
+		tx := txOf[p]
+		t.fenced(p, tx, errorsTo(p, tx, dec), at)
 	}
 	for _, a := range dec.SequenceAnomalies {
 		if k, ok := t.byPid[a.ProducerId]; ok {
