@@ -135,3 +135,29 @@ func TestTransactionsHandBuilt(t *testing.T) {
 		t.Errorf("%d producers, %d not tracked", len(r.Producers), r.ProducersNotTracked)
 	}
 }
+
+// TestTransactionsSequences: the sequence anomalies the Decoder lists
+// are counted per topic-partition and on their idempotent producer's row,
+// with the error the broker answered.
+func TestTransactionsSequences(t *testing.T) {
+	c := New()
+	c.Add(&dissect.Exchange{APIKey: 22, Request: &dissect.Frame{}, Decoded: &dissect.Decoded{
+		Request: &codec.InitProducerIdRequest{}, Response: &codec.InitProducerIdResponse{ProducerId: 9}}})
+	batch := &codec.RecordBatch{ProducerId: 9, BaseSequence: 7, RecordCount: 1}
+	set := &codec.RecordSet{Entries: []codec.RecordEntry{{Batch: batch}}}
+	for _, kind := range []dissect.SequenceKind{dissect.SequenceGap, dissect.SequenceDuplicate, dissect.SequenceGap} {
+		c.Add(&dissect.Exchange{APIKey: 0, Request: &dissect.Frame{}, Decoded: &dissect.Decoded{
+			Request:           &codec.ProduceRequest{},
+			RecordSets:        []codec.RecordsRef{{Records: &codec.Records{Set: set}, Topic: "orders", Partition: 1}},
+			Errors:            []codec.ErrorRef{{Code: 45, Topic: "orders", Partition: 1}},
+			SequenceAnomalies: []dissect.SequenceAnomaly{{Topic: "orders", Partition: 1, ProducerId: 9, Kind: kind}},
+		}})
+	}
+	r := c.Report().Transactions
+	if len(r.Sequences) != 1 || r.Sequences[0].Gaps != 2 || r.Sequences[0].Duplicates != 1 {
+		t.Fatalf("sequences %+v", r.Sequences)
+	}
+	if len(r.Producers) != 1 || r.Producers[0].Sequences[dissect.SequenceGap] != 2 || r.Producers[0].Errors["OUT_OF_ORDER_SEQUENCE_NUMBER"] != 3 {
+		t.Errorf("producers %+v", r.Producers)
+	}
+}
