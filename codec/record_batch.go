@@ -50,6 +50,10 @@ type RecordBatch struct {
 	// only): Records is nil and RecordCount is what RecordSet.Count
 	// counts.
 	RecordsCounted bool
+	// Transaction is, in a Fetch response, how the batch's transaction
+	// ended (see MarkTransactions); TxnNone until marked, and for batches
+	// that are not transactional data.
+	Transaction TransactionState
 
 	nc uint16 // header fields not captured, bits as batchHeaderFields (beside RecordsCounted: no padding)
 
@@ -215,7 +219,9 @@ func (d *recordDecoder) decodeBatch(entry []byte, pos int) *RecordBatch {
 	crc := crc32.Checksum(entry[batchCrcStart:], castagnoli)
 	b.CrcValid = crc == b.Crc
 	data := entry[recordBatchHeaderLen:]
-	if d.countOnly && b.CrcValid && d.countBatch(b, data) {
+	// Control batches are decoded even when counting: a transaction
+	// marker's type decides the batches before it (MarkTransactions).
+	if d.countOnly && b.CrcValid && !b.IsControl() && d.countBatch(b, data) {
 		return b
 	}
 	return d.decodeBatchRecords(b, entry, pos, crc)
@@ -680,6 +686,8 @@ func varintBytesSize(b []byte) int {
 //	 "TimestampType": "CreateTime"|"LogAppendTime", "IsTransactional",
 //	 "IsControl", "LastOffsetDelta", "BaseTimestamp", "MaxTimestamp",
 //	 "ProducerId", "ProducerEpoch", "BaseSequence", "RecordCount",
+//	 "Transaction": "committed"|"aborted"|"undecided" (marked batches of
+//	 a Fetch response only, see MarkTransactions),
 //	 "Records": [{"Offset", "Timestamp" (the batch's MaxTimestamp under
 //	   LogAppendTime), "WireTimestamp" (the record's own, BaseTimestamp +
 //	   TimestampDelta, when LogAppendTime gave it another), "Attributes",
@@ -737,6 +745,10 @@ func (b *RecordBatch) writeJSON(w *JSONWriter) {
 	w.Int(int64(b.BaseSequence))
 	w.Key("RecordCount")
 	w.Int(int64(b.RecordCount))
+	if b.Transaction != TxnNone {
+		w.Key("Transaction")
+		w.String(b.Transaction.String())
+	}
 	w.Key("Records")
 	if b.RecordsCounted {
 		w.Null() // counted, not decoded
@@ -790,6 +802,10 @@ func (b *RecordBatch) writeHoledJSON(w *JSONWriter) {
 	if b.RecordsNotCaptured >= 0 && b.Captured("RecordCount") {
 		w.Key("RecordsNotCaptured")
 		w.Int(int64(b.RecordsNotCaptured))
+	}
+	if b.Transaction != TxnNone {
+		w.Key("Transaction")
+		w.String(b.Transaction.String())
 	}
 	if len(b.Records) > 0 || b.Captured("RecordCount") {
 		w.Key("Records")

@@ -350,18 +350,24 @@ func (s *RecordSet) Count() int {
 	}
 	n := 0
 	for _, e := range s.Entries {
-		switch {
-		case e.Batch != nil && e.Batch.RecordsCounted:
-			n += int(e.Batch.RecordCount)
-		case e.Batch != nil:
-			n += len(e.Batch.Records)
-		case e.Message != nil && e.Message.Compression() != CompressionNone:
-			n += len(e.Message.Inner)
-		case e.Message != nil && e.Message.Gaps == nil:
-			n++ // a message with bytes not captured is no complete record
-		}
+		n += e.count()
 	}
 	return n
+}
+
+// count is the entry's complete records, as RecordSet.Count counts them.
+func (e RecordEntry) count() int {
+	switch {
+	case e.Batch != nil && e.Batch.RecordsCounted:
+		return int(e.Batch.RecordCount)
+	case e.Batch != nil:
+		return len(e.Batch.Records)
+	case e.Message != nil && e.Message.Compression() != CompressionNone:
+		return len(e.Message.Inner)
+	case e.Message != nil && e.Message.Gaps == nil:
+		return 1 // a message with bytes not captured is no complete record
+	}
+	return 0
 }
 
 // WriteJSON writes the set as an array with one object per entry, shaped as

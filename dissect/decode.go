@@ -43,6 +43,15 @@ type Decoded struct {
 	Records int
 	// RecordSets are the decoded record sets with their topic-partitions.
 	RecordSets []codec.RecordsRef
+	// RecordsAborted counts, of a Fetch response, the records of Records
+	// in transactional batches marked aborted (codec.MarkTransactions);
+	// Transactions holds the marking per partition, in wire order.
+	RecordsAborted int
+	Transactions   []PartitionTransactions
+	// SequenceAnomalies lists, of a Produce request, the batches of
+	// idempotent producers whose BaseSequence does not follow what the
+	// capture showed before (each also a note).
+	SequenceAnomalies []SequenceAnomaly
 }
 
 // DecodeOptions configures a Decoder.
@@ -63,6 +72,7 @@ type DecodeOptions struct {
 type Decoder struct {
 	opts       DecodeOptions
 	topicNames map[codec.UUID]string
+	seqs       sequences // idempotent producers' sequences (MaxSequenceStreams)
 }
 
 // NewDecoder returns a Decoder.
@@ -394,7 +404,14 @@ func (d *Decoder) finish(ex *Exchange, p *prepared) {
 		summaries.Put(side.sum)
 		side.sum, side.records = nil, nil
 	}
+	markFetchTransactions(ex, dec, d.topicNames)
+	d.seqs.check(ex, dec)
 }
+
+// SequencesUntracked counts the batches of idempotent producers whose
+// sequences were not checked: their (producer, partition) came after
+// MaxSequenceStreams others.
+func (d *Decoder) SequencesUntracked() int64 { return d.seqs.untracked }
 
 func (d *Decoder) resolve(t codec.TopicPartitions) codec.TopicPartitions {
 	if t.Topic == "" && !t.TopicID.IsZero() {

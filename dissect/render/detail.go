@@ -48,6 +48,7 @@ type Detail struct {
 	st     valueStyle
 	n      int
 	ft     *FrameTree // the frame being written
+	txn    detailTxn  // the transactions of the records fields being written
 	eager  bool       // trace records fields whole (for the test that lazy equals it)
 }
 
@@ -82,6 +83,7 @@ func (d *Detail) Write(ex *dissect.Exchange) error {
 			continue
 		}
 		d.ft = ft
+		d.txn = newDetailTxn(ex, response)
 		b.WriteString(d.opts.Colors.Heading(ft.Root.Name) + "\n")
 		d.st = d.base.forFrame(ft)
 		for _, n := range ft.Root.Children {
@@ -119,7 +121,7 @@ func (d *Detail) node(b *bufio.Writer, n *Node, depth int, bc *batchCtx) {
 		if v.Gaps != nil {
 			head += fmt.Sprintf(": %d of its %s not captured (%s)", gapBytes(v.Gaps), plural(n.End-n.Start, "byte"), causes(holesIn(d.ft.holes, n.Start, n.End)))
 		}
-		line(head)
+		line(head + d.txn.batch(v))
 		d.entryFields(b, n, depth+1, &batchCtx{batch: v})
 		return
 	case *codec.Record:
@@ -330,6 +332,9 @@ func (d *Detail) records(b *bufio.Writer, n *Node, r *codec.Records, depth int) 
 		parts = append(parts, l)
 	}
 	b.WriteString(indent + n.Name + ": " + strings.Join(parts, ", ") + "\n")
+	if s := d.txn.field(); s != "" {
+		b.WriteString(indent + "  " + s + "\n")
+	}
 	d.ft.eachChild(n, func(ch *Node) { d.node(b, ch, depth+1, nil) })
 }
 

@@ -325,6 +325,8 @@ func writeSummaryJSON(w *codec.JSONWriter, ex *dissect.Exchange, dec *dissect.De
 	w.EndArray()
 	w.Key("records")
 	w.Int(int64(dec.Records))
+	w.Key("records_aborted")
+	w.Int(int64(dec.RecordsAborted))
 	w.Key("notes")
 	w.BeginArray()
 	for _, n := range ex.Notes {

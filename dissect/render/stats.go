@@ -180,6 +180,9 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	if err := statsTable(w, "Connections", append([]string{"stream", "client", "broker", "client id"}, trafficHeader...), rows); err != nil {
 		return err
 	}
+	if err := writeTransactionsTables(w, r.Transactions); err != nil { // stats_transactions.go
+		return err
+	}
 	if err := writeNotesTable(w, r.Notes); err != nil { // stats_intervals.go
 		return err
 	}
@@ -221,8 +224,9 @@ type statsJSON struct {
 	Connections     []connectionJSON     `json:"connections"`
 	Notes           []noteJSON           `json:"notes"`
 	// null without --interval (stats_intervals.go).
-	Interval  *intervalSetJSON `json:"interval"`
-	Intervals []intervalJSON   `json:"intervals"`
+	Interval     *intervalSetJSON `json:"interval"`
+	Intervals    []intervalJSON   `json:"intervals"`
+	Transactions transactionsJSON `json:"transactions"` // stats_transactions.go
 }
 
 type captureJSON struct {
@@ -339,7 +343,7 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 			FragmentsReassembled: info.Loss.FragmentsReassembled, ReassembledDatagrams: info.Loss.Reassembled, FragmentsDropped: info.Loss.FragmentsDropped,
 		},
 		APIs: []apiJSON{}, Partitions: []partitionJSON{}, Errors: []errorJSON{}, PartitionErrors: []partitionErrorJSON{},
-		Clients: []clientJSON{}, Connections: []connectionJSON{},
+		Clients: []clientJSON{}, Connections: []connectionJSON{}, Transactions: toTransactionsJSON(r.Transactions),
 	}
 	if out.Capture.Files == nil {
 		out.Capture.Files = []string{}

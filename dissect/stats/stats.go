@@ -39,8 +39,9 @@ type Collector struct {
 	noClientID  *ClientStats
 	connections map[int]*ConnectionStats
 	total       Totals
-	intervals   *intervals // nil without SetIntervals (intervals.go)
-	notes       noteCounts // notes.go
+	intervals   *intervals   // nil without SetIntervals (intervals.go)
+	notes       noteCounts   // notes.go
+	txns        transactions // the transactions view (transactions.go)
 }
 
 // apiKey identifies an API row: an ApiKey, -1 for responses whose request
@@ -152,6 +153,7 @@ type ConnectionStats struct {
 
 // Add aggregates one decoded exchange.
 func (c *Collector) Add(ex *dissect.Exchange) {
+	c.txns.add(ex)
 	dec := ex.Decoded
 	if dec == nil {
 		dec = &dissect.Decoded{}
@@ -354,12 +356,13 @@ type Report struct {
 	Connections     []*ConnectionStats // by stream
 	Intervals       *IntervalReport    // nil without SetIntervals
 	Notes           []NoteCount        // by kind, most exchanges first
+	Transactions    *TransactionsReport
 }
 
 // Report returns the aggregate so far. The rows are the collector's: do
 // not add to it while using them.
 func (c *Collector) Report() *Report {
-	r := &Report{Totals: c.total, Notes: c.notes.report()}
+	r := &Report{Totals: c.total, Notes: c.notes.report(), Transactions: c.txns.report()}
 	if c.intervals != nil {
 		r.Intervals = c.intervals.report()
 	}
