@@ -75,6 +75,7 @@ not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 	flags.register(cmd)
 	flags.table.register(cmd)
 	exFilter.register(cmd.Flags())
+	flags.fields.register(cmd.Flags())
 	fs := cmd.Flags()
 	fs.StringVarP(&lf.iface, "interface", "i", "", "network interface to capture on (required)")
 	fs.StringVarP(&lf.write, "write", "w", "", "also write every captured packet to this pcap file")
@@ -144,6 +145,10 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		return err
 	}
 	match, err := exFilter.set()
+	if err != nil {
+		return err
+	}
+	disp, err := compileDisplayFilter(exFilter.display)
 	if err != nil {
 		return err
 	}
@@ -228,7 +233,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 			return
 		}
 		dec.Decode(ex) // every exchange: the decoder learns topic IDs
-		if !match.Match(ex) {
+		if !match.Match(ex) || !disp.match(ex) {
 			return
 		}
 		emitted++
@@ -282,6 +287,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	if seen == 0 {
 		noExchanges(stderr, d.Stats(), opts, false) // the filter ran in the kernel
 	}
+	reportFilters(stderr, match, disp, int64(seen), int64(emitted))
 	return nil
 }
 

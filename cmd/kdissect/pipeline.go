@@ -39,6 +39,7 @@ type exchangeJob struct {
 	cost   int64             // frame bytes, decoded record sets and rendering, in bytes
 	line   *render.Line      // rendered JSON line
 	row    []string
+	drop   bool // the selection (-Y) left it out
 }
 
 // concurrentRenderer is an output whose costly part, rendering one
@@ -81,6 +82,8 @@ func rendererOf(w exchangeWriter) concurrentRenderer {
 		return jsonRenderer{w}
 	case *render.Table:
 		return tableRenderer{w}
+	case *render.FieldColumns:
+		return columnsRenderer{w} // display_filter.go
 	}
 	return nil
 }
@@ -98,11 +101,20 @@ type exchangePipeline struct {
 // not nil, and on the sync jobs (ex nil) in their place. Each exchange's frames go back to pool (nil: none) once it was
 // output or left out: output must keep nothing of the exchange.
 func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool *dissect.FramePool, keep func(*dissect.Exchange) bool, r concurrentRenderer, output func(*exchangeJob)) *exchangePipeline {
+	return newSelectingPipeline(dec, opts, pool, keep, nil, nil, r, output)
+}
+
+// newSelectingPipeline is newExchangePipeline with a selection after keep:
+// sel (nil: none), the display filter, runs on the decoded exchanges keep
+// kept, in parallel, on the render stage's workers (topic names are
+// resolved by then); accept (nil: all) runs in capture order on those sel
+// passed, before output (-c counts there).
+func newSelectingPipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool *dissect.FramePool, keep, sel, accept func(*dissect.Exchange) bool, r concurrentRenderer, output func(*exchangeJob)) *exchangePipeline {
 	n := runtime.GOMAXPROCS(0)
 	// One bound covers both stages: an exchange counts from the moment it
 	// enters until it was output (a Fetch of 50 000 records is frames,
 	// then tens of MB decoded, then tens of MB rendered).
-	cfg := ordered.Config{Workers: n, Depth: 8 * n, MaxCost: pipelineMaxBytes, KeepCost: r != nil}
+	cfg := ordered.Config{Workers: n, Depth: 8 * n, MaxCost: pipelineMaxBytes, KeepCost: r != nil || sel != nil}
 	p := &exchangePipeline{}
 	finish := func(j *exchangeJob) {
 		if j.synced != nil {
@@ -111,10 +123,17 @@ func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool 
 		pool.Release(j.ex)
 		p.decode.Release(j.cost)
 	}
-	if r != nil {
+	if r != nil || sel != nil {
 		p.render = ordered.New(ordered.Config{Workers: n, Depth: 8 * n},
 			func(j *exchangeJob) int64 {
 				if j.ex == nil {
+					return 0
+				}
+				if sel != nil && !sel(j.ex) {
+					j.drop = true
+					return 0
+				}
+				if r == nil {
 					return 0
 				}
 				extra := r.render(j)
@@ -123,6 +142,10 @@ func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool 
 				return 0
 			},
 			func(j *exchangeJob) {
+				if j.ex != nil && (j.drop || accept != nil && !accept(j.ex)) {
+					finish(j)
+					return
+				}
 				output(j)
 				finish(j)
 			})

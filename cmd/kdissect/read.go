@@ -31,6 +31,7 @@ type captureFlags struct {
 	table           tableFlags // read's and live's (views.go)
 	poisonFrames    bool       // --debug-poison-frames (hidden): see framePool
 	tlsKeylogs      []string
+	fields          fieldFlags // -e, --no-header: read's and live's (display_filter.go)
 }
 
 func (f *captureFlags) register(cmd *cobra.Command) {
@@ -146,6 +147,10 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if err != nil {
 				return err
 			}
+			disp, err := compileDisplayFilter(exFilter.display)
+			if err != nil {
+				return err
+			}
 			if count < 0 {
 				return fmt.Errorf("-c must not be negative")
 			}
@@ -187,11 +192,23 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 				if done() || !match.Match(ex) {
 					return false // past -c: what the input still holds is not shown
 				}
-				matched.Add(1)
+				if disp == nil {
+					matched.Add(1)
+				}
 				return true
 			}
+			var accept func(*dissect.Exchange) bool // -Y: -c counts what passed it too
+			if disp != nil {
+				accept = func(*dissect.Exchange) bool {
+					if done() {
+						return false
+					}
+					matched.Add(1)
+					return true
+				}
+			}
 			r := rendererOf(out)
-			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, r, func(j *exchangeJob) {
+			pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, disp.selector(), accept, r, func(j *exchangeJob) {
 				if writeErr != nil {
 					return
 				}
@@ -235,6 +252,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if exchanges == 0 {
 				noExchanges(cmd.ErrOrStderr(), d.Stats(), opts, flags.filter != "")
 			}
+			reportFilters(cmd.ErrOrStderr(), match, disp, int64(exchanges), matched.Load())
 			return nil
 		},
 	}
@@ -242,6 +260,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 	flags.table.register(cmd)
 	addReadFlag(cmd)
 	exFilter.register(cmd.Flags())
+	flags.fields.register(cmd.Flags())
 	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)
 	return cmd
 }

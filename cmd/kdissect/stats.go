@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
@@ -53,6 +54,10 @@ The exchange filters select what is aggregated.`,
 			if err != nil {
 				return err
 			}
+			disp, err := compileDisplayFilter(exFilter.display)
+			if err != nil {
+				return err
+			}
 			capFilter, err := flags.captureFilter()
 			if err != nil {
 				return err
@@ -71,12 +76,26 @@ The exchange filters select what is aggregated.`,
 				if done() || !match.Match(ex) {
 					return false
 				}
-				matched.Add(1)
+				if disp == nil {
+					matched.Add(1)
+				}
 				return true
 			}
-			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, nil, func(j *exchangeJob) { col.Add(j.ex) })
+			var accept func(*dissect.Exchange) bool // -Y: -c counts what passed it too
+			if disp != nil {
+				accept = func(*dissect.Exchange) bool {
+					if done() {
+						return false
+					}
+					matched.Add(1)
+					return true
+				}
+			}
+			var seen atomic.Int64
+			pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, disp.selector(), accept, nil, func(j *exchangeJob) { col.Add(j.ex) })
 			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: done}
 			failed := in.read(args, func(ex *dissect.Exchange) {
+				seen.Add(1)
 				if !done() {
 					pipe.put(ex)
 				}
@@ -93,6 +112,10 @@ The exchange filters select what is aggregated.`,
 			if match != nil {
 				info.Filter = match.String()
 			}
+			if disp != nil {
+				info.Filter = strings.TrimPrefix(info.Filter+"; "+disp.String(), "; ")
+			}
+			reportFilters(cmd.ErrOrStderr(), match, disp, seen.Load(), matched.Load())
 			write := render.WriteStatsTables
 			if flags.format == "json" {
 				write = render.WriteStatsJSON

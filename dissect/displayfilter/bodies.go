@@ -1,0 +1,213 @@
+package displayfilter
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/file"
+
+	"github.com/kdissect/kdissect/codec"
+)
+
+// The bodies are typed any in Env (their type depends on the ApiKey), so
+// expr cannot check their field names. checkBodies does, against the
+// generated message types (codec, from Kafka's message definitions): a
+// path such as request.TopicData[0].Name must name, at each step, a field
+// of some request body of some API. A path that holds for some API only
+// is valid; on the exchanges of the others it does not match (see
+// Filter.Match).
+
+// bodyTypes returns the body types of every API, requests or responses.
+func bodyTypes(responses bool) []reflect.Type {
+	var ts []reflect.Type
+	for _, a := range codec.APIs() {
+		m := a.NewRequest()
+		if responses {
+			m = a.NewResponse()
+		}
+		ts = append(ts, reflect.TypeOf(m))
+	}
+	return ts
+}
+
+// typeSet is the types a node may have; nil is unknown (no check).
+type typeSet []reflect.Type
+
+// field returns the types of field name in any of ts.
+func (ts typeSet) field(name string) typeSet {
+	var out typeSet
+	for _, t := range ts {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			continue
+		}
+		f, ok := t.FieldByName(name)
+		if !ok || !f.IsExported() {
+			continue
+		}
+		if !slices.Contains(out, f.Type) {
+			out = append(out, f.Type)
+		}
+	}
+	return out
+}
+
+// elem returns the element types of the lists in ts.
+func (ts typeSet) elem() typeSet {
+	var out typeSet
+	for _, t := range ts {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			if !slices.Contains(out, t.Elem()) {
+				out = append(out, t.Elem())
+			}
+		}
+	}
+	return out
+}
+
+// fieldNames lists the exported fields of the structs in ts, for the
+// error message.
+func (ts typeSet) fieldNames() []string {
+	var names []string
+	for _, t := range ts {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			continue
+		}
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && !slices.Contains(names, f.Name) {
+				names = append(names, f.Name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// bodyChecker walks an expression's syntax tree.
+type bodyChecker struct {
+	requests, responses typeSet
+	pointers            []typeSet // the element types of the enclosing predicates' lists (#)
+	err                 *file.Error
+}
+
+// predicateBuiltins are expr's builtins whose second argument is a
+// predicate over the elements of the first.
+var predicateBuiltins = []string{"all", "none", "any", "one", "filter", "map", "count", "sum", "find", "findIndex", "findLast", "findLastIndex", "groupBy", "sortBy", "reduce"}
+
+// check returns the types node may have (nil: unknown) and records the
+// first unknown body field in c.err.
+func (c *bodyChecker) check(node ast.Node) typeSet {
+	if c.err != nil {
+		return nil
+	}
+	switch n := node.(type) {
+	case *ast.IdentifierNode:
+		switch n.Value {
+		case "request":
+			return c.requests
+		case "response":
+			return c.responses
+		}
+		return nil
+	case *ast.PointerNode:
+		if n.Name == "" && len(c.pointers) > 0 {
+			return c.pointers[len(c.pointers)-1]
+		}
+		return nil
+	case *ast.MemberNode:
+		base := c.check(n.Node)
+		if s, ok := n.Property.(*ast.StringNode); ok && !n.Method {
+			if base == nil {
+				return nil
+			}
+			out := base.field(s.Value)
+			if len(out) == 0 {
+				msg := fmt.Sprintf("unknown field %s: no body of any API has it here", s.Value)
+				if names := base.fieldNames(); len(names) > 0 && len(names) <= 40 {
+					msg += " (fields here: " + strings.Join(names, ", ") + ")"
+				}
+				c.err = &file.Error{Location: n.Property.Location(), Message: msg}
+				return nil
+			}
+			return out
+		}
+		c.check(n.Property)
+		if base == nil {
+			return nil
+		}
+		return base.elem()
+	case *ast.SliceNode:
+		base := c.check(n.Node)
+		if n.From != nil {
+			c.check(n.From)
+		}
+		if n.To != nil {
+			c.check(n.To)
+		}
+		return base
+	case *ast.BuiltinNode:
+		if slices.Contains(predicateBuiltins, n.Name) && len(n.Arguments) >= 2 {
+			list := c.check(n.Arguments[0])
+			var el typeSet
+			if list != nil {
+				el = list.elem()
+			}
+			c.pointers = append(c.pointers, el)
+			for _, a := range n.Arguments[1:] {
+				c.check(a)
+			}
+			c.pointers = c.pointers[:len(c.pointers)-1]
+			return nil
+		}
+		for _, a := range n.Arguments {
+			c.check(a)
+		}
+		return nil
+	case *ast.PredicateNode:
+		c.check(n.Node)
+		return nil
+	case *ast.ChainNode:
+		return c.check(n.Node)
+	}
+	// Any other node: check its children, its own type is unknown.
+	for _, ch := range children(node) {
+		c.check(ch)
+	}
+	return nil
+}
+
+// children returns the direct sub-expressions of node.
+func children(node ast.Node) []ast.Node {
+	switch n := node.(type) {
+	case *ast.UnaryNode:
+		return []ast.Node{n.Node}
+	case *ast.BinaryNode:
+		return []ast.Node{n.Left, n.Right}
+	case *ast.CallNode:
+		return append([]ast.Node{n.Callee}, n.Arguments...)
+	case *ast.ConditionalNode:
+		return []ast.Node{n.Cond, n.Exp1, n.Exp2}
+	case *ast.ArrayNode:
+		return n.Nodes
+	case *ast.MapNode:
+		return n.Pairs
+	case *ast.PairNode:
+		return []ast.Node{n.Key, n.Value}
+	case *ast.VariableDeclaratorNode:
+		return []ast.Node{n.Value, n.Expr}
+	case *ast.SequenceNode:
+		return n.Nodes
+	}
+	return nil
+}
