@@ -135,15 +135,17 @@ func (f *fieldFlags) writer(out io.Writer, format string, showSecrets bool) (exc
 	return render.NewFieldColumns(out, cols, format == "csv", f.noHeader), nil
 }
 
-// columnsRenderer renders field columns on the pipeline's workers.
-type columnsRenderer struct{ f *render.FieldColumns }
-
-func (r columnsRenderer) render(j *exchangeJob) int64 {
-	j.row = r.f.Row(j.ex)
-	var n int64
-	for _, c := range j.row {
-		n += int64(len(c))
+// countAccepted returns the pipeline's accept with -Y: -c counts the
+// exchanges that passed it, in matched; nil without -Y (keep counts).
+func (d *displayMatch) countAccepted(done func() bool, matched *atomic.Int64) func(*dissect.Exchange) bool {
+	if d == nil {
+		return nil
 	}
-	return n
+	return func(*dissect.Exchange) bool {
+		if done() {
+			return false
+		}
+		matched.Add(1)
+		return true
+	}
 }
-func (r columnsRenderer) write(j *exchangeJob) error { return r.f.AddRow(j.row) }

@@ -63,17 +63,22 @@ func (r jsonRenderer) write(j *exchangeJob) error {
 	return err
 }
 
-type tableRenderer struct{ t *render.Table }
+// rowRenderer renders an exchange as a row of cells (render.Table,
+// render.FieldColumns).
+type rowRenderer struct {
+	row func(*dissect.Exchange) []string
+	add func([]string) error
+}
 
-func (r tableRenderer) render(j *exchangeJob) int64 {
-	j.row = r.t.Row(j.ex)
+func (r rowRenderer) render(j *exchangeJob) int64 {
+	j.row = r.row(j.ex)
 	var n int64
 	for _, c := range j.row {
 		n += int64(len(c))
 	}
 	return n
 }
-func (r tableRenderer) write(j *exchangeJob) error { return r.t.AddRow(j.row) }
+func (r rowRenderer) write(j *exchangeJob) error { return r.add(j.row) }
 
 // rendererOf returns the concurrent side of w, nil when it has none.
 func rendererOf(w exchangeWriter) concurrentRenderer {
@@ -81,9 +86,9 @@ func rendererOf(w exchangeWriter) concurrentRenderer {
 	case *render.JSONLines:
 		return jsonRenderer{w}
 	case *render.Table:
-		return tableRenderer{w}
+		return rowRenderer{w.Row, w.AddRow}
 	case *render.FieldColumns:
-		return columnsRenderer{w} // display_filter.go
+		return rowRenderer{w.Row, w.AddRow}
 	}
 	return nil
 }

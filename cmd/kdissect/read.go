@@ -197,18 +197,8 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 				}
 				return true
 			}
-			var accept func(*dissect.Exchange) bool // -Y: -c counts what passed it too
-			if disp != nil {
-				accept = func(*dissect.Exchange) bool {
-					if done() {
-						return false
-					}
-					matched.Add(1)
-					return true
-				}
-			}
 			r := rendererOf(out)
-			pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, disp.selector(), accept, r, func(j *exchangeJob) {
+			pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, disp.selector(), disp.countAccepted(done, &matched), r, func(j *exchangeJob) {
 				if writeErr != nil {
 					return
 				}

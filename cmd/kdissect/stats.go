@@ -81,18 +81,8 @@ The exchange filters select what is aggregated.`,
 				}
 				return true
 			}
-			var accept func(*dissect.Exchange) bool // -Y: -c counts what passed it too
-			if disp != nil {
-				accept = func(*dissect.Exchange) bool {
-					if done() {
-						return false
-					}
-					matched.Add(1)
-					return true
-				}
-			}
 			var seen atomic.Int64
-			pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, disp.selector(), accept, nil, func(j *exchangeJob) { col.Add(j.ex) })
+			pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, disp.selector(), disp.countAccepted(done, &matched), nil, func(j *exchangeJob) { col.Add(j.ex) })
 			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: done}
 			failed := in.read(args, func(ex *dissect.Exchange) {
 				seen.Add(1)

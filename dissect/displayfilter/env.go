@@ -2,7 +2,6 @@ package displayfilter
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
@@ -123,16 +122,7 @@ func (e *Env) fill(ex *dissect.Exchange, n need) {
 	}
 	*e = Env{Stream: ex.Stream, CorrelationID: int(ex.CorrelationID), Records: dec.Records, File: ex.File}
 	if n&needTS != 0 {
-		var t time.Time
-		switch {
-		case ex.Request != nil:
-			t = ex.Request.Time
-		case ex.Response != nil:
-			t = ex.Response.Time
-		case ex.TLS != nil:
-			t = ex.TLS.Time
-		}
-		e.TS = t.UTC().Format(tsLayout)
+		e.TS = ex.Time().UTC().Format(tsLayout)
 	}
 	if n&needAddrs != 0 {
 		e.Client, e.Broker = ex.Client.String(), ex.Broker.String()

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
@@ -130,16 +129,7 @@ func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 	}
 	w.BeginObject()
 	w.Key("ts")
-	var t time.Time
-	switch {
-	case ex.Request != nil:
-		t = ex.Request.Time
-	case ex.Response != nil:
-		t = ex.Response.Time
-	case ex.TLS != nil:
-		t = ex.TLS.Time // a TLS connection not decrypted: its ClientHello
-	}
-	w.String(t.UTC().Format(tsLayout))
+	w.String(ex.Time().UTC().Format(tsLayout))
 	w.Key("stream")
 	w.Int(int64(ex.Stream))
 	w.Key("client")
