@@ -94,7 +94,7 @@ func filterCases(topic, clientID string) []filterCase {
 		{`latency >= duration("1ms")`, func(m map[string]any) bool {
 			return isNum(m, "latency_us", func(f float64) bool { return f >= 1000 })
 		}},
-		{`latency == nil || latency < duration("300us")`, func(m map[string]any) bool {
+		{`latency < duration("300us") || latency == nil`, func(m map[string]any) bool {
 			return m["latency_us"] == nil || isNum(m, "latency_us", func(f float64) bool { return f < 300 })
 		}},
 		{`latency_us != nil && latency_us > 200 && latency_us <= 5000`, func(m map[string]any) bool {
@@ -156,9 +156,21 @@ func filterCases(topic, clientID string) []filterCase {
 			a, ok := num(must(jsonPath(m, "request", "Acks")))
 			return ok && a == -1 && m["api"] == "Produce"
 		}},
-		{`request.TimeoutMs >= 1000 && api == "Produce"`, func(m map[string]any) bool {
+		{`request.TimeoutMs >= 1000`, func(m map[string]any) bool {
 			a, ok := num(must(jsonPath(m, "request", "TimeoutMs")))
-			return ok && a >= 1000 && m["api"] == "Produce"
+			return ok && a >= 1000
+		}},
+		{`not (request.Acks == 0)`, func(m map[string]any) bool {
+			a, ok := num(must(jsonPath(m, "request", "Acks")))
+			return !(ok && a == 0)
+		}},
+		{`"x" not in map(request.TopicData, .Name) && len(request.TopicData) == 1`, func(m map[string]any) bool {
+			l := list(must(jsonPath(m, "request", "TopicData")))
+			if len(l) != 1 {
+				return false
+			}
+			n, _ := jsonPath(l[0], "Name")
+			return n != "x"
 		}},
 		{`api == "Produce" && request.TopicData[0].PartitionData[0].Index == 0`, func(m map[string]any) bool {
 			a, ok := num(must(jsonPath(m, "request", "TopicData", 0, "PartitionData", 0, "Index")))
@@ -179,9 +191,26 @@ func filterCases(topic, clientID string) []filterCase {
 			}
 			return false
 		}},
-		{`api == "Metadata" && len(response.Brokers) >= 1 && response.Brokers[0].Port == 9092`, func(m map[string]any) bool {
-			p, ok := num(must(jsonPath(m, "response", "Brokers", 0, "Port")))
-			return m["api"] == "Metadata" && ok && p == 9092
+		{`len(response.Brokers) >= 1 && response.Brokers[-1].Port == 9092`, func(m map[string]any) bool {
+			l := list(must(jsonPath(m, "response", "Brokers")))
+			if len(l) == 0 {
+				return false
+			}
+			p, ok := num(must(jsonPath(l[len(l)-1], "Port")))
+			return ok && p == 9092
+		}},
+		{`any(response.Topics, .ErrorCode != 0 || any(.Partitions, .ErrorCode != 0))`, func(m map[string]any) bool {
+			for _, tp := range list(must(jsonPath(m, "response", "Topics"))) {
+				if e, ok := num(must(jsonPath(tp, "ErrorCode"))); ok && e != 0 {
+					return true
+				}
+				for _, p := range list(must(jsonPath(tp, "Partitions"))) {
+					if e, ok := num(must(jsonPath(p, "ErrorCode"))); ok && e != 0 {
+						return true
+					}
+				}
+			}
+			return false
 		}},
 	}
 }
@@ -258,9 +287,9 @@ func TestDisplayFilterCount(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "no exchange passed the filters") {
 		t.Errorf("stats with a filter matching nothing: exit %d, stderr %q; want 0 and a warning", code, stderr)
 	}
-	code, _, stderr = runCLI(t, "read", "-Y", `request.TopicData[5].Name == "x"`, c.path)
-	if code != 0 || !strings.Contains(stderr, "could not be evaluated on") {
-		t.Errorf("an index past the end: exit %d, stderr %q; want 0 and a warning", code, stderr)
+	code, _, stderr = runCLI(t, "read", "-Y", `request.Acks > "x"`, c.path)
+	if code != 0 || !strings.Contains(stderr, "could not be evaluated on 6 exchanges") {
+		t.Errorf("a comparison of a number with a string: exit %d, stderr %q; want 0 and a warning", code, stderr)
 	}
 }
 

@@ -105,13 +105,16 @@ type bodyChecker struct {
 // predicate over the elements of the first.
 var predicateBuiltins = []string{"all", "none", "any", "one", "filter", "map", "count", "sum", "find", "findIndex", "findLast", "findLastIndex", "groupBy", "sortBy", "reduce"}
 
-// check returns the types node may have (nil: unknown) and records the
-// first unknown body field in c.err.
-func (c *bodyChecker) check(node ast.Node) typeSet {
+// check returns the types *p may have (nil: unknown), records the first
+// unknown body field in c.err, and rewrites each step into a body —
+// request.X, .Y inside a predicate over a body's list, [i] — into a call
+// of fieldFunc, which gives nil where the exchange's body has no such
+// field or index (another API, a shorter list) instead of failing.
+func (c *bodyChecker) check(p *ast.Node) typeSet {
 	if c.err != nil {
 		return nil
 	}
-	switch n := node.(type) {
+	switch n := (*p).(type) {
 	case *ast.IdentifierNode:
 		switch n.Value {
 		case "request":
@@ -126,13 +129,16 @@ func (c *bodyChecker) check(node ast.Node) typeSet {
 		}
 		return nil
 	case *ast.MemberNode:
-		base := c.check(n.Node)
-		if s, ok := n.Property.(*ast.StringNode); ok && !n.Method {
+		base := c.check(&n.Node)
+		if n.Method {
+			return nil
+		}
+		var out typeSet
+		if s, ok := n.Property.(*ast.StringNode); ok {
 			if base == nil {
 				return nil
 			}
-			out := base.field(s.Value)
-			if len(out) == 0 {
+			if out = base.field(s.Value); len(out) == 0 {
 				msg := fmt.Sprintf("unknown field %s: no body of any API has it here", s.Value)
 				if names := base.fieldNames(); len(names) > 0 && len(names) <= 40 {
 					msg += " (fields here: " + strings.Join(names, ", ") + ")"
@@ -140,74 +146,121 @@ func (c *bodyChecker) check(node ast.Node) typeSet {
 				c.err = &file.Error{Location: n.Property.Location(), Message: msg}
 				return nil
 			}
-			return out
+		} else {
+			c.check(&n.Property)
+			if base == nil {
+				return nil
+			}
+			out = base.elem()
 		}
-		c.check(n.Property)
-		if base == nil {
-			return nil
-		}
-		return base.elem()
-	case *ast.SliceNode:
-		base := c.check(n.Node)
-		if n.From != nil {
-			c.check(n.From)
-		}
-		if n.To != nil {
-			c.check(n.To)
-		}
-		return base
+		call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: fieldFunc}, Arguments: []ast.Node{n.Node, n.Property}}
+		call.SetLocation(n.Location())
+		*p = call
+		return out
+	case *ast.ChainNode:
+		return c.check(&n.Node)
 	case *ast.BuiltinNode:
 		if slices.Contains(predicateBuiltins, n.Name) && len(n.Arguments) >= 2 {
-			list := c.check(n.Arguments[0])
+			list := c.check(&n.Arguments[0])
 			var el typeSet
 			if list != nil {
 				el = list.elem()
+				orEmpty(&n.Arguments[0])
 			}
 			c.pointers = append(c.pointers, el)
-			for _, a := range n.Arguments[1:] {
-				c.check(a)
+			for i := 1; i < len(n.Arguments); i++ {
+				c.check(&n.Arguments[i])
 			}
 			c.pointers = c.pointers[:len(c.pointers)-1]
 			return nil
 		}
-		for _, a := range n.Arguments {
-			c.check(a)
+		if n.Name == "len" && len(n.Arguments) == 1 {
+			if c.check(&n.Arguments[0]) != nil {
+				orEmpty(&n.Arguments[0])
+			}
+			return nil
+		}
+	case *ast.BinaryNode:
+		c.check(&n.Left)
+		if c.check(&n.Right) != nil && (n.Operator == "in" || n.Operator == "not in") {
+			orEmpty(&n.Right)
+		}
+		_, lnil := n.Left.(*ast.NilNode)
+		_, rnil := n.Right.(*ast.NilNode)
+		if fn, ok := orderFuncs[n.Operator]; ok && !(n.Operator == "!=" && (lnil || rnil)) {
+			call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: fn}, Arguments: []ast.Node{n.Left, n.Right}}
+			call.SetLocation(n.Location())
+			*p = call
 		}
 		return nil
-	case *ast.PredicateNode:
-		c.check(n.Node)
-		return nil
-	case *ast.ChainNode:
-		return c.check(n.Node)
 	}
 	// Any other node: check its children, its own type is unknown.
-	for _, ch := range children(node) {
+	for _, ch := range children(*p) {
 		c.check(ch)
 	}
 	return nil
 }
 
+// orEmpty wraps *p, a list of a body, into a call of emptyFunc: a list
+// the exchange's body lacks is then empty for len, in and the predicates.
+func orEmpty(p *ast.Node) {
+	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: emptyFunc}, Arguments: []ast.Node{*p}}
+	call.SetLocation((*p).Location())
+	*p = call
+}
+
 // children returns the direct sub-expressions of node.
-func children(node ast.Node) []ast.Node {
+func children(node ast.Node) []*ast.Node {
 	switch n := node.(type) {
 	case *ast.UnaryNode:
-		return []ast.Node{n.Node}
-	case *ast.BinaryNode:
-		return []ast.Node{n.Left, n.Right}
+		return []*ast.Node{&n.Node}
 	case *ast.CallNode:
-		return append([]ast.Node{n.Callee}, n.Arguments...)
+		out := []*ast.Node{&n.Callee}
+		for i := range n.Arguments {
+			out = append(out, &n.Arguments[i])
+		}
+		return out
+	case *ast.BuiltinNode:
+		var out []*ast.Node
+		for i := range n.Arguments {
+			out = append(out, &n.Arguments[i])
+		}
+		return out
+	case *ast.PredicateNode:
+		return []*ast.Node{&n.Node}
+	case *ast.SliceNode:
+		out := []*ast.Node{&n.Node}
+		if n.From != nil {
+			out = append(out, &n.From)
+		}
+		if n.To != nil {
+			out = append(out, &n.To)
+		}
+		return out
 	case *ast.ConditionalNode:
-		return []ast.Node{n.Cond, n.Exp1, n.Exp2}
+		return []*ast.Node{&n.Cond, &n.Exp1, &n.Exp2}
 	case *ast.ArrayNode:
-		return n.Nodes
+		var out []*ast.Node
+		for i := range n.Nodes {
+			out = append(out, &n.Nodes[i])
+		}
+		return out
 	case *ast.MapNode:
-		return n.Pairs
+		var out []*ast.Node
+		for i := range n.Pairs {
+			out = append(out, &n.Pairs[i])
+		}
+		return out
 	case *ast.PairNode:
-		return []ast.Node{n.Key, n.Value}
+		return []*ast.Node{&n.Key, &n.Value}
 	case *ast.VariableDeclaratorNode:
-		return []ast.Node{n.Value, n.Expr}
+		return []*ast.Node{&n.Value, &n.Expr}
 	case *ast.SequenceNode:
-		return n.Nodes
+		var out []*ast.Node
+		for i := range n.Nodes {
+			out = append(out, &n.Nodes[i])
+		}
+		return out
 	}
 	return nil
 }

@@ -23,7 +23,11 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/checker"
+	"github.com/expr-lang/expr/compiler"
+	"github.com/expr-lang/expr/conf"
 	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/optimizer"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
@@ -58,15 +62,30 @@ func compile(src string, asBool bool) (*program, error) {
 		return nil, newError(src, err)
 	}
 	c := &bodyChecker{requests: bodyTypes(false), responses: bodyTypes(true)}
-	c.check(tree.Node)
+	c.check(&tree.Node)
 	if c.err != nil {
 		return nil, newError(src, c.err.Bind(file.NewSource(src)))
 	}
-	opts := []expr.Option{expr.Env(Env{})}
+	config := conf.CreateNew()
+	opts := append([]expr.Option{expr.Env(Env{})}, functions()...)
 	if asBool {
 		opts = append(opts, expr.AsBool())
 	}
-	prog, err := expr.Compile(src, opts...)
+	for _, op := range opts {
+		op(config)
+	}
+	config.Check()
+	if _, err := checker.Check(tree, config); err != nil {
+		return nil, newError(src, err)
+	}
+	if err := optimizer.Optimize(&tree.Node, config); err != nil {
+		var fe *file.Error
+		if errors.As(err, &fe) {
+			err = fe.Bind(tree.Source)
+		}
+		return nil, newError(src, err)
+	}
+	prog, err := compiler.Compile(tree, config)
 	if err != nil {
 		return nil, newError(src, err)
 	}
