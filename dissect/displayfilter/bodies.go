@@ -215,17 +215,9 @@ func children(node ast.Node) []*ast.Node {
 	case *ast.UnaryNode:
 		return []*ast.Node{&n.Node}
 	case *ast.CallNode:
-		out := []*ast.Node{&n.Callee}
-		for i := range n.Arguments {
-			out = append(out, &n.Arguments[i])
-		}
-		return out
+		return append([]*ast.Node{&n.Callee}, ptrs(n.Arguments)...)
 	case *ast.BuiltinNode:
-		var out []*ast.Node
-		for i := range n.Arguments {
-			out = append(out, &n.Arguments[i])
-		}
-		return out
+		return ptrs(n.Arguments)
 	case *ast.PredicateNode:
 		return []*ast.Node{&n.Node}
 	case *ast.SliceNode:
@@ -240,27 +232,24 @@ func children(node ast.Node) []*ast.Node {
 	case *ast.ConditionalNode:
 		return []*ast.Node{&n.Cond, &n.Exp1, &n.Exp2}
 	case *ast.ArrayNode:
-		var out []*ast.Node
-		for i := range n.Nodes {
-			out = append(out, &n.Nodes[i])
-		}
-		return out
+		return ptrs(n.Nodes)
 	case *ast.MapNode:
-		var out []*ast.Node
-		for i := range n.Pairs {
-			out = append(out, &n.Pairs[i])
-		}
-		return out
+		return ptrs(n.Pairs)
 	case *ast.PairNode:
 		return []*ast.Node{&n.Key, &n.Value}
 	case *ast.VariableDeclaratorNode:
 		return []*ast.Node{&n.Value, &n.Expr}
 	case *ast.SequenceNode:
-		var out []*ast.Node
-		for i := range n.Nodes {
-			out = append(out, &n.Nodes[i])
-		}
-		return out
+		return ptrs(n.Nodes)
 	}
 	return nil
+}
+
+// ptrs returns pointers to the nodes of ns.
+func ptrs(ns []ast.Node) []*ast.Node {
+	out := make([]*ast.Node, len(ns))
+	for i := range ns {
+		out[i] = &ns[i]
+	}
+	return out
 }
