@@ -450,3 +450,64 @@ func TestFieldColumns(t *testing.T) {
 }
 
 var _ = bytes.MinRead
+
+// TestLiveDisplayFilter checks -Y and --format csv on live: a body field
+// selects the Produce exchanges, -c counts those, and the columns come out
+// as CSV with the header first.
+func TestLiveDisplayFilter(t *testing.T) {
+	needLiveCapture(t)
+	addr, port := fakeCluster(t)
+	run := startLive(t, "live", "-i", "lo", "-p", strconv.Itoa(port), "-Y", `request.Acks == -1 && records > 0`, "-c", "2",
+		"--format", "csv", "-e", "api", "-e", "request.Acks", "-e", "map(topics, .topic)")
+	produce(t, addr, 4) // a client each: at least two Produce requests
+	produce(t, addr, 4)
+	if err := run.wait(t, false); err != nil {
+		t.Fatalf("kdissect live -Y -c 2: %v\n%s", err, run.stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(run.stdout.String())).ReadAll()
+	if err != nil {
+		t.Fatalf("live CSV does not read back: %v\n%s", err, run.stdout)
+	}
+	if len(rows) != 3 || !reflect.DeepEqual(rows[0], []string{"api", "request.Acks", "map(topics, .topic)"}) {
+		t.Fatalf("live -Y -c 2 --format csv: %q, want a header and two rows", rows)
+	}
+	for _, r := range rows[1:] {
+		if r[0] != "Produce" || r[1] != "-1" || !strings.HasPrefix(r[2], `["`) {
+			t.Errorf("row %q, want a Produce with Acks -1 and its topics", r)
+		}
+	}
+}
+
+// TestReplayDisplayFilter checks that replay sends only the requests of
+// the exchanges -Y passes: the dry run's plan sends exactly the exchanges
+// read -Y selects.
+func TestReplayDisplayFilter(t *testing.T) {
+	c := oracleCapture{"../../testdata/pcaps/kcat_produce_gzip.pcap", 9092}
+	const expr = `api == "Produce" && request.TopicData[0].PartitionData[0].Index != 1`
+	_, want := dfJSONLines(t, c, "-Y", expr)
+	code, out, stderr := runCLI(t, "replay", "--dry-run", "--format", "json", "-Y", expr, c.path)
+	if code != 0 {
+		t.Fatalf("replay --dry-run -Y: exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Plan []struct {
+			API    string `json:"api"`
+			Action string `json:"action"`
+		} `json:"plan"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	sent := 0
+	for _, p := range rep.Plan {
+		if p.Action == "send" {
+			sent++
+			if p.API != "Produce" {
+				t.Errorf("replay -Y sends a %s request", p.API)
+			}
+		}
+	}
+	if sent != len(want) || sent == 0 {
+		t.Errorf("replay -Y sends %d requests, read -Y selects %d", sent, len(want))
+	}
+}
