@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -275,6 +274,26 @@ func TestDisplayFilterCount(t *testing.T) {
 	if !reflect.DeepEqual(one, all[:2]) {
 		t.Errorf("-c 2 -Y: got %d lines, want the first 2 of -Y alone", len(one))
 	}
+	for _, n := range []int{0, 2} { // stats counts what read -Y shows, -c too
+		args := []string{"stats", "--format", "json", "-Y", `api == "Produce"`, c.path}
+		want := len(all)
+		if n > 0 {
+			args, want = append(args, "-c", strconv.Itoa(n)), n
+		}
+		code, out, stderr := runCLI(t, args...)
+		var st struct {
+			Capture struct {
+				Exchanges int    `json:"exchanges"`
+				Filter    string `json:"filter"`
+			} `json:"capture"`
+		}
+		if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil {
+			t.Fatalf("stats -Y: exit %d, %v: %s", code, err, stderr)
+		}
+		if st.Capture.Exchanges != want || !strings.Contains(st.Capture.Filter, `-Y api == "Produce"`) {
+			t.Errorf("stats -Y %v: %d exchanges, filter %q; want %d and the -Y", args, st.Capture.Exchanges, st.Capture.Filter, want)
+		}
+	}
 	both, _ := dfJSONLines(t, c, "--api", "Produce", "-Y", `api != "Produce"`)
 	if len(both) != 0 {
 		t.Errorf("--api Produce -Y 'api != \"Produce\"': %d exchanges, want none", len(both))
@@ -449,7 +468,6 @@ func TestFieldColumns(t *testing.T) {
 	}
 }
 
-var _ = bytes.MinRead
 
 // TestLiveDisplayFilter checks -Y and --format csv on live: a body field
 // selects the Produce exchanges, -c counts those, and the columns come out
