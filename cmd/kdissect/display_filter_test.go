@@ -468,7 +468,6 @@ func TestFieldColumns(t *testing.T) {
 	}
 }
 
-
 // TestLiveDisplayFilter checks -Y and --format csv on live: a body field
 // selects the Produce exchanges, -c counts those, and the columns come out
 // as CSV with the header first.
