@@ -3,6 +3,7 @@ module github.com/kdissect/kdissect
 go 1.26.0
 
 require (
+	github.com/expr-lang/expr v1.17.8
 	github.com/fatih/color v1.18.0
 	github.com/golang/snappy v1.0.0
 	github.com/gopacket/gopacket v1.7.7
@@ -28,7 +29,6 @@ require (
 	github.com/clipperhouse/displaywidth v0.10.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.6.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.6 // indirect
-	github.com/expr-lang/expr v1.17.8 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-runewidth v0.0.19 // indirect

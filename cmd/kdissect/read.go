@@ -125,7 +125,9 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
   kdissect read -f 'host 10.0.0.5 and port 9092' capture.pcap
   kdissect read --format detail --api Produce --topic orders -c 5 capture.pcap
   kdissect read --format hexdump --errors --min-latency 100ms capture.pcap
-  kdissect read --columns time,api,topics,latency -t r capture.pcap`,
+  kdissect read --columns time,api,topics,latency -t r capture.pcap
+  kdissect read -Y 'api == "Produce" && request.Acks == 0 && latency > duration("50ms")' capture.pcap
+  kdissect read --format csv -e ts -e api -e 'map(topics, .topic)' -e latency_us capture.pcap`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := flags.dissectOptions()
 			if err != nil {
