@@ -13,12 +13,11 @@ import (
 )
 
 // The bodies are typed any in Env (their type depends on the ApiKey), so
-// expr cannot check their field names. checkBodies does, against the
+// expr cannot check their field names. bodyChecker does, against the
 // generated message types (codec, from Kafka's message definitions): a
 // path such as request.TopicData[0].Name must name, at each step, a field
 // of some request body of some API. A path that holds for some API only
-// is valid; on the exchanges of the others it does not match (see
-// Filter.Match).
+// is valid; on the exchanges of the others it is nil (funcs.go).
 
 // bodyTypes returns the body types of every API, requests or responses.
 func bodyTypes(responses bool) []reflect.Type {

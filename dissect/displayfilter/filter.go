@@ -12,7 +12,9 @@
 //
 // An expression is compiled once, checked against the names (an unknown
 // name, or a body field no API has, is a compile error with its
-// position), and may then be evaluated on many goroutines at once.
+// position), and may then be evaluated on many goroutines at once. A
+// body field the exchange's API lacks is nil, and comparisons with nil
+// other than == are false, as tshark treats a field a packet lacks.
 package displayfilter
 
 import (
@@ -173,10 +175,11 @@ func Compile(src string) (*Filter, error) {
 func (f *Filter) String() string { return f.p.src }
 
 // Match reports whether ex, decoded (topic IDs resolved: after
-// dissect.Decoder.Decode), passes f. An expression that cannot be
-// evaluated on ex — a body field its API does not have, an index past a
-// list's end, a null body, an operator on a null value — does not match,
-// and the error says why. Match may run on many goroutines at once.
+// dissect.Decoder.Decode), passes f. A body field ex's API does not
+// have, or an index past a list's end, is nil; an ordering comparison or
+// != with nil is false (funcs.go). An expression that still cannot be
+// evaluated on ex (a number compared with a string) does not match, and
+// the error says why. Match may run on many goroutines at once.
 func (f *Filter) Match(ex *dissect.Exchange) (bool, error) {
 	out, err := f.p.run(ex)
 	if err != nil {
