@@ -2,12 +2,8 @@ package main
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/kdissect/kdissect/internal/capgen"
 )
 
 // BenchmarkReadDisplayFilter times `kdissect read --format json` on the
@@ -17,18 +13,7 @@ import (
 //
 //	go test ./cmd/kdissect -run '^$' -bench ReadDisplayFilter -benchmem -count 5
 func BenchmarkReadDisplayFilter(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "bench.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := capgen.Write(f, capgen.Config{Bytes: 32 << 20, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	path, res := benchCapture(b) // stats_bench_test.go
 	for _, bc := range []struct{ name, expr string }{
 		{"json", ""},
 		// Passes most exchanges: almost all are still rendered.

@@ -19,18 +19,7 @@ import (
 //
 //	go test ./cmd/kdissect -run '^$' -bench StatsCommand -benchmem
 func BenchmarkStatsCommand(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "bench.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := capgen.Write(f, capgen.Config{Bytes: 32 << 20, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	path, res := benchCapture(b)
 	var stderr strings.Builder
 	b.SetBytes(res.Bytes)
 	b.ReportAllocs()
@@ -46,6 +35,24 @@ func BenchmarkStatsCommand(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/perRun, "ns/record")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/perRun, "allocs/record")
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/perRun, "B/record")
+}
+
+// benchCapture writes the 32 MB synthetic capture of the command
+// benchmarks (package capgen, seed 1) to a file of b's.
+func benchCapture(b *testing.B) (string, capgen.Result) {
+	path := filepath.Join(b.TempDir(), "bench.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := capgen.Write(f, capgen.Config{Bytes: 32 << 20, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path, res
 }
 
 // BenchmarkStatsDamaged times `kdissect stats` on a real capture of kcat
