@@ -1,9 +1,11 @@
 package main
 
 import (
+	"crypto/tls"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -526,5 +528,40 @@ func TestReplayDisplayFilter(t *testing.T) {
 	}
 	if sent != len(want) || sent == 0 {
 		t.Errorf("replay -Y sends %d requests, read -Y selects %d", sent, len(want))
+	}
+}
+
+// TestTLSDisplayFilter: a TLS 1.3 conversation decrypted with its key log
+// (tlsWorkload, tls_live_test.go): -Y selects by tls like any key, and
+// -e tls holds the JSON's object.
+func TestTLSDisplayFilter(t *testing.T) {
+	mustLiveCapture(t)
+	keylog := filepath.Join(t.TempDir(), "keys.log")
+	pcap, port := tlsWorkload(t, &tls.Config{MinVersion: tls.VersionTLS13}, keylog)
+	c := oracleCapture{pcap, atoi(port)}
+	lines, objs := dfJSONLines(t, c, "--tls-keylog", keylog)
+	got, _ := dfJSONLines(t, c, "--tls-keylog", keylog, "-Y", `tls.version == "1.3" && tls.sni == "kafka.test" && api == "Produce"`)
+	var want []string
+	for i, m := range objs {
+		if v, _ := jsonPath(m, "tls", "version"); v == "1.3" && m["api"] == "Produce" {
+			want = append(want, lines[i])
+		}
+	}
+	if len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("-Y on tls: %d exchanges, want %d", len(got), len(want))
+	}
+	code, out, stderr := runCLI(t, "read", "--tls-keylog", keylog, "-p", port, "--format", "csv", "--no-header", "-e", "tls", pcap)
+	if code != 0 {
+		t.Fatalf("-e tls: exit %d: %s", code, stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != len(objs) {
+		t.Fatalf("-e tls: %d rows (%v), want %d", len(rows), err, len(objs))
+	}
+	for i, m := range objs {
+		v, ok := jsonPath(m, "tls")
+		if err := wantCell(rows[i][0], v, ok); err != nil {
+			t.Errorf("exchange %d, -e tls: %v", i, err)
+		}
 	}
 }

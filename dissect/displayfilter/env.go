@@ -12,7 +12,7 @@ import (
 const tsLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
 // Env is what an expression sees of one exchange: the keys of the JSON
-// Lines contract (DESIGN.md) by their names there, plus latency, the
+// Lines contract (DESIGN.md) by their names there (tls among them), plus latency, the
 // latency as a time.Duration. A key the contract writes as null is nil
 // here (those fields are typed any); request and response are the decoded
 // bodies (codec.Message, pointers to the generated structs), whose fields
@@ -38,6 +38,15 @@ type Env struct {
 	Records       int          `expr:"records"`
 	Notes         []string     `expr:"notes"`
 	File          string       `expr:"file"` // "" when one file was read
+	TLS           any          `expr:"tls"`  // *TLS, nil for plaintext
+}
+
+// TLS is "tls": what the handshake of a TLS connection negotiated.
+type TLS struct {
+	Version   string `expr:"version" json:"version"`
+	Cipher    string `expr:"cipher" json:"cipher"`
+	SNI       string `expr:"sni" json:"sni"`
+	Encrypted bool   `expr:"encrypted" json:"encrypted,omitempty"` // not decrypted
 }
 
 // Topic is one entry of "topics": a topic (nil when known only by its
@@ -123,6 +132,9 @@ func (e *Env) fill(ex *dissect.Exchange, n need) {
 	*e = Env{Stream: ex.Stream, CorrelationID: int(ex.CorrelationID), Records: dec.Records, File: ex.File}
 	if n&needTS != 0 {
 		e.TS = ex.Time().UTC().Format(tsLayout)
+	}
+	if ex.TLS != nil {
+		e.TLS = &TLS{Version: ex.TLS.Version, Cipher: ex.TLS.Cipher, SNI: ex.TLS.SNI, Encrypted: ex.TLS.Encrypted}
 	}
 	if n&needAddrs != 0 {
 		e.Client, e.Broker = ex.Client.String(), ex.Broker.String()

@@ -66,6 +66,7 @@ func TestMatch(t *testing.T) {
 		{`any(response.Responses, any(.PartitionResponses, .ErrorCode == 6))`, true, false},
 		{`len(response.Responses) == 0`, false, true},
 		{`request.TransactionalId == nil`, true, true}, // Fetch has none: nil
+		{`tls == nil`, true, true},
 		{`request_size > 100 && response_size == 60 && records == 5 && len(notes) == 1`, true, false},
 	} {
 		f, err := Compile(tc.expr)
