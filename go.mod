@@ -3,6 +3,7 @@ module github.com/kdissect/kdissect
 go 1.26.0
 
 require (
+	github.com/expr-lang/expr v1.17.8
 	github.com/fatih/color v1.18.0
 	github.com/golang/snappy v1.0.0
 	github.com/gopacket/gopacket v1.7.7

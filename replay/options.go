@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kdissect/kdissect/client"
+	"github.com/kdissect/kdissect/dissect"
 )
 
 // Options configures a Replayer. The zero value replays everything to
@@ -43,6 +44,10 @@ type Options struct {
 	Topics []string
 	// Streams, when not empty, replays only these captured connections.
 	Streams []int
+	// Select, when set, replays only the requests of the exchanges (as
+	// captured, decoded) it returns true for (-Y). It runs on the
+	// goroutine calling Add.
+	Select func(*dissect.Exchange) bool
 	// TopicMap renames topics: captured name → name sent to the target.
 	TopicMap map[string]string
 	// ReadOnly skips every request of an API that writes (see IsWrite).

@@ -131,6 +131,9 @@ func (r *Replayer) selected(ex *dissect.Exchange, it *item) bool {
 	if len(o.Streams) > 0 && !slices.Contains(o.Streams, ex.Stream) {
 		return false
 	}
+	if o.Select != nil && !o.Select(ex) {
+		return false
+	}
 	if len(o.Topics) == 0 {
 		return true
 	}

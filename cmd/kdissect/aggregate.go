@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 type aggregated struct {
 	stats  dissect.Stats // the dissector's counts
 	match  *filter.Set   // the exchange filters, nil when none
+	disp   *displayMatch // -Y, nil when not given
 	failed []error       // the inputs that could not be read whole, in order
 }
 
@@ -40,6 +42,9 @@ func aggregate(cmd *cobra.Command, flags *captureFlags, exFilter *exchangeFilter
 	if a.match, err = exFilter.set(); err != nil {
 		return a, err
 	}
+	if a.disp, err = compileDisplayFilter(exFilter.display); err != nil {
+		return a, err
+	}
 	capFilter, err := flags.captureFilter()
 	if err != nil {
 		return a, err
@@ -55,12 +60,16 @@ func aggregate(cmd *cobra.Command, flags *captureFlags, exFilter *exchangeFilter
 		if done() || !a.match.Match(ex) {
 			return false
 		}
-		matched.Add(1)
+		if a.disp == nil {
+			matched.Add(1) // else counted once -Y passed it
+		}
 		return true
 	}
-	pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, nil, func(j *exchangeJob) { add(j.ex) })
+	var seen atomic.Int64
+	pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, a.disp.selector(), a.disp.countAccepted(done, &matched), nil, func(j *exchangeJob) { add(j.ex) })
 	in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: done}
 	a.failed = in.read(args, func(ex *dissect.Exchange) {
+		seen.Add(1)
 		if entering != nil {
 			entering(d)
 		}
@@ -73,5 +82,19 @@ func aggregate(cmd *cobra.Command, flags *captureFlags, exFilter *exchangeFilter
 		fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
 	}
 	a.stats = d.Stats()
+	reportFilters(cmd.ErrOrStderr(), a.match, a.disp, seen.Load(), matched.Load())
 	return a, nil
+}
+
+// filterString says the filters that selected what was aggregated, for
+// the output's header; empty without filters.
+func (a aggregated) filterString() string {
+	var s string
+	if a.match != nil {
+		s = a.match.String()
+	}
+	if a.disp != nil {
+		s = strings.TrimPrefix(s+"; "+a.disp.String(), "; ")
+	}
+	return s
 }

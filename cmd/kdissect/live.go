@@ -80,6 +80,7 @@ not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 	exFilter.register(cmd.Flags())
 	mf.register(cmd.Flags(), false)
 	sf.register(cmd.Flags())
+	flags.fields.register(cmd.Flags())
 	fs := cmd.Flags()
 	fs.StringVarP(&lf.iface, "interface", "i", "", "network interface to capture on (required)")
 	fs.StringVarP(&lf.write, "write", "w", "", "also write every captured packet to this pcap file; with --format parquet, the directory of the Parquet files")
@@ -155,6 +156,10 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	}
 	if flags.format == "parquet" { // -w names the directory of the Parquet files, not a pcap
 		flags.parquet.path, flags.parquet.dir, lf.write = lf.write, true, ""
+	}
+	disp, err := compileDisplayFilter(exFilter.display)
+	if err != nil {
+		return err
 	}
 	out, err := flags.liveWriter(cmd)
 	if err != nil {
@@ -248,7 +253,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 			return
 		}
 		dec.Decode(ex) // every exchange: the decoder learns topic IDs
-		if !match.Match(ex) {
+		if !match.Match(ex) || !disp.match(ex) {
 			return
 		}
 		emitted++
@@ -307,6 +312,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	if seen == 0 {
 		noExchanges(stderr, d.Stats(), opts, false) // the filter ran in the kernel
 	}
+	reportFilters(stderr, match, disp, int64(seen), int64(emitted))
 	return nil
 }
 

@@ -42,6 +42,7 @@ type exchangeJob struct {
 	// parquet is the exchange's Parquet row, of parquetSize bytes.
 	parquet     *render.ExchangeRow
 	parquetSize int64
+	drop        bool // the selection (-Y) left it out
 }
 
 // concurrentRenderer is an output whose costly part, rendering one
@@ -65,17 +66,22 @@ func (r jsonRenderer) write(j *exchangeJob) error {
 	return err
 }
 
-type tableRenderer struct{ t *render.Table }
+// rowRenderer renders an exchange as a row of cells (render.Table,
+// render.FieldColumns).
+type rowRenderer struct {
+	row func(*dissect.Exchange) []string
+	add func([]string) error
+}
 
-func (r tableRenderer) render(j *exchangeJob) int64 {
-	j.row = r.t.Row(j.ex)
+func (r rowRenderer) render(j *exchangeJob) int64 {
+	j.row = r.row(j.ex)
 	var n int64
 	for _, c := range j.row {
 		n += int64(len(c))
 	}
 	return n
 }
-func (r tableRenderer) write(j *exchangeJob) error { return r.t.AddRow(j.row) }
+func (r rowRenderer) write(j *exchangeJob) error { return r.add(j.row) }
 
 // rendererOf returns the concurrent side of w, nil when it has none.
 func rendererOf(w exchangeWriter) concurrentRenderer {
@@ -83,7 +89,9 @@ func rendererOf(w exchangeWriter) concurrentRenderer {
 	case *render.JSONLines:
 		return jsonRenderer{w}
 	case *render.Table:
-		return tableRenderer{w}
+		return rowRenderer{w.Row, w.AddRow}
+	case *render.FieldColumns:
+		return rowRenderer{w.Row, w.AddRow}
 	case *parquetOutput:
 		return parquetRenderer{w}
 	}
@@ -103,11 +111,20 @@ type exchangePipeline struct {
 // not nil, and on the sync jobs (ex nil) in their place. Each exchange's frames go back to pool (nil: none) once it was
 // output or left out: output must keep nothing of the exchange.
 func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool *dissect.FramePool, keep func(*dissect.Exchange) bool, r concurrentRenderer, output func(*exchangeJob)) *exchangePipeline {
+	return newSelectingPipeline(dec, opts, pool, keep, nil, nil, r, output)
+}
+
+// newSelectingPipeline is newExchangePipeline with a selection after keep:
+// sel (nil: none), the display filter, runs on the decoded exchanges keep
+// kept, in parallel, on the render stage's workers (topic names are
+// resolved by then); accept (nil: all) runs in capture order on those sel
+// passed, before output (-c counts there).
+func newSelectingPipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool *dissect.FramePool, keep, sel, accept func(*dissect.Exchange) bool, r concurrentRenderer, output func(*exchangeJob)) *exchangePipeline {
 	n := runtime.GOMAXPROCS(0)
 	// One bound covers both stages: an exchange counts from the moment it
 	// enters until it was output (a Fetch of 50 000 records is frames,
 	// then tens of MB decoded, then tens of MB rendered).
-	cfg := ordered.Config{Workers: n, Depth: 8 * n, MaxCost: pipelineMaxBytes, KeepCost: r != nil}
+	cfg := ordered.Config{Workers: n, Depth: 8 * n, MaxCost: pipelineMaxBytes, KeepCost: r != nil || sel != nil}
 	p := &exchangePipeline{}
 	finish := func(j *exchangeJob) {
 		if j.synced != nil {
@@ -116,10 +133,17 @@ func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool 
 		pool.Release(j.ex)
 		p.decode.Release(j.cost)
 	}
-	if r != nil {
+	if r != nil || sel != nil {
 		p.render = ordered.New(ordered.Config{Workers: n, Depth: 8 * n},
 			func(j *exchangeJob) int64 {
 				if j.ex == nil {
+					return 0
+				}
+				if sel != nil && !sel(j.ex) {
+					j.drop = true
+					return 0
+				}
+				if r == nil {
 					return 0
 				}
 				extra := r.render(j)
@@ -128,6 +152,10 @@ func newExchangePipeline(dec *dissect.Decoder, opts dissect.DecodeOptions, pool 
 				return 0
 			},
 			func(j *exchangeJob) {
+				if j.ex != nil && (j.drop || accept != nil && !accept(j.ex)) {
+					finish(j)
+					return
+				}
 				output(j)
 				finish(j)
 			})

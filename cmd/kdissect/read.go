@@ -33,6 +33,7 @@ type captureFlags struct {
 	poisonFrames    bool       // --debug-poison-frames (hidden): see framePool
 	tlsKeylogs      []string
 	parquet         parquetFlags // --format parquet -w (parquet.go)
+	fields          fieldFlags   // -e, --no-header: read's and live's (display_filter.go)
 }
 
 func (f *captureFlags) register(cmd *cobra.Command) {
@@ -128,7 +129,9 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
   kdissect read -f 'host 10.0.0.5 and port 9092' capture.pcap
   kdissect read --format detail --api Produce --topic orders -c 5 capture.pcap
   kdissect read --format hexdump --errors --min-latency 100ms capture.pcap
-  kdissect read --columns time,api,topics,latency -t r capture.pcap`,
+  kdissect read --columns time,api,topics,latency -t r capture.pcap
+  kdissect read -Y 'api == "Produce" && request.Acks == 0 && latency > duration("50ms")' capture.pcap
+  kdissect read --format csv -e ts -e api -e 'map(topics, .topic)' -e latency_us capture.pcap`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := flags.dissectOptions()
 			if err != nil {
@@ -147,6 +150,10 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 				return err
 			}
 			match, err := exFilter.set()
+			if err != nil {
+				return err
+			}
+			disp, err := compileDisplayFilter(exFilter.display)
 			if err != nil {
 				return err
 			}
@@ -201,11 +208,13 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 				if done() || !match.Match(ex) {
 					return false // past -c: what the input still holds is not shown
 				}
-				matched.Add(1)
+				if disp == nil {
+					matched.Add(1)
+				}
 				return true
 			}
 			r := sr.renderer(rendererOf(out), out) // the sink's JSON lines rendered on every core too
-			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, r, func(j *exchangeJob) {
+			pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, disp.selector(), disp.countAccepted(done, &matched), r, func(j *exchangeJob) {
 				mx.add(j.ex)
 				sr.addLine(j.ex, j.line) // j.line: the JSON line (--format json's, or the sink's)
 				if writeErr != nil {
@@ -254,6 +263,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if exchanges == 0 {
 				noExchanges(cmd.ErrOrStderr(), d.Stats(), opts, flags.filter != "")
 			}
+			reportFilters(cmd.ErrOrStderr(), match, disp, int64(exchanges), matched.Load())
 			return nil
 		},
 	}
@@ -264,6 +274,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 	exFilter.register(cmd.Flags())
 	mf.register(cmd.Flags(), true)
 	sf.register(cmd.Flags())
+	flags.fields.register(cmd.Flags())
 	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)
 	return cmd
 }

@@ -52,6 +52,7 @@ type replayFlags struct {
 	readOnly     bool
 	window       replay.Window
 	maxPlan      int
+	display      string // -Y (display_filter.go)
 }
 
 // parseSpeed reads --speed: a positive factor ("1", "10", "0.5") or "max".
@@ -120,6 +121,13 @@ usage.`,
 			if err != nil {
 				return err
 			}
+			disp, err := compileDisplayFilter(rf.display)
+			if err != nil {
+				return err
+			}
+			if disp != nil {
+				opts.Select = disp.match
+			}
 			if err := bf.resolve(); err != nil { // -X bootstrap.servers names the target too
 				return err
 			}
@@ -186,6 +194,9 @@ usage.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
 			}
 			warnUnmatched(cmd.ErrOrStderr(), &rep.Unmatched)
+			if disp != nil {
+				reportFilters(cmd.ErrOrStderr(), nil, disp, int64(added), disp.matched.Load())
+			}
 			write := writeReplayTables
 			if cf.format == "json" {
 				write = writeReplayJSON
@@ -230,6 +241,7 @@ usage.`,
 	fs.IntVar(&rf.window.ConnRequests, "window-conn-requests", replay.DefaultWindowConnRequests, "most requests of one captured connection read ahead")
 	fs.Int64Var(&rf.window.ConnBytes, "window-conn-bytes", replay.DefaultWindowConnBytes, "most bytes of one captured connection read ahead")
 	fs.IntVar(&rf.maxPlan, "max-plan", replay.DefaultMaxPlan, "most requests listed in the plan (the dry run's table, json's plan)")
+	addDisplayFilterFlag(fs, &rf.display)
 	fs.BoolVar(&rf.readOnly, "read-only", false, "skip every API that writes (Produce, CreateTopics, DeleteTopics, DeleteRecords, AlterConfigs, OffsetCommit, transactions, ...)")
 	return cmd
 }

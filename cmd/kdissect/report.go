@@ -51,14 +51,12 @@ length. The exchange filters select what is reported.`,
 			if err != nil {
 				return err
 			}
-			st, match, failed := a.stats, a.match, a.failed
+			st, failed := a.stats, a.failed
 			if len(failed) > 0 && st.Packets == 0 {
 				return inputError{failed[len(failed)-1]}
 			}
 			info := report.Info{Files: args, Packets: st.Packets, Version: versionString()}
-			if match != nil {
-				info.Filter = match.String()
-			}
+			info.Filter = a.filterString()
 			bw := bufio.NewWriter(f)
 			err = b.WriteHTML(bw, info)
 			if err == nil {

@@ -53,14 +53,11 @@ The exchange filters select what is aggregated.
 			if err != nil {
 				return err
 			}
-			st, match, failed := a.stats, a.match, a.failed
+			st, failed := a.stats, a.failed
 			if len(failed) > 0 && st.Packets == 0 {
 				return inputError{failed[len(failed)-1]}
 			}
-			info := render.StatsInfo{Files: args, Packets: st.Packets, Loss: render.LossOf(st)}
-			if match != nil {
-				info.Filter = match.String()
-			}
+			info := render.StatsInfo{Files: args, Packets: st.Packets, Loss: render.LossOf(st), Filter: a.filterString()}
 			write := render.WriteStatsTables
 			if flags.format == "json" {
 				write = render.WriteStatsJSON

@@ -27,7 +27,7 @@ import (
 // filters into the commands that read captures.
 
 // formatsUsage is the help of --format for read and live.
-const formatsUsage = "output format: summary (a table row per exchange), detail (every field as a tree), hexdump (every byte labelled), json (JSON Lines) or parquet (a Parquet file, -w)"
+const formatsUsage = "output format: summary (a table row per exchange), detail (every field as a tree), hexdump (every byte labelled), json (JSON Lines), fields (the -e columns, tab-separated), csv (the -e columns, RFC 4180) or parquet (a Parquet file, -w)"
 
 // formatWriter returns the exchange writer --format names, writing to out;
 // coloured when the command's standard output is a terminal and neither
@@ -67,10 +67,12 @@ func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer, stream bo
 		return render.NewHexdump(out, render.HexdumpOptions{ShowSecrets: f.showSecrets, Records: records, Colors: colors})
 	case "json":
 		return render.NewJSONLines(out, f.showSecrets), nil
+	case "fields", "csv":
+		return f.fields.writer(out, f.format, f.showSecrets) // display_filter.go
 	case "parquet":
 		return f.parquet.writer(out, f.showSecrets)
 	}
-	return nil, fmt.Errorf("unknown format %q (want summary, detail, hexdump, json or parquet)", f.format)
+	return nil, fmt.Errorf("unknown format %q (want summary, detail, hexdump, json, fields, csv or parquet)", f.format)
 }
 
 // syncOutput writes out what w holds, for the reader of a live source:
@@ -201,6 +203,7 @@ type exchangeFilterFlags struct {
 	errors     bool
 	minLatency time.Duration
 	streams    []int
+	display    string // -Y (display_filter.go)
 }
 
 // register adds the flags to fs. -c/--count is not among them: live has
@@ -212,6 +215,7 @@ func (f *exchangeFilterFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.errors, "errors", false, "only exchanges whose response holds a non-zero error code")
 	fs.DurationVar(&f.minLatency, "min-latency", 0, "only exchanges whose response came at least this late (a Go duration: 50ms, 1.5s)")
 	fs.IntSliceVar(&f.streams, "stream", nil, "only exchanges of this connection (the stream column); repeatable")
+	addDisplayFilterFlag(fs, &f.display)
 }
 
 // set returns the filter the flags ask for; nil when they ask for none.

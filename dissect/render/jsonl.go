@@ -129,7 +129,7 @@ func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 	}
 	w.BeginObject()
 	w.Key("ts")
-	w.String(jsonTime(ex).UTC().Format(tsLayout))
+	w.String(ex.Time().UTC().Format(tsLayout))
 	w.Key("stream")
 	w.Int(int64(ex.Stream))
 	w.Key("client")

@@ -154,7 +154,7 @@ func (p *ParquetRows) Row(ex *dissect.Exchange) (ExchangeRow, int64) {
 	}
 	var r ExchangeRow
 	n := int64(64) // the fixed-size columns, roughly
-	if t := jsonTime(ex); !t.IsZero() {
+	if t := ex.Time(); !t.IsZero() {
 		t = t.UTC()
 		r.TS = &t
 	}
@@ -259,15 +259,6 @@ func (p *ParquetRows) Row(ex *dissect.Exchange) (ExchangeRow, int64) {
 		r.File = textPtr(ex.File)
 	}
 	return r, n
-}
-
-// jsonTime is the time the JSON Lines "ts" gives an exchange: its first
-// frame's, else, for a TLS connection not decrypted, its ClientHello's.
-func jsonTime(ex *dissect.Exchange) time.Time {
-	if ex.Request == nil && ex.Response == nil && ex.TLS != nil {
-		return ex.TLS.Time
-	}
-	return exchangeTime(ex)
 }
 
 // validText is s with invalid UTF-8 replaced, as JSONWriter.Text does: a

@@ -75,7 +75,7 @@ func (p *ParquetRecords) Write(ex *dissect.Exchange) error {
 		return nil
 	}
 	base := RecordRow{Stream: int64(ex.Stream), CorrelationID: ex.CorrelationID, API: codec.APIName(ex.APIKey)}
-	if t := jsonTime(ex); !t.IsZero() {
+	if t := ex.Time(); !t.IsZero() {
 		t = t.UTC()
 		base.TS = &t
 	}

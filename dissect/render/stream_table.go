@@ -60,7 +60,7 @@ func (s *StreamTable) SetOrigin(t time.Time) { s.times.setOrigin(t) }
 // Write writes ex as a row, at once. It returns the first error writing
 // to w returned, then that error again.
 func (s *StreamTable) Write(ex *dissect.Exchange) error {
-	ts := exchangeTime(ex)
+	ts := ex.Time()
 	if s.tbl == nil {
 		if err := s.start(ts); err != nil {
 			return err

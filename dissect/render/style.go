@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/fatih/color"
 
@@ -62,17 +61,6 @@ func (c Colors) Dim(s string) string { return c.paint(c.dim, s) }
 // tsFormat is a capture time in the views: RFC 3339, nanoseconds, UTC.
 const tsFormat = "2006-01-02T15:04:05.000000000Z07:00"
 
-// exchangeTime returns the capture time of ex's first frame.
-func exchangeTime(ex *dissect.Exchange) time.Time {
-	switch {
-	case ex.Request != nil:
-		return ex.Request.Time
-	case ex.Response != nil:
-		return ex.Response.Time
-	}
-	return time.Time{}
-}
-
 // apiLabel names the exchange's API: "Produce v7", "key 99 v1", "SASL
 // token (PLAIN)", or "unknown API" for a response without its request.
 func apiLabel(ex *dissect.Exchange) string {
@@ -101,7 +89,7 @@ func exchangeHeading(b *bufio.Writer, n int, ex *dissect.Exchange, c Colors) {
 	}
 	fmt.Fprintf(b, "%s · %s · stream %d · %s → %s\n",
 		c.Heading(fmt.Sprintf("Exchange %d · %s", n, apiLabel(ex))),
-		exchangeTime(ex).UTC().Format(tsFormat), ex.Stream, ex.Client, ex.Broker)
+		ex.Time().UTC().Format(tsFormat), ex.Stream, ex.Client, ex.Broker)
 	var parts []string
 	if ex.File != "" {
 		parts = append(parts, "file "+sanitize(ex.File))

@@ -78,7 +78,7 @@ func (t *Table) Row(ex *dissect.Exchange) []string {
 	for i := range row {
 		row[i] = sanitize(row[i])
 	}
-	row[colTime] = rawTime(exchangeTime(ex))
+	row[colTime] = rawTime(ex.Time())
 	row[colErrors] = t.Colors.Error(row[colErrors])
 	row[colNotes] = t.Colors.Note(row[colNotes])
 	return row
@@ -237,7 +237,7 @@ func (t *Table) Flush() error {
 // without the year.
 func SummaryRow(ex *dissect.Exchange) []string {
 	row := summaryCells(ex)
-	row[colTime] = exchangeTime(ex).UTC().Format(layoutDate)
+	row[colTime] = ex.Time().UTC().Format(layoutDate)
 	return row
 }
 

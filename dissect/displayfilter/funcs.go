@@ -1,0 +1,141 @@
+package displayfilter
+
+import (
+	"reflect"
+	"sync"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm/runtime"
+)
+
+// Two kinds of step may find nothing on one exchange that holds on
+// another: a body field another API has (request.Acks on a Fetch), and
+// an ordering comparison or != with a null (latency < duration("1ms") on
+// an exchange without a response). Rather than fail, as expr would, they
+// give nil and false: the filter then reads like tshark's, where a field
+// a packet lacks matches no comparison. The checker (bodies.go) rewrites
+// those nodes into calls of these functions.
+
+const (
+	fieldFunc = "$field"
+	emptyFunc = "$orEmpty" // nil: an empty list
+)
+
+// orderFuncs are the functions that replace the ordering operators.
+// "!=" with a null is false too, as in tshark (but x != nil is kept).
+var orderFuncs = map[string]string{"<": "$lt", "<=": "$le", ">": "$gt", ">=": "$ge", "!=": "$ne"}
+
+// functions returns the options declaring them.
+func functions() []expr.Option {
+	order := func(name string, cmp func(a, b any) bool) expr.Option {
+		return expr.Function(name, func(p ...any) (any, error) {
+			if p[0] == nil || p[1] == nil {
+				return false, nil
+			}
+			return cmp(p[0], p[1]), nil // panics on a type mismatch: expr reports it
+		}, new(func(any, any) bool))
+	}
+	return []expr.Option{
+		expr.Function(fieldFunc, func(p ...any) (any, error) { return field(p[0], p[1]), nil }, new(func(any, any) any)),
+		expr.Function(emptyFunc, func(p ...any) (any, error) {
+			if p[0] == nil {
+				return []any{}, nil
+			}
+			return p[0], nil
+		}, new(func(any) any)),
+		order("$lt", runtime.Less), order("$le", runtime.LessOrEqual),
+		order("$ne", func(a, b any) bool { return !runtime.Equal(a, b) }),
+		order("$gt", runtime.More), order("$ge", runtime.MoreOrEqual),
+	}
+}
+
+// fieldKey caches the index of a struct field.
+type fieldKey struct {
+	t    reflect.Type
+	name string
+}
+
+var fieldIndex sync.Map // fieldKey → []int, or nil when the type has no such field
+
+// field returns from's field name (a string) or element i (an int;
+// negative counts from the end), nil when it has none. A nil pointer is
+// nil, a pointer to a value the value.
+func field(from, key any) any {
+	v := reflect.ValueOf(from)
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		name, ok := key.(string)
+		if !ok {
+			return nil
+		}
+		k := fieldKey{v.Type(), name}
+		idx, ok := fieldIndex.Load(k)
+		if !ok {
+			var ix []int
+			if f, found := v.Type().FieldByName(name); found && f.IsExported() {
+				ix = f.Index
+			}
+			idx, _ = fieldIndex.LoadOrStore(k, ix)
+		}
+		ix := idx.([]int)
+		if ix == nil {
+			return nil
+		}
+		return value(v.FieldByIndex(ix))
+	case reflect.Slice, reflect.Array:
+		i, ok := toInt(key)
+		if !ok {
+			return nil
+		}
+		if i < 0 {
+			i += v.Len()
+		}
+		if i < 0 || i >= v.Len() {
+			return nil
+		}
+		return value(v.Index(i))
+	case reflect.Map:
+		e := v.MapIndex(reflect.ValueOf(key))
+		if !e.IsValid() {
+			return nil
+		}
+		return value(e)
+	}
+	return nil
+}
+
+// value returns v as an interface: nil for a nil pointer, the value a
+// pointer to a scalar points to (a nullable string).
+func value(v reflect.Value) any {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		if e := v.Elem(); e.Kind() != reflect.Struct {
+			return e.Interface()
+		}
+	}
+	return v.Interface()
+}
+
+func toInt(k any) (int, bool) {
+	switch n := k.(type) {
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	case int32:
+		return int(n), true
+	case int16:
+		return int(n), true
+	case float64:
+		return int(n), n == float64(int(n))
+	}
+	return 0, false
+}
