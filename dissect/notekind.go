@@ -33,7 +33,10 @@ const (
 	NoteEncrypted        = "TLS not decrypted"
 	NoteTLSProblem       = "TLS decryption problem"
 	NoteSASLToken        = "SASL token"
-	NoteOther            = "other" // a note no rule knows: a bug of the rules
+	NoteSequence         = "sequence anomaly"       // an idempotent producer's BaseSequence gap, duplicate or step back
+	NoteRetransmission   = "retransmission differs" // a retransmitted TCP segment whose bytes differ from the first copy
+	NoteTransaction      = "transaction mismatch"   // a Fetch answer's markers and AbortedTransactions disagree
+	NoteOther            = "other"                  // a note no rule knows: a bug of the rules
 )
 
 // noteRule gives a kind to the notes that contain (or, with prefix, start
@@ -47,6 +50,8 @@ type noteRule struct {
 }
 
 var noteRules = []noteRule{
+	{"AbortedTransactions does not list it", false, NoteTransaction, ""},
+	{"at or past its LastStableOffset", false, NoteTransaction, ""},
 	{"CRC-32C mismatch", false, NoteCRCMismatch, ""},
 	{"CRC-32 mismatch", false, NoteCRCMismatch, ""},
 	{"CRC-32C not verified", false, NoteCRCNotVerified, ""},
@@ -93,9 +98,26 @@ var noteRules = []noteRule{
 	{"too short for", false, NoteMalformed, ""},
 	{" bytes after the ", false, NoteMalformed, ""}, // "request: N bytes after the X vN body"
 
+	{"idempotent producer ", true, NoteSequence, ""},
+	{"retransmitted TCP segment", false, NoteRetransmission, ""},
+
 	{"encrypted (", true, NoteEncrypted, ""},
 	{"TLS ", true, NoteTLSProblem, ""},
 	{"SASL ", true, NoteSASLToken, ""},
+}
+
+// NoteKinds lists every kind NoteKind returns, NoteOther last: for
+// counters served from zero (the Prometheus notes metric).
+func NoteKinds() []string {
+	ks := make([]string, 0, len(noteRules)+1)
+	seen := map[string]bool{}
+	for _, r := range noteRules {
+		if !seen[r.kind] {
+			seen[r.kind] = true
+			ks = append(ks, r.kind)
+		}
+	}
+	return append(ks, NoteOther)
 }
 
 // NoteKind returns the kind of a note of Exchange.Notes: one of the Note

@@ -182,7 +182,13 @@ func TestNoteKindsCoverProducers(t *testing.T) {
 			notCapturedNote("response", api, 9, []codec.NotCaptured{{Path: "Responses", Start: 1, End: 30, Stop: true}}),
 			notCapturedNote("response", api, 9, []codec.NotCaptured{{Path: "A", Start: 1, End: 3}, {Path: "B", Start: 5, End: 30, Stop: true}}),
 		},
-		"c.reasonNote(why)":                          reasons,
+		"c.reasonNote(why)": reasons,
+		"a.note(recordsWhere(rr))": {
+			SequenceAnomaly{Topic: "orders", ProducerId: 7, BaseSequence: 9, Expected: 5, Kind: SequenceGap}.note("orders[0]"),
+			SequenceAnomaly{Topic: "orders", ProducerId: 7, BaseSequence: 0, Expected: 5, Kind: SequenceDuplicate}.note("orders[0]"),
+			SequenceAnomaly{Topic: "orders", ProducerId: 7, BaseSequence: 2, Expected: 5, Kind: SequenceBehind}.note("orders[0]"),
+			SequenceAnomaly{Topic: "orders", ProducerId: 7, ProducerEpoch: 1, BaseSequence: 3, Kind: SequenceNewEpoch}.note("orders[0]"),
+		},
 		`fmt.Sprintf("%s: %s", side, w)`:             {"request: at offset 12: Acks 7 is not -1, 0 or 1", "response: further warnings not shown"},
 		`fmt.Sprintf("records of %s: %s", where, n)`: nil, // filled below
 		// Spread onto exchanges: the notes of frames (framer.emit) and of

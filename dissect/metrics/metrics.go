@@ -129,7 +129,7 @@ func New(opts Options) *Collector {
 		[]string{"direction", "topic"}, 1)
 	c.notes = counter(NotesTotal, "Notes on exchanges (what a user must know: missing request or response, bytes not captured, malformed fields...), by kind.",
 		[]string{"kind"}, 1)
-	for _, k := range NoteKinds() {
+	for _, k := range dissect.NoteKinds() {
 		c.notes.child(k).Add(0) // every kind served from the start, so that rate() sees the first
 	}
 
@@ -236,7 +236,7 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 		}
 	}
 	for _, n := range ex.Notes {
-		c.notes.child(NoteKind(n)).Inc()
+		c.notes.child(dissect.NoteKind(n)).Inc()
 	}
 	if dec == nil {
 		return

@@ -170,30 +170,9 @@ func TestSeriesBounded(t *testing.T) {
 	}
 }
 
-// TestNoteKinds: notes in the forms the dissector and decoder write them
-// (dissect/matcher.go, dissect/decode.go) get their kinds, and a note of
-// unknown form is Other.
-func TestNoteKinds(t *testing.T) {
-	for note, kind := range map[string]string{
-		"response without a captured request":                                                 "request_missing",
-		"connection closed before the response":                                               "response_missing",
-		"capture ended before the response":                                                   "response_missing",
-		"no response captured":                                                                "response_missing",
-		"unknown API key 300: request body not decoded":                                       "unknown_api",
-		"unsupported version: Produce v99 (the codec knows v0-v13): request body not decoded": "unsupported_version",
-		"records of orders/0: CRC mismatch":                                                   "records",
-		"malformed Fetch v12 response: short read":                                            "malformed",
-		"something new": Other,
-	} {
-		if got := NoteKind(note); got != kind {
-			t.Errorf("NoteKind(%q) = %q, want %q", note, got, kind)
-		}
-	}
-}
-
 // TestNoteKindsOfDamagedCaptures: every note the dissector writes on
 // damaged copies of real captures (internal/capedit: segments lost, snap
-// lengths, a capture cut short) has a kind of its own, not Other.
+// lengths, a capture cut short) has a kind (dissect.NoteKind), not other.
 func TestNoteKindsOfDamagedCaptures(t *testing.T) {
 	kinds := map[string]int{}
 	for _, name := range []string{"kcat_mtu.pcap.gz", "franz_groups.pcap", "franz_transactions.pcap"} {
@@ -219,9 +198,9 @@ func TestNoteKindsOfDamagedCaptures(t *testing.T) {
 			exs, _ := testcap.Decoded(t, path, dissect.DecodeOptions{})
 			for _, ex := range exs {
 				for _, n := range ex.Notes {
-					k := NoteKind(n)
+					k := dissect.NoteKind(n)
 					kinds[k]++
-					if k == Other {
+					if k == dissect.NoteOther {
 						t.Errorf("%s %+v: note of no kind: %q", name, opts, n)
 					}
 				}

@@ -200,13 +200,13 @@ func (t *traffic) metadataResponse() codec.Message {
 }
 
 // batch builds a record batch of n records of JSON-like values, as a
-// client library writes them: keys from a small set, one header.
-func batch(rng *rand.Rand, c codec.Compression, baseOffset int64, n int, idempotent bool) []byte {
+// client library writes them: keys from a small set, one header. Not
+// idempotent: each exchange is encoded once and sent again on many
+// connections, so a producer id would send the same BaseSequence again
+// and again, which the dissector rightly notes as duplicates.
+func batch(rng *rand.Rand, c codec.Compression, baseOffset int64, n int) []byte {
 	b := codec.RecordBatch{BaseOffset: baseOffset, PartitionLeaderEpoch: 3, Attributes: int16(c), LastOffsetDelta: int32(n - 1),
 		BaseTimestamp: 1764460800000, MaxTimestamp: 1764460800000 + int64(n), ProducerId: -1, ProducerEpoch: -1, BaseSequence: -1}
-	if idempotent {
-		b.ProducerId, b.ProducerEpoch, b.BaseSequence = 4001, 0, int32(baseOffset)
-	}
 	for i := range n {
 		user := rng.IntN(5000)
 		v := fmt.Appendf(nil, `{"event_id":%d,"user":"user-%d","amount":%d.%02d,"currency":"EUR","status":%q,"items":%d,"note":"%s"}`,
@@ -246,7 +246,7 @@ func (t *traffic) produceExchange(rng *rand.Rand, c codec.Compression, v int) (c
 		n := 10 + rng.IntN(70)
 		records += n
 		base := int64(rng.IntN(1 << 20))
-		rt.PartitionData = append(rt.PartitionData, codec.ProduceRequestPartitionProduceData{Index: p, Records: codec.Records{Raw: batch(rng, c, 0, n, v%2 == 1)}})
+		rt.PartitionData = append(rt.PartitionData, codec.ProduceRequestPartitionProduceData{Index: p, Records: codec.Records{Raw: batch(rng, c, 0, n)}})
 		st.PartitionResponses = append(st.PartitionResponses, codec.ProduceResponsePartitionProduceResponse{Index: p, BaseOffset: base, LogAppendTimeMs: -1, LogStartOffset: 0})
 	}
 	req.TopicData = []codec.ProduceRequestTopicProduceData{rt}
@@ -273,7 +273,7 @@ func (t *traffic) fetchExchange(rng *rand.Rand, c codec.Compression, v int) (cod
 		if rng.IntN(2) == 0 {
 			for range 1 + rng.IntN(2) {
 				n := 20 + rng.IntN(100)
-				pd.Records.Raw = append(pd.Records.Raw, batch(rng, c, offset, n, false)...)
+				pd.Records.Raw = append(pd.Records.Raw, batch(rng, c, offset, n)...)
 				offset += int64(n)
 				records += n
 			}
