@@ -112,7 +112,7 @@ func TestFlagCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"read", "--format", ""}, []string{"summary", "detail", "hexdump", "json", "fields", "csv"}},
+		{[]string{"read", "--format", ""}, []string{"summary", "detail", "hexdump", "json", "fields", "csv", "parquet"}},
 		{[]string{"apis", "--format", ""}, []string{"table", "json"}},
 		{[]string{"read", "--api", "Produ"}, []string{"Produce"}},
 		{[]string{"stats", "--api", "sasl"}, []string{"SaslHandshake", "SaslAuthenticate"}},
