@@ -105,6 +105,15 @@ func (d *Dissector) ReadCaptures(caps []Capture, opts ReadOptions, emit func(*Ex
 					i = spans.index(f.capture, f.Packet)
 				}
 				f.File = caps[i].Name
+				if f.lastCapture != f.capture || spans != nil && f.LastPacket != f.Packet {
+					j := int(f.lastCapture)
+					if spans != nil {
+						j = spans.index(f.lastCapture, f.LastPacket)
+					}
+					if j != i {
+						f.LastFile = caps[j].Name
+					}
+				}
 				ex.File = f.File // the request's, when there is one
 			}
 			inner(ex)
@@ -128,7 +137,9 @@ func (d *Dissector) ReadCaptures(caps []Capture, opts ReadOptions, emit func(*Ex
 			if spans != nil {
 				spans.add(int(p.src), s.n)
 			}
+			s.comments.pending = p.comments // nil but for a commented pcapng packet
 			s.packet(p.link, data, p.ci, uint16(p.src), p.num)
+			s.comments.pending = nil
 		}
 		if b.pause {
 			if opts.Paused != nil {

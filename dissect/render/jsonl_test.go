@@ -53,6 +53,7 @@ var contract = map[string][]string{
 	"response": {"object", "null"}, "latency_us": {"number", "null"}, "topics": {"array"},
 	"request_size": {"number", "null"}, "response_size": {"number", "null"}, // extensions of the contract
 	"errors": {"array"}, "records": {"number"}, "notes": {"array"},
+	"request_packets": {"array", "null"}, "response_packets": {"array", "null"}, // issue 16
 }
 
 func jsonType(v any) string {
