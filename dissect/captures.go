@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
@@ -40,6 +41,12 @@ type ReadOptions struct {
 	// not handed to the Session, nor counted in Stats. data is valid only
 	// during the call.
 	Filter func(c int, link layers.LinkType, data []byte) bool
+	// Packet, if set, is called with every packet handed to the Session,
+	// just before it: its Session number (Frame.Packet counts the same),
+	// link type, bytes (valid only during the call), capture information
+	// and pcapng comments. It runs on the caller's goroutine, like emit.
+	// For writing the packets of chosen exchanges out again (read -w).
+	Packet func(n int64, link layers.LinkType, data []byte, ci gopacket.CaptureInfo, comments []string)
 	// Stop, if set, is checked before each packet is read, on the reading
 	// goroutine (concurrently with emit), and after each Paused: once it
 	// returns true, the captures read as if they ended there, and errors
@@ -136,6 +143,9 @@ func (d *Dissector) ReadCaptures(caps []Capture, opts ReadOptions, emit func(*Ex
 			}
 			if spans != nil {
 				spans.add(int(p.src), s.n)
+			}
+			if opts.Packet != nil {
+				opts.Packet(s.n, p.link, data, p.ci, p.comments)
 			}
 			s.comments.pending = p.comments // nil but for a commented pcapng packet
 			s.packet(p.link, data, p.ci, uint16(p.src), p.num)

@@ -100,6 +100,7 @@ func newReadCmd() *cobra.Command {
 	var flags captureFlags
 	var exFilter exchangeFilterFlags // views.go
 	var count int
+	var write string // -w (write.go)
 	cmd := &cobra.Command{
 		Use:   "read FILE...",
 		Short: "Decode the Kafka exchanges in pcap or pcapng captures (- reads standard input)",
@@ -156,6 +157,10 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if err != nil {
 				return err
 			}
+			pf, err := openPacketFile(write, flags.format, match == nil)
+			if err != nil {
+				return err
+			}
 			tuneGC()
 			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
@@ -190,6 +195,14 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 				matched.Add(1)
 				return true
 			}
+			if pf != nil {
+				shown := keep
+				keep = func(ex *dissect.Exchange) bool {
+					k := shown(ex)
+					pf.decide(ex, k) // in capture order, as keep runs
+					return k
+				}
+			}
 			r := rendererOf(out)
 			pipe := newExchangePipeline(dec, decOpts, opts.FramePool, keep, r, func(j *exchangeJob) {
 				if writeErr != nil {
@@ -210,6 +223,9 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if stream {
 				in.paused = pipe.sync
 			}
+			if pf != nil {
+				in.packet = pf.packet
+			}
 			failed := in.read(args, func(ex *dissect.Exchange) {
 				exchanges++
 				if !done() {
@@ -219,6 +235,11 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			pipe.close()
 			if err := out.Flush(); err != nil && writeErr == nil {
 				writeErr = err
+			}
+			if pf != nil {
+				if err := pf.close(); err != nil {
+					return inputError{err}
+				}
 			}
 			if writeErr != nil {
 				return inputError{fmt.Errorf("write output: %w", writeErr)}
@@ -243,5 +264,6 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 	addReadFlag(cmd)
 	exFilter.register(cmd.Flags())
 	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)
+	cmd.Flags().StringVarP(&write, "write", "w", "", writeUsage)
 	return cmd
 }

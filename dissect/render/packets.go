@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
@@ -58,4 +60,37 @@ func packetSpan(f *dissect.Frame, file string) string {
 		s += " of " + sanitize(f.File)
 	}
 	return s
+}
+
+// PacketComment is the comment -w puts on the first packet of an
+// exchange's request and of its response, for Wireshark's frame.comment:
+// "kdissect: Produce v9 corr 12 orders[0,2] NOT_LEADER_OR_FOLLOWER 41ms"
+// (API and version, CorrelationId, topic-partitions, the distinct error
+// names, latency; "no response" when none was captured).
+func PacketComment(ex *dissect.Exchange) string {
+	var b strings.Builder
+	b.WriteString("kdissect: ")
+	b.WriteString(apiLabel(ex))
+	if !ex.SASLToken {
+		fmt.Fprintf(&b, " corr %d", ex.CorrelationID)
+	}
+	if dec := ex.Decoded; dec != nil {
+		if len(dec.Topics) > 0 {
+			b.WriteString(" " + FormatTopics(dec.Topics))
+		}
+		var seen []string
+		for _, e := range dec.Errors {
+			if name := codec.ErrorName(e.Code); !slices.Contains(seen, name) {
+				seen = append(seen, name)
+				b.WriteString(" " + name)
+			}
+		}
+	}
+	switch lat, ok := ex.Latency(); {
+	case ok:
+		b.WriteString(" " + formatLatency(lat))
+	case ex.Response == nil:
+		b.WriteString(" no response")
+	}
+	return b.String()
 }
