@@ -65,7 +65,10 @@ func (p *packetFile) packet(n int64, link layers.LinkType, data []byte, ci gopac
 func (p *packetFile) livePacket(link layers.LinkType, data []byte, ci gopacket.CaptureInfo) error {
 	err := p.w.Packet(p.n, link, data, ci, nil)
 	p.n++
-	return err
+	if err != nil {
+		return fmt.Errorf("write %s: %w", p.path, err)
+	}
+	return nil
 }
 
 // decide takes every exchange, decoded, in capture order, and whether it
