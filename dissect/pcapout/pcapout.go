@@ -12,8 +12,9 @@
 // before n, since exchanges come in the order of their first packets and
 // none uses a packet before its own first. Memory holds only the
 // exchanges whose packets are not yet all written (their spans and
-// comments); the spool holds the packets not yet decided, and starts
-// over whenever it was written out to its end.
+// comments); the spool holds the packets not yet decided: those written
+// out are dropped from it (it starts over, or the waiting ones move to its
+// start).
 package pcapout
 
 import (
@@ -219,10 +220,33 @@ func (w *Writer) drain(upto int64) error {
 			return err
 		}
 	}
-	if w.rpos == w.wpos {
+	switch {
+	case w.rpos == w.wpos:
 		w.rpos, w.wpos = 0, 0 // all written: the spool starts over
+	case w.rpos >= compactAfter && w.wpos-w.rpos <= w.rpos:
+		// Packets still wait (the exchange in progress): they move to
+		// the start, which costs no more than the bytes written since
+		// the last move, and the spool stays the size of what waits.
+		if err := w.compact(); err != nil {
+			return fmt.Errorf("spool: %w", err)
+		}
 	}
 	return nil
+}
+
+// compactAfter is how many spooled bytes written out make the spool move
+// the packets still waiting to its start.
+const compactAfter = 64 << 10
+
+// compact moves the spool's unread records [rpos, wpos) to offset 0; they
+// are no longer than rpos, so source and destination do not overlap.
+func (w *Writer) compact() error {
+	n := w.wpos - w.rpos
+	if _, err := io.Copy(io.NewOffsetWriter(w.spool, 0), io.NewSectionReader(w.spool, w.rpos, n)); err != nil {
+		return err
+	}
+	w.rpos, w.wpos = 0, n
+	return w.spool.Truncate(n)
 }
 
 // covered says whether packet n, of link type link, belongs to an
