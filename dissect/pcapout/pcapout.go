@@ -35,7 +35,7 @@ import (
 )
 
 // Writer writes a pcapng file of the packets of the exchanges given to
-// Exchange, or, with All, of every packet. Packet runs on one goroutine
+// Exchange, or (all) of every packet. Packet runs on one goroutine
 // (the reader's), Exchange may run on another; Close after both ended.
 type Writer struct {
 	out io.Writer
@@ -47,13 +47,12 @@ type Writer struct {
 	comments map[int64][]string // kdissect's comments by packet number
 	err      error              // the first write error; later calls do nothing
 
-	spool           *os.File
-	spoolW          *bufio.Writer
-	wpos, rpos      int64 // spool offsets: written, read
-	spoolBuf        []byte
-	ng              *pcapgo.NgWriter
-	ifaces          map[layers.LinkType]int
-	written, copied int64
+	spool      *os.File
+	spoolW     *bufio.Writer
+	wpos, rpos int64 // spool offsets: written, read
+	spoolBuf   []byte
+	ng         *pcapgo.NgWriter
+	ifaces     map[layers.LinkType]int
 }
 
 // span is an exchange's packets: those of its connection (either
@@ -201,7 +200,6 @@ func (w *Writer) drain(upto int64) error {
 		mine := w.comments[n]
 		delete(w.comments, n)
 		w.mu.Unlock()
-		w.copied++
 		if !keep {
 			continue
 		}
@@ -305,7 +303,6 @@ func (w *Writer) write(link layers.LinkType, ci gopacket.CaptureInfo, data []byt
 		w.ifaces[link] = id
 	}
 	ci.InterfaceIndex = id
-	w.written++
 	return w.ng.WritePacketWithOptions(ci, data, pcapgo.NgPacketOptions{Comments: comments})
 }
 
@@ -331,6 +328,3 @@ func (w *Writer) Close() error {
 	w.fail(os.Remove(name))
 	return w.err
 }
-
-// Written returns how many packets were written, of how many read.
-func (w *Writer) Written() (written, read int64) { return w.written, w.copied }
