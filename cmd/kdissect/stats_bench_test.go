@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/kdissect/kdissect/internal/capedit"
-	"github.com/kdissect/kdissect/internal/capgen"
 )
 
 // BenchmarkStatsCommand times `kdissect stats` end to end, its parallel
@@ -19,18 +18,7 @@ import (
 //
 //	go test ./cmd/kdissect -run '^$' -bench StatsCommand -benchmem
 func BenchmarkStatsCommand(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "bench.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := capgen.Write(f, capgen.Config{Bytes: 32 << 20, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	path, res := benchCapture(b) // write_bench_test.go
 	var stderr strings.Builder
 	b.SetBytes(res.Bytes)
 	b.ReportAllocs()

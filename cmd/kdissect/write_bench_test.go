@@ -17,20 +17,8 @@ import (
 //
 //	go test ./cmd/kdissect -run '^$' -bench ReadWrite -benchmem
 func BenchmarkReadWrite(b *testing.B) {
-	dir := b.TempDir()
-	path := filepath.Join(dir, "bench.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := capgen.Write(f, capgen.Config{Bytes: 32 << 20, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
-	out := filepath.Join(dir, "out.pcapng")
+	path, res := benchCapture(b)
+	out := filepath.Join(filepath.Dir(path), "out.pcapng")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -51,4 +39,23 @@ func BenchmarkReadWrite(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchCapture writes the 32 MB synthetic capture of the command
+// benchmarks (capgen, seed 1) into a temporary directory.
+func benchCapture(b *testing.B) (string, capgen.Result) {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "bench.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := capgen.Write(f, capgen.Config{Bytes: 32 << 20, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path, res
 }
