@@ -201,6 +201,9 @@ func TestWriteFiltered(t *testing.T) {
 	}{
 		{"franz_groups.pcap", []string{"--errors"}, "REBALANCE_IN_PROGRESS"},
 		{"kcat_group.pcap", []string{"--api", "JoinGroup"}, "MEMBER_ID_REQUIRED"},
+		// Two exchanges left out in a row on a connection: a gap each way
+		// before and after a response.
+		{"franz_groups.pcap", []string{"--api", "JoinGroup"}, "MEMBER_ID_REQUIRED"},
 		{"kcat_mtu.pcap.gz", []string{"--api", "Produce", "-c", "3"}, ""},
 		{"franz_transactions.pcap", []string{"--api", "Produce", "--api", "EndTxn"}, ""},
 	} {
@@ -217,12 +220,9 @@ func TestWriteFiltered(t *testing.T) {
 			t.Fatalf("%s: no exchange passed", name)
 		}
 		got := readJSON(t, append(c.filter, out)...) // with the Metadata exchanges written for their names
-		// The same exchanges: requests, and responses where the dissector
-		// frames them again. The file has the gaps of the packets left
-		// out, which its notes say, and after two gaps in a row in the
-		// broker's direction the dissector may lose the response between
-		// them (reported with issue 16); topic IDs named by exchanges not
-		// written are not resolved.
+		// The same exchanges, requests and responses. The file has the
+		// gaps of the packets left out, which its notes say; topic IDs
+		// named by exchanges not written may not be resolved.
 		if len(got) != len(want) {
 			t.Fatalf("%s: the written file holds %d exchanges, not the %d shown", name, len(got), len(want))
 		}
@@ -233,7 +233,7 @@ func TestWriteFiltered(t *testing.T) {
 					t.Fatalf("%s: exchange %d: %s %v, shown %v", name, i, k, got[i][k], want[i][k])
 				}
 			}
-			if got[i]["response"] == nil {
+			if got[i]["response"] == nil && want[i]["response"] != nil {
 				lost++
 				continue
 			}
@@ -244,7 +244,7 @@ func TestWriteFiltered(t *testing.T) {
 			}
 		}
 		if lost > 0 {
-			t.Logf("%s: %d of %d responses not framed again in the written file", name, lost, len(got))
+			t.Errorf("%s: %d of %d responses not framed again in the written file", name, lost, len(got))
 		}
 		orig, written := packetsOf(t, src), packetsOf(t, out)
 		if len(written) >= len(orig) {
