@@ -166,22 +166,7 @@ func checkComments(t *testing.T, name string, lines []map[string]any, pkts []cap
 			}
 		}
 	}
-	// A response not framed again (see TestWriteFiltered) keeps its
-	// comment on a packet no line names.
-	unframed := map[string]bool{}
-	for _, l := range lines {
-		if l["response"] == nil {
-			unframed[fmt.Sprintf("kdissect: %v v%v corr %v ", l["api"], l["api_version"], l["correlation_id"])] = true
-		}
-	}
 	for i, p := range pkts {
-		if len(p.comments) == 1 && !commented[i+1] {
-			for prefix := range unframed {
-				if strings.HasPrefix(p.comments[0], prefix) {
-					commented[i+1] = true
-				}
-			}
-		}
 		if len(p.comments) > 0 && !commented[i+1] {
 			t.Fatalf("%s: packet %d, of no exchange's first packet, has comments %q", name, i+1, p.comments)
 		}
