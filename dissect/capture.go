@@ -77,8 +77,11 @@ type captureReader struct {
 	link        layers.LinkType // classic pcap: the file's link type
 	where       interface{ position() (int64, error) }
 	compression string // "gzip", "zstd", "xz" or ""
-	packets     int64
-	pf          *pcapFilter // classic pcap only
+	// comments are the opt_comment options of the pcapng packet next
+	// returned last; nil for most packets and for classic pcap.
+	comments []string
+	packets  int64
+	pf       *pcapFilter // classic pcap only
 	// secrets are the TLS key log lines of the pcapng's Decryption
 	// Secrets Blocks, added as the reader meets them (it reads ahead of
 	// the session, and a block comes before the packets it decrypts).
@@ -180,8 +183,11 @@ func (cr *captureReader) damage(off int64, err error) error {
 // next returns the next packet. data is valid until the next call. At the end
 // of a sound file it returns io.EOF; otherwise a *DamageError.
 func (cr *captureReader) next() (data []byte, ci gopacket.CaptureInfo, link layers.LinkType, err error) {
+	cr.comments = nil
 	if cr.ng != nil {
-		data, ci, err = cr.ng.ZeroCopyReadPacketData()
+		var opts pcapgo.NgPacketOptions
+		data, ci, opts, err = cr.ng.ZeroCopyReadPacketDataWithOptions()
+		cr.comments = opts.Comments // a new slice of new strings, or nil
 		if err == nil && len(ci.AncillaryData) > 0 {
 			link, _ = ci.AncillaryData[0].(layers.LinkType)
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/netip"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/kdissect/kdissect/dissect/tlsdecrypt"
@@ -41,6 +42,12 @@ type ReadOptions struct {
 	// not handed to the Session, nor counted in Stats. data is valid only
 	// during the call.
 	Filter func(c int, link layers.LinkType, data []byte) bool
+	// Packet, if set, is called with every packet handed to the Session,
+	// just before it: its Session number (Frame.Packet counts the same),
+	// link type, bytes (valid only during the call), capture information
+	// and pcapng comments. It runs on the caller's goroutine, like emit.
+	// For writing the packets of chosen exchanges out again (read -w).
+	Packet func(n int64, link layers.LinkType, data []byte, ci gopacket.CaptureInfo, comments []string)
 	// Stop, if set, is checked before each packet is read, on the reading
 	// goroutine (concurrently with emit), and after each Paused: once it
 	// returns true, the captures read as if they ended there, and errors
@@ -114,6 +121,15 @@ func (d *Dissector) ReadCaptures(caps []Capture, opts ReadOptions, emit func(*Ex
 					i = spans.index(f.capture, f.Packet)
 				}
 				f.File = caps[i].Name
+				if f.lastCapture != f.capture || spans != nil && f.LastPacket != f.Packet {
+					j := int(f.lastCapture)
+					if spans != nil {
+						j = spans.index(f.lastCapture, f.LastPacket)
+					}
+					if j != i {
+						f.LastFile = caps[j].Name
+					}
+				}
 				ex.File = f.File // the request's, when there is one
 			}
 			inner(ex)
@@ -154,7 +170,12 @@ func (d *Dissector) readInto(s *Session, caps []Capture, opts ReadOptions, spans
 			if spans != nil {
 				spans.add(int(p.src), s.n)
 			}
+			if opts.Packet != nil {
+				opts.Packet(s.n, p.link, data, p.ci, p.comments)
+			}
+			s.comments.pending = p.comments // nil but for a commented pcapng packet
 			s.packet(p.link, data, p.ci, uint16(p.src), p.num)
+			s.comments.pending = nil
 		}
 		if b.pause {
 			if opts.Paused != nil {

@@ -397,7 +397,11 @@ type Session struct {
 	arena  []byte            // where they are copied (Session.keep)
 	acked  []ackedHole       // holes the receiver acknowledged, in clock order
 
-	ord   orderer
+	ord      orderer
+	comments struct {
+		pending []string   // the comments of the packet being dissected (ReadCaptures)
+		log     commentLog // comments.go
+	}
 	lows  lowHeap            // connections and detections that may still produce exchanges
 	dirty []*conn            // connections to look at after the current packet
 	conns map[*conn]struct{} // open connections
@@ -431,6 +435,7 @@ func (d *Dissector) NewSession(emit func(*Exchange)) *Session {
 	}
 	s.ord = orderer{emit: func(ex *Exchange) {
 		d.stats.Exchanges++
+		s.comments.log.attach(ex)
 		if emit != nil {
 			emit(ex)
 		}
@@ -473,6 +478,9 @@ func (s *Session) packet(link layers.LinkType, data []byte, ci gopacket.CaptureI
 	switch kind {
 	case kindTCP:
 		st.TCPPackets++
+		if s.comments.pending != nil {
+			s.noteComments(idx)
+		}
 		if s.brokers.has(s.cur.Src) || s.brokers.has(s.cur.Dst) {
 			s.assemble(ci.Timestamp, idx, s.clock)
 		} else {

@@ -115,6 +115,9 @@ func (c *conn) sameClient(b []byte) bool {
 // pendingRequest reports whether a request waiting has CorrelationId id
 // and could be answered by a response starting in packet at (frameSink).
 func (c *conn) pendingRequest(id int32, at pktRef) bool {
+	if c.waitingRequest(id, at) {
+		return true
+	}
 	if c.byCorr[id] == 0 {
 		return false
 	}
@@ -125,6 +128,19 @@ func (c *conn) pendingRequest(id int32, at pktRef) bool {
 		}
 	}
 	return false
+}
+
+// waitingRequest reports whether the client's framer holds, whole, a
+// request with CorrelationId id found by scanning after a hole, which
+// waits for what follows it to confirm it (framer.waiting), and started
+// at or before packet at. It is not pending yet, but will be: a response
+// after a hole of its own is judged meanwhile (the packets of exchanges
+// left out of a capture, two gaps in a row each way), and would be
+// scanned past were only pending requests counted.
+func (c *conn) waitingRequest(id int32, at pktRef) bool {
+	fr := c.fr[toBroker]
+	return fr != nil && fr.waiting() && len(fr.buf) >= 8 &&
+		int32(binary.BigEndian.Uint32(fr.buf[4:8])) == id && fr.start.index <= at.index
 }
 
 // fitsSoFar says whether a decoding that ended with err fits what was

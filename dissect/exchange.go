@@ -45,13 +45,23 @@ type Frame struct {
 	// capture filter, Packet counts the packets of the merged sequence
 	// that were dissected.
 	FilePacket int64
+	// LastPacket and LastFilePacket are Packet and FilePacket of the packet
+	// that carried the frame's last byte captured (the frame's first packet
+	// when one carried it whole): with the first, the [first, last] frame
+	// numbers Wireshark shows for the frame (request_packets and
+	// response_packets in JSON).
+	LastPacket, LastFilePacket int64
+	// LastFile names the capture file of the last packet when it is not
+	// File: a frame that crossed from one part of a ring buffer into the
+	// next; LastFilePacket then numbers it in that file. Empty otherwise.
+	LastFile string
 	// File names the capture file of that packet (Capture.Name) when
 	// ReadCaptures read several; empty otherwise.
 	File string
 
 	// capture is the index of that file among those ReadCaptures read
 	// (modulo 2^16), for Exchange.File.
-	capture uint16
+	capture, lastCapture uint16
 }
 
 // Hole is a run of a frame's bytes that the capture does not hold: its
@@ -182,6 +192,12 @@ type Exchange struct {
 	// ReadCaptures read several; empty otherwise. Frame.File says it for
 	// each side.
 	File string
+
+	// PacketComments holds the comments (pcapng opt_comment) of the input
+	// packets that carried the exchange's frames, in packet order: those
+	// of the request's connection and direction from its first packet to
+	// its last, then the response's. ReadCaptures fills it; nil when none.
+	PacketComments []string
 
 	// TLS says what the connection's TLS handshake negotiated, for an
 	// exchange decrypted from TLS (or, with TLS.Encrypted, the exchange

@@ -477,7 +477,8 @@ func (f *framer) accept() {
 // emit hands the collected frame to the sink and waits for the next one.
 func (f *framer) emit(end pktRef, notes []string) {
 	fr := &Frame{Bytes: f.buf, Size: f.size, Time: captureTime(f.start.time), EndTime: captureTime(end.time), Packet: f.start.index,
-		Oversized: f.state == stateSkip, Holes: f.holes, FilePacket: int64(f.start.num), capture: f.start.src}
+		Oversized: f.state == stateSkip, Holes: f.holes, FilePacket: int64(f.start.num), capture: f.start.src,
+		LastPacket: end.index, LastFilePacket: int64(end.num), lastCapture: end.src}
 	f.buf, f.holes, f.pend = nil, nil, 0
 	f.state = stateHeader
 	f.resynced = f.why != nil

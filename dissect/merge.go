@@ -55,7 +55,9 @@ type capFile struct {
 	ci     gopacket.CaptureInfo
 	link   layers.LinkType
 	num    uint32 // the head's number in the capture
-	read   int64  // packets read of it since it was opened
+	// comments are the head's pcapng comments, nil for most packets.
+	comments []string
+	read     int64 // packets read of it since it was opened
 }
 
 // next returns the next packet of the merged sequence, the index of its
@@ -88,6 +90,14 @@ func (m *mergeSource) next() (data []byte, ci gopacket.CaptureInfo, link layers.
 	f := m.open[0]
 	m.cur = f
 	return f.data, f.ci, f.link, int32(f.index), f.num, nil
+}
+
+// comments returns the pcapng comments of the packet next returned last.
+func (m *mergeSource) comments() []string {
+	if m.cur == nil {
+		return nil
+	}
+	return m.cur.comments
 }
 
 // start reads the first packet of every capture and orders them. A
@@ -176,6 +186,7 @@ func (m *mergeSource) read(f *capFile) bool {
 		return false
 	}
 	f.data, f.ci, f.link, f.num = data, ci, link, uint32(f.read)
+	f.comments = f.cr.comments
 	f.read++
 	return true
 }

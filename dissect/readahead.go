@@ -32,6 +32,8 @@ type batchedPacket struct {
 	link layers.LinkType
 	src  int32  // its capture
 	num  uint32 // its number there
+	// comments are the packet's pcapng comments; nil for almost all.
+	comments []string
 }
 
 // readAhead reads m on a new goroutine and hands over its packets in
@@ -90,7 +92,7 @@ func readAhead(m *mergeSource, quit <-chan struct{}) (full <-chan *packetBatch, 
 				}
 				// next's bytes are only good until the next call: copy.
 				b.data = append(b.data, data...)
-				b.pkts = append(b.pkts, batchedPacket{end: len(b.data), ci: ci, link: link, src: src, num: num})
+				b.pkts = append(b.pkts, batchedPacket{end: len(b.data), ci: ci, link: link, src: src, num: num, comments: m.comments()})
 				paused = false
 			}
 			fullc <- b

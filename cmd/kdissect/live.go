@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/spf13/cobra"
 
 	"github.com/kdissect/kdissect/codec"
@@ -83,7 +81,7 @@ not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 	flags.fields.register(cmd.Flags())
 	fs := cmd.Flags()
 	fs.StringVarP(&lf.iface, "interface", "i", "", "network interface to capture on (required)")
-	fs.StringVarP(&lf.write, "write", "w", "", "also write every captured packet to this pcap file; with --format parquet, the directory of the Parquet files")
+	fs.StringVarP(&lf.write, "write", "w", "", writeUsage)
 	flags.parquet.registerRoll(cmd)
 	fs.IntVarP(&lf.count, "count", "c", 0, "stop after this many exchanges that pass the filters (0: until Ctrl-C)")
 	fs.BoolVar(&lf.promisc, "promisc", false, "put the interface in promiscuous mode, to see traffic between other hosts")
@@ -201,19 +199,9 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	defer h.Close()
 	link := h.LinkType()
 
-	var pcapFile *os.File
-	var pcapBuf *bufio.Writer
-	var pcapW *pcapgo.Writer
-	if lf.write != "" {
-		if pcapFile, err = os.Create(lf.write); err != nil {
-			return inputError{err}
-		}
-		defer pcapFile.Close()
-		pcapBuf = bufio.NewWriterSize(pcapFile, 1<<16)
-		pcapW = pcapgo.NewWriterNanos(pcapBuf)
-		if err := pcapW.WriteFileHeader(uint32(h.SnapLen()), link); err != nil {
-			return inputError{fmt.Errorf("write %s: %w", lf.write, err)}
-		}
+	pf, err := openPacketFile(lf.write, flags.format, match == nil && disp == nil) // write.go
+	if err != nil {
+		return err
 	}
 	// Catch Ctrl-C before saying the capture runs, so that one sent on
 	// seeing that prints what was seen rather than killing the process.
@@ -253,7 +241,11 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 			return
 		}
 		dec.Decode(ex) // every exchange: the decoder learns topic IDs
-		if !match.Match(ex) || !disp.match(ex) {
+		shown := match.Match(ex) && disp.match(ex)
+		if pf != nil {
+			pf.decide(ex, shown)
+		}
+		if !shown {
 			return
 		}
 		emitted++
@@ -267,8 +259,8 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		}
 	})
 	runErr := h.Run(ctx, func(data []byte, ci gopacket.CaptureInfo) bool {
-		if pcapW != nil {
-			if pcapErr = pcapW.WritePacket(ci, data); pcapErr != nil {
+		if pf != nil {
+			if pcapErr = pf.livePacket(link, data, ci); pcapErr != nil {
 				return false
 			}
 		}
@@ -290,9 +282,9 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	if err := out.Flush(); err != nil && writeErr == nil {
 		writeErr = err
 	}
-	if pcapW != nil && pcapErr == nil {
-		if pcapErr = pcapBuf.Flush(); pcapErr == nil {
-			pcapErr = pcapFile.Close()
+	if pf != nil {
+		if err := pf.close(); pcapErr == nil {
+			pcapErr = err
 		}
 	}
 	fmt.Fprintf(stderr, "kdissect: %d packets captured on %s, %d received by the filter, %d dropped by the kernel",
@@ -305,7 +297,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	case runErr != nil:
 		return inputError{runErr}
 	case pcapErr != nil:
-		return inputError{fmt.Errorf("write %s: %w", lf.write, pcapErr)}
+		return inputError{pcapErr}
 	case writeErr != nil:
 		return inputError{fmt.Errorf("write output: %w", writeErr)}
 	}

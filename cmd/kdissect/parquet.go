@@ -31,10 +31,9 @@ type parquetFlags struct {
 	records  string // --parquet-records: the records file (read)
 }
 
-// registerWrite adds read's -w. Only --format parquet uses it in this
-// build; the pcapng -w of read (issue 16) is another change's.
+// registerWrite adds read's --parquet-records; read's -w (write.go) names
+// the Parquet file with --format parquet.
 func (f *parquetFlags) registerWrite(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.path, "write", "w", "", "with --format parquet: write the exchanges to this Parquet file (- for standard output)")
 	cmd.Flags().StringVar(&f.records, "parquet-records", "", "with --format parquet: also write every record of the Produce requests and Fetch responses to this Parquet file (topic, partition, offset, timestamp, key, value, headers)")
 }
 
@@ -49,8 +48,6 @@ func (f *parquetFlags) registerRoll(cmd *cobra.Command) {
 func (f *parquetFlags) check(format string) error {
 	if format != "parquet" {
 		switch {
-		case f.path != "" && !f.dir:
-			return fmt.Errorf("-w is for --format parquet in read (pcapng output is another command's)")
 		case f.fileSize != 0 || f.rotate != 0:
 			return fmt.Errorf("-C and -G roll the files of --format parquet -w DIR")
 		case f.records != "":

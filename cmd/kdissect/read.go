@@ -105,6 +105,7 @@ func newReadCmd() *cobra.Command {
 	var mf metricsFlags              // metrics.go
 	var sf sinkFlags                 // sink.go
 	var count int
+	var write string // -w (write.go)
 	cmd := &cobra.Command{
 		Use:   "read FILE...",
 		Short: "Decode the Kafka exchanges in pcap or pcapng captures (- reads standard input)",
@@ -145,6 +146,9 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			// From a pipe (tcpdump -U -w - | kdissect read -) the
 			// exchanges are shown as they come, as live shows them.
 			stream := streamingInput(args, cmd.InOrStdin())
+			if flags.format == "parquet" { // -w names the Parquet file, not a pcapng
+				flags.parquet.path, write = write, ""
+			}
 			out, err := flags.formatWriter(cmd, stdout, stream)
 			if err != nil {
 				return err
@@ -177,6 +181,12 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 				return err
 			}
 			sr.counted(mx)
+			pf, err := openPacketFile(write, flags.format, match == nil && disp == nil)
+			if err != nil {
+				sr.close(cmd.ErrOrStderr())
+				mx.close()
+				return err
+			}
 			tuneGC()
 			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
@@ -213,8 +223,25 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 				}
 				return true
 			}
+			sel, accept := disp.selector(), disp.countAccepted(done, &matched)
+			if pf != nil {
+				// -w decides each exchange's packets in capture order, so
+				// -Y runs in keep, in order, instead of on every core.
+				shown := keep
+				keep = func(ex *dissect.Exchange) bool {
+					k := shown(ex)
+					if k && disp != nil {
+						if k = disp.match(ex); k {
+							matched.Add(1)
+						}
+					}
+					pf.decide(ex, k) // in capture order, as keep runs
+					return k
+				}
+				sel, accept = nil, nil
+			}
 			r := sr.renderer(rendererOf(out), out) // the sink's JSON lines rendered on every core too
-			pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, disp.selector(), disp.countAccepted(done, &matched), r, func(j *exchangeJob) {
+			pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, sel, accept, r, func(j *exchangeJob) {
 				mx.add(j.ex)
 				sr.addLine(j.ex, j.line) // j.line: the JSON line (--format json's, or the sink's)
 				if writeErr != nil {
@@ -235,6 +262,9 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if stream {
 				in.paused = pipe.sync
 			}
+			if pf != nil {
+				in.packet = pf.packet
+			}
 			failed := in.read(args, func(ex *dissect.Exchange) {
 				exchanges++
 				mx.emitted(d)
@@ -248,6 +278,11 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			}
 			sr.close(cmd.ErrOrStderr())
 			mx.finish(intr.ctx, d, mf.linger, cmd.ErrOrStderr())
+			if pf != nil {
+				if err := pf.close(); err != nil {
+					return inputError{err}
+				}
+			}
 			if writeErr != nil {
 				return inputError{fmt.Errorf("write output: %w", writeErr)}
 			}
@@ -276,5 +311,6 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 	sf.register(cmd.Flags())
 	flags.fields.register(cmd.Flags())
 	cmd.Flags().IntVarP(&count, "count", "c", 0, countUsage)
+	cmd.Flags().StringVarP(&write, "write", "w", "", writeUsage)
 	return cmd
 }

@@ -258,6 +258,8 @@ type captureInput struct {
 	// paused, if set, runs when standard input is a pipe and may block:
 	// the exchanges complete so far were emitted (read flushes its output).
 	paused func()
+	// packet, if set, sees every packet dissected, before the Session (-w).
+	packet packetHook // write.go
 }
 
 // stdinName names standard input in errors and in the JSON "file".
@@ -320,7 +322,7 @@ func (in *captureInput) read(paths []string, emit func(*dissect.Exchange)) []err
 		}
 	}
 	// Files are read twice when that finds brokers late (late.go).
-	opts := dissect.ReadOptions{Stop: in.stop, Paused: in.paused, Rediscover: true}
+	opts := dissect.ReadOptions{Stop: in.stop, Paused: in.paused, Packet: in.packet, Rediscover: true}
 	if in.filter != nil {
 		opts.Filter = in.filterPackets(names) // filter.go
 	}

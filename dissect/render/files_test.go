@@ -102,7 +102,13 @@ func TestFileOfExchange(t *testing.T) {
 		heading, _, _ := strings.Cut(rest, "\n")
 		if ex.Request != nil && ex.Response != nil && ex.Response.File != ex.Request.File {
 			crossing++
-			other := fmt.Sprintf("response %d bytes in packet %d of %s", ex.Response.Size, ex.Response.FilePacket+1, ex.Response.File)
+			r := ex.Response
+			other := fmt.Sprintf("response %d bytes in packet %d of %s", r.Size, r.FilePacket+1, r.File)
+			if r.LastFile != "" {
+				other = fmt.Sprintf("response %d bytes in packet %d of %s to packet %d of %s", r.Size, r.FilePacket+1, r.File, r.LastFilePacket+1, r.LastFile)
+			} else if r.LastFilePacket != r.FilePacket {
+				other = fmt.Sprintf("response %d bytes in packets %d-%d of %s", r.Size, r.FilePacket+1, r.LastFilePacket+1, r.File)
+			}
 			if !strings.HasSuffix(heading, other) {
 				t.Fatalf("heading lacks %q:\n%s", other, heading)
 			}

@@ -184,6 +184,7 @@ func AppendExchangeJSON(w *codec.JSONWriter, ex *dissect.Exchange) {
 		writeTLSJSON(w, ex.TLS)
 	}
 	writeSummaryJSON(w, ex, dec)
+	writePacketsJSON(w, ex) // packets.go
 	if ex.File != "" {
 		w.Key("file") // several files were read as one capture
 		w.Text(ex.File)

@@ -53,7 +53,8 @@ var contract = map[string][]string{
 	"response": {"object", "null"}, "latency_us": {"number", "null"}, "topics": {"array"},
 	"request_size": {"number", "null"}, "response_size": {"number", "null"}, // extensions of the contract
 	"errors": {"array"}, "records": {"number"}, "notes": {"array"},
-	"records_aborted": {"number"}, // issue 19: of records, those in aborted transactions
+	"records_aborted": {"number"},                                               // issue 19: of records, those in aborted transactions
+	"request_packets": {"array", "null"}, "response_packets": {"array", "null"}, // issue 16
 }
 
 func jsonType(v any) string {

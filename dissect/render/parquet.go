@@ -41,8 +41,18 @@ type ExchangeRow struct {
 	Topics        []TopicRow `parquet:"topics,list"`
 	Errors        []ErrorRow `parquet:"errors,list"`
 	Records       int64      `parquet:"records"`
-	Notes         []string   `parquet:"notes,list"`
-	File          *string    `parquet:"file,optional,dict"`
+	// RecordsAborted: of Records, those of aborted transactions (JSON's
+	// records_aborted).
+	RecordsAborted int64    `parquet:"records_aborted"`
+	Notes          []string `parquet:"notes,list"`
+	File           *string  `parquet:"file,optional,dict"`
+	// RequestPackets and ResponsePackets are [first, last] frame numbers
+	// as Wireshark numbers the file's frames; empty for a side not
+	// captured (JSON's null).
+	RequestPackets  []int64 `parquet:"request_packets,optional,list"`
+	ResponsePackets []int64 `parquet:"response_packets,optional,list"`
+	// PacketComments: the input pcapng's comments of the exchange's packets.
+	PacketComments []string `parquet:"packet_comments,list"`
 }
 
 // TopicRow is one element of ExchangeRow.Topics: a topic and the
@@ -250,6 +260,13 @@ func (p *ParquetRows) Row(ex *dissect.Exchange) (ExchangeRow, int64) {
 		n += 32
 	}
 	r.Records = int64(dec.Records)
+	r.RecordsAborted = int64(dec.RecordsAborted)
+	r.RequestPackets = framePackets(ex.Request)
+	r.ResponsePackets = framePackets(ex.Response)
+	for _, c := range ex.PacketComments {
+		r.PacketComments = append(r.PacketComments, validText(c))
+		n += int64(len(c))
+	}
 	r.Notes = make([]string, len(ex.Notes))
 	for i, note := range ex.Notes {
 		r.Notes[i] = validText(note)
@@ -259,6 +276,14 @@ func (p *ParquetRows) Row(ex *dissect.Exchange) (ExchangeRow, int64) {
 		r.File = textPtr(ex.File)
 	}
 	return r, n
+}
+
+// framePackets is a frame's [first, last] frame numbers, nil without it.
+func framePackets(f *dissect.Frame) []int64 {
+	if f == nil {
+		return nil
+	}
+	return []int64{f.FilePacket + 1, f.LastFilePacket + 1}
 }
 
 // validText is s with invalid UTF-8 replaced, as JSONWriter.Text does: a

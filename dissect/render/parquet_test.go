@@ -279,6 +279,26 @@ func rowAsJSON(t *testing.T, r *ExchangeRow) map[string]any {
 		notes = append(notes, n)
 	}
 	m["notes"] = notes
+	m["records_aborted"] = num(r.RecordsAborted)
+	packets := func(v []int64) any {
+		if v == nil {
+			return nil
+		}
+		a := []any{}
+		for _, n := range v {
+			a = append(a, num(n))
+		}
+		return a
+	}
+	m["request_packets"] = packets(r.RequestPackets)
+	m["response_packets"] = packets(r.ResponsePackets)
+	if len(r.PacketComments) > 0 { // as JSON, which writes the key only then
+		cs := []any{}
+		for _, c := range r.PacketComments {
+			cs = append(cs, c)
+		}
+		m["packet_comments"] = cs
+	}
 	return m
 }
 

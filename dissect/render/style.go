@@ -124,18 +124,16 @@ func exchangeHeading(b *bufio.Writer, n int, ex *dissect.Exchange, c Colors) {
 }
 
 // frameSummary says a frame's size (as its size prefix says, as
-// request_size and response_size in JSON), the packet, numbered from 1
-// as Wireshark and tshark number them, that carried its first byte, and
+// request_size and response_size in JSON), the packets, numbered from 1
+// as Wireshark and tshark number them, that carried its first and last
+// bytes (request_packets and response_packets in JSON), and
 // how many of its bytes the capture lacks and why. With several files,
 // the packet's file is named where it is not the exchange's, file.
 func frameSummary(side string, f *dissect.Frame, file string) string {
 	if f == nil {
 		return "no " + side
 	}
-	s := fmt.Sprintf("%s %s in packet %d", side, plural(int(f.Size), "byte"), f.FilePacket+1)
-	if f.File != file {
-		s += " of " + sanitize(f.File)
-	}
+	s := fmt.Sprintf("%s %s in %s", side, plural(int(f.Size), "byte"), packetSpan(f, file))
 	if hs := frameHoles(f); len(hs) > 0 {
 		s += fmt.Sprintf(" (%d not captured: %s)", lostIn(hs, 0, 4+int(f.Size)), causes(hs))
 	}
