@@ -1,0 +1,38 @@
+package codec
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestGappedPathsInnermostParenthesised: a path names a field as
+// DecodeError.Path does, and a name in parentheses (a tagged-field
+// section, an unknown tag) is kept when it is the innermost, the part that
+// was lost. On the Metadata v12 response golden (layout as in
+// TestGappedFramesPaths): the first broker's tagged-field count at 42 and
+// an unknown tag at [45,47) that its producer put there.
+func TestGappedPathsInnermostParenthesised(t *testing.T) {
+	var f gapFrame
+	for _, c := range goldenCases() {
+		if c.name == "Metadata/v12/response" {
+			api, _ := LookupAPI(c.key)
+			f = gapFrame{c.name, api, c.version, true, c.frame}
+		}
+	}
+	if f.api == nil {
+		t.Fatal("no Metadata v12 response golden")
+	}
+	for _, c := range []struct {
+		gap  Gap
+		want []NotCaptured
+	}{
+		{Gap{42, 43}, []NotCaptured{{Path: "Brokers[0].(tagged fields)", Start: 42, End: len(f.frame), Stop: true}}},
+		{Gap{45, 46}, []NotCaptured{{Path: "Brokers[0].(unknown tag)", Start: 45, End: 47}}},
+	} {
+		gaps := []Gap{c.gap}
+		cut := decodeGapFrame(f, cutFrame(f.frame, len(f.frame), gaps), len(f.frame), gaps)
+		if !reflect.DeepEqual(cut.bodyNotC, c.want) {
+			t.Errorf("gap %v: NotCaptured %+v, want %+v", c.gap, cut.bodyNotC, c.want)
+		}
+	}
+}
