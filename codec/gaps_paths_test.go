@@ -12,16 +12,7 @@ import (
 // TestGappedFramesPaths): the first broker's tagged-field count at 42 and
 // an unknown tag at [45,47) that its producer put there.
 func TestGappedPathsInnermostParenthesised(t *testing.T) {
-	var f gapFrame
-	for _, c := range goldenCases() {
-		if c.name == "Metadata/v12/response" {
-			api, _ := LookupAPI(c.key)
-			f = gapFrame{c.name, api, c.version, true, c.frame}
-		}
-	}
-	if f.api == nil {
-		t.Fatal("no Metadata v12 response golden")
-	}
+	f := metadataV12Response(t)
 	for _, c := range []struct {
 		gap  Gap
 		want []NotCaptured
@@ -35,4 +26,17 @@ func TestGappedPathsInnermostParenthesised(t *testing.T) {
 			t.Errorf("gap %v: NotCaptured %+v, want %+v", c.gap, cut.bodyNotC, c.want)
 		}
 	}
+}
+
+// metadataV12Response is the golden Metadata v12 response as a gapFrame.
+func metadataV12Response(t *testing.T) gapFrame {
+	t.Helper()
+	for _, c := range goldenCases() {
+		if c.name == "Metadata/v12/response" {
+			api, _ := LookupAPI(c.key)
+			return gapFrame{c.name, api, c.version, true, c.frame}
+		}
+	}
+	t.Fatal("no Metadata v12 response golden")
+	return gapFrame{}
 }

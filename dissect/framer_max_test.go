@@ -57,7 +57,7 @@ func TestCorrFollowsAtTheEdges(t *testing.T) {
 		if !f.corrFollows(frame[:len(frame)-1], next(7+maxCorrelationStep+1)) {
 			t.Errorf("%s: a %d-byte frame without its whole id: want true (nothing to compare)", dir, len(frame)-1)
 		}
-		if f.corrFollows(frame, next(7+maxCorrelationStep+1)[:4+at+4]) {
+		if f.corrFollows(frame, next(7 + maxCorrelationStep + 1)[:4+at+4]) {
 			t.Errorf("%s: a next frame cut right after its id is still compared", dir)
 		}
 	}
