@@ -62,3 +62,31 @@ func TestCorrFollowsAtTheEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestFramerJudgesAFourByteSize: a size prefix is judged once its 4
+// bytes are there, no later. After a resynchronisation a candidate frame
+// is confirmed by what follows it; a following prefix that the capture
+// ends right after must count as much as a longer one: an implausible
+// size (-1) refuses the candidate either way, a plausible one (20, a
+// frame cut by the capture's end) confirms it either way.
+func TestFramerJudgesAFourByteSize(t *testing.T) {
+	good := reqFrame(3, 12, 42, "c", []byte("metadata"))
+	for _, c := range []struct {
+		next   []byte
+		frames int
+	}{
+		{[]byte{0xff, 0xff, 0xff, 0xff}, 0},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff}, 0},
+		{[]byte{0, 0, 0, 20}, 2},
+		{[]byte{0, 0, 0, 20, 0}, 2},
+	} {
+		var s testSink
+		frameAll(toBroker, DefaultMaxFrameSize, false, cat(sizePrefixOf(-1), good, c.next), nil, &s)
+		if len(s.frames) != c.frames {
+			t.Errorf("next %x: %d frames (notes %q, lost %d), want %d", c.next, len(s.frames), s.notes, s.lostN, c.frames)
+		}
+		if c.frames > 0 && !bytes.Equal(s.frames[0].Bytes, good[4:]) {
+			t.Errorf("next %x: first frame %x, want the good one", c.next, s.frames[0].Bytes)
+		}
+	}
+}
