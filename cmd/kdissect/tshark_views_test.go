@@ -185,9 +185,6 @@ func readPDML(r io.Reader) ([]*pdmlPDU, error) {
 		case xml.EndElement:
 			switch e.Name.Local {
 			case "proto":
-				if cur != nil && len(stack) == 0 {
-					// the kafka proto ends (protos do not nest in PDML)
-				}
 				inTCP = false
 			case "field":
 				if cur != nil && len(stack) > 0 {
