@@ -96,18 +96,20 @@ var tsharkFieldNames = map[string]tsharkName{
 	"kafka.topic_authorized_ops":           kafka("TopicAuthorizedOperations"),
 
 	// Produce and Fetch.
-	"kafka.required_acks":       kafka("Acks"),
-	"kafka.transactional_id":    kafka("TransactionalId"),
-	"kafka.isolation_level":     kafka("IsolationLevel"),
-	"kafka.max_bytes":           kafka("MaxBytes", "PartitionMaxBytes"),
-	"kafka.min_bytes":           kafka("MinBytes"),
-	"kafka.max_wait_time":       kafka("MaxWaitMs"),
-	"kafka.fetch_session_epoch": kafka("SessionEpoch"),
-	"kafka.fetch_session_id":    kafka("SessionId"),
-	"kafka.log_start_offset":    kafka("LogStartOffset"),
-	"kafka.last_stable_offset":  kafka("LastStableOffset"),
-	"kafka.producer_id":         kafka("ProducerId"),
-	"kafka.producer_epoch":      kafka("ProducerEpoch"),
+	"kafka.required_acks":             kafka("Acks"),
+	"kafka.transactional_id":          kafka("TransactionalId"),
+	"kafka.isolation_level":           kafka("IsolationLevel"),
+	"kafka.max_bytes":                 kafka("MaxBytes", "PartitionMaxBytes"),
+	"kafka.min_bytes":                 kafka("MinBytes"),
+	"kafka.max_wait_time":             kafka("MaxWaitMs"),
+	"kafka.fetch_session_epoch":       kafka("SessionEpoch"),
+	"kafka.fetch_session_id":          kafka("SessionId"),
+	"kafka.log_start_offset":          kafka("LogStartOffset"),
+	"kafka.last_stable_offset":        kafka("LastStableOffset"),
+	"kafka.producer_id":               kafka("ProducerId"),
+	"kafka.producer_epoch":            kafka("ProducerEpoch"),
+	"kafka.batch_index":               kafka("BatchIndex"),
+	"kafka.batch_index_error_message": kafka("BatchIndexErrorMessage"),
 
 	// Record batches (v2) and legacy messages.
 	"kafka.message_size":            kafka("BatchLength", "MessageSize"),
@@ -172,6 +174,11 @@ var tsharkFieldNames = map[string]tsharkName{
 	"kafka.acl_operation":             kafka("Operation"),
 	"kafka.acl_permission_type":       kafka("PermissionType"),
 }
+
+// Not mapped: kafka.tagged_field_tag and kafka.tagged_field_data, an
+// unknown tagged field's tag and data as tshark reads them; we label the
+// whole entry (tag, size and data) "(unknown tag)", and a tag the schema
+// knows by its field's name, so no range of ours is one of tshark's.
 
 // tsharkRecordFieldNames are the names tshark gives a v2 record's fields
 // that mean another thing inside a record.
