@@ -40,3 +40,17 @@ func metadataV12Response(t *testing.T) gapFrame {
 	t.Fatal("no Metadata v12 response golden")
 	return gapFrame{}
 }
+
+// TestGappedBodyAfterHeaderStop: when the header already stopped (its
+// tagged-field count at 4 lost), the body is all lost, and says so in
+// one stop entry with an empty path from where the header stopped, not
+// in an entry per field.
+func TestGappedBodyAfterHeaderStop(t *testing.T) {
+	f := metadataV12Response(t)
+	gaps := []Gap{{4, 5}}
+	cut := decodeGapFrame(f, cutFrame(f.frame, len(f.frame), gaps), len(f.frame), gaps)
+	want := []NotCaptured{{Start: 4, End: len(f.frame), Stop: true}}
+	if !reflect.DeepEqual(cut.bodyNotC, want) {
+		t.Errorf("body NotCaptured %+v, want %+v", cut.bodyNotC, want)
+	}
+}
