@@ -487,16 +487,7 @@ func TestGappedFramesInterior(t *testing.T) {
 // TestGappedFramesPaths checks the paths of entries on a golden frame
 // whose layout is known: a Metadata v12 response.
 func TestGappedFramesPaths(t *testing.T) {
-	var f gapFrame
-	for _, c := range goldenCases() {
-		if c.name == "Metadata/v12/response" {
-			api, _ := LookupAPI(c.key)
-			f = gapFrame{c.name, api, c.version, true, c.frame}
-		}
-	}
-	if f.api == nil {
-		t.Fatal("no Metadata v12 response golden")
-	}
+	f := metadataV12Response(t)
 	// Header (5 bytes), ThrottleTimeMs [5,9), Brokers count at 9, then
 	// NodeId [10,14), Host (compact string) at 14.
 	gaps := []Gap{{11, 13}, {16, 17}}
