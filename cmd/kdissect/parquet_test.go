@@ -161,7 +161,6 @@ func TestParquetFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"read", "-w", filepath.Join(t.TempDir(), "x"), lz4Capture}, "-w is for --format parquet"},
 		{[]string{"read", "--format", "parquet", lz4Capture}, "needs -w FILE"},
 		{[]string{"live", "-i", "lo", "--format", "parquet"}, "needs -w DIR"},
 		{[]string{"live", "-i", "lo", "-C", "10"}, "-C and -G roll"},

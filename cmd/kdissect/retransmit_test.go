@@ -110,6 +110,12 @@ func TestRetransmissionDiffers(t *testing.T) {
 		t.Errorf("notes %q, want [%q]", notes, note)
 	}
 	changedEx["notes"] = base["notes"]
+	// The copy is a frame of its own, so the frame numbers from it on are
+	// one more than the clean capture's: everything else must be equal.
+	for _, ex := range []map[string]any{base, sameEx, changedEx} {
+		delete(ex, "request_packets")
+		delete(ex, "response_packets")
+	}
 	for name, ex := range map[string]map[string]any{"same": sameEx, "changed": changedEx} {
 		a, _ := json.Marshal(ex)
 		b, _ := json.Marshal(base)

@@ -229,7 +229,9 @@ var (
 	reCorr       = regexp.MustCompile(`^  correlation id (-?\d+)`)
 	reInline     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*: `)
 	reFrameSize  = regexp.MustCompile(`(request|response) (\d+) bytes`)
-	reRecordHead = regexp.MustCompile(`^\[\d+\] offset (-?\d+)(?: · (\S+))?$`)
+	// "[0] offset 3 · TIME CreateTime", or "· TIME LogAppendTime (own
+	// TIME)" where the broker's time is not the record's own.
+	reRecordHead = regexp.MustCompile(`^\[\d+\] offset (-?\d+)(?: · (\S+)(?: (?:CreateTime|LogAppendTime)(?: \(own (\S+)\))?)?)?$`)
 )
 
 // exchangeKeys gives the exchanges of a view's output in order, keyed as
@@ -422,10 +424,14 @@ func parseDetail(lines []string, req, resp *viewFrame) {
 		name := pathName(text)
 		value := ""
 		if m := reRecordHead.FindStringSubmatch(text); m != nil {
-			// A record: "[0] offset 3 · 2026-11-29T22:28:08.006Z".
+			// A record: "[0] offset 3 · 2026-11-29T22:28:08.006Z CreateTime".
+			// tshark shows the record's own time, not LogAppendTime's.
 			at := strings.Join(append(append([]string(nil), stack...), name), "/")
 			f.detail[at+"/(offset)"] = m[1]
 			f.detail[at+"/(time)"] = m[2]
+			if m[3] != "" {
+				f.detail[at+"/(time)"] = m[3]
+			}
 		}
 		if strings.HasPrefix(text, "[") {
 			rest := strings.TrimPrefix(strings.TrimPrefix(text[len(name):], ":"), " ")
