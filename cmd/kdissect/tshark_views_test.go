@@ -224,11 +224,11 @@ type viewExchange struct {
 const nullReadAsEmpty = "null string in a non-nullable field, read as empty"
 
 var (
-	reHexRange   = regexp.MustCompile(`^[ +]0x([0-9a-f]+)(?:-0x([0-9a-f]+))?`)
-	reHeading    = regexp.MustCompile(`^Exchange \d+ · .* · (\S+) → \S+$`)
-	reCorr       = regexp.MustCompile(`^  correlation id (-?\d+)`)
-	reInline     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*: `)
-	reFrameSize  = regexp.MustCompile(`(request|response) (\d+) bytes`)
+	reHexRange  = regexp.MustCompile(`^[ +]0x([0-9a-f]+)(?:-0x([0-9a-f]+))?`)
+	reHeading   = regexp.MustCompile(`^Exchange \d+ · .* · (\S+) → \S+$`)
+	reCorr      = regexp.MustCompile(`^  correlation id (-?\d+)`)
+	reInline    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*: `)
+	reFrameSize = regexp.MustCompile(`(request|response) (\d+) bytes`)
 	// "[0] offset 3 · TIME CreateTime", or "· TIME LogAppendTime (own
 	// TIME)" where the broker's time is not the record's own.
 	reRecordHead = regexp.MustCompile(`^\[\d+\] offset (-?\d+)(?: · (\S+)(?: (?:CreateTime|LogAppendTime)(?: \(own (\S+)\))?)?)?$`)
