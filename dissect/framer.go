@@ -1135,6 +1135,14 @@ func (w windowLocator) at(off int) pktRef { return w[off] }
 func (f *framer) finish(cause HoleCause) {
 	for f.state == stateBody {
 		if rest := int(f.size) - f.have(); rest > 0 {
+			if f.tentative {
+				// A candidate after a resynchronisation that the stream
+				// ended inside: nothing confirmed its size, so the rest
+				// it announces is no hole of the stream (a 27-byte
+				// stream must not be said to miss megabytes).
+				f.rescan(f.reject())
+				continue
+			}
 			f.skipHole(int64(rest), cause)
 			continue
 		}

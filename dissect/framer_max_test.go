@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -87,6 +88,30 @@ func TestFramerJudgesAFourByteSize(t *testing.T) {
 		}
 		if c.frames > 0 && !bytes.Equal(s.frames[0].Bytes, good[4:]) {
 			t.Errorf("next %x: first frame %x, want the good one", c.next, s.frames[0].Bytes)
+		}
+	}
+}
+
+// TestFramerEndInsideCandidateIsNoGap: a candidate frame found after a
+// resynchronisation that the stream ends inside was never confirmed, so
+// the rest its size announces is not bytes the capture missed. A 31-byte
+// stream (an implausible prefix, a frame, another implausible prefix) is
+// 31 bytes not framed, not "a gap of megabytes in 3 holes".
+func TestFramerEndInsideCandidateIsNoGap(t *testing.T) {
+	good := reqFrame(3, 12, 42, "c", []byte("metadata"))
+	stream := cat(sizePrefixOf(-1), good, []byte{0xff, 0xff, 0xff, 0xff})
+	for _, end := range []HoleCause{HoleCaptureEnded, HoleConnectionEnded} {
+		var s testSink
+		f := newFramer(toBroker, DefaultMaxFrameSize, nil, &s, false, nil)
+		f.feed(stream, chunkLocator(0))
+		f.finish(end)
+		if s.lostN != int64(len(stream)) || len(s.frames) != 0 {
+			t.Errorf("%v: %d frames, %d bytes lost (%q), want 0 and %d", end, len(s.frames), s.lostN, s.lostWhy, len(stream))
+		}
+		for _, why := range s.lostWhy {
+			if strings.Contains(why, "gap in the capture") || strings.Contains(why, "not captured") {
+				t.Errorf("%v: lost bytes explained by a gap the capture does not have: %q", end, why)
+			}
 		}
 	}
 }

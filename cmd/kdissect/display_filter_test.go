@@ -101,11 +101,11 @@ func filterCases(topic, clientID string) []filterCase {
 		{`latency_us != nil && latency_us > 200 && latency_us <= 5000`, func(m map[string]any) bool {
 			return isNum(m, "latency_us", func(f float64) bool { return f > 200 && f <= 5000 })
 		}},
-		{`any(errors, .name == "NOT_LEADER_OR_FOLLOWER" || .code == 3)`, func(m map[string]any) bool {
+		{`any(errors, .name == "NOT_LEADER_OR_FOLLOWER" || .code == 79)`, func(m map[string]any) bool {
 			for _, e := range list(m["errors"]) {
 				n, _ := jsonPath(e, "name")
 				c, _ := num(must(jsonPath(e, "code")))
-				if n == "NOT_LEADER_OR_FOLLOWER" || c == 3 {
+				if n == "NOT_LEADER_OR_FOLLOWER" || c == 79 {
 					return true
 				}
 			}
@@ -223,7 +223,9 @@ func must(v any, _ bool) any { return v }
 // condition, written in Go over the JSON output, selects: the same lines.
 func TestDisplayFilter(t *testing.T) {
 	selectedSome := map[string]int{}
+	public := false
 	for _, c := range oracleCaptures(t) {
+		public = public || strings.Contains(c.path, "pcaps-public")
 		lines, objs := dfJSONLines(t, c)
 		topic, clientID := "orders", "none"
 		for _, m := range objs {
@@ -253,10 +255,16 @@ func TestDisplayFilter(t *testing.T) {
 		}
 	}
 	// Every case selects something on some capture, so none passes by
-	// selecting nothing everywhere.
+	// selecting nothing everywhere; the project's captures have no topic
+	// errors in a response's Topics, pcaps-public's do.
+	publicOnly := map[string]bool{`any(response.Topics, .ErrorCode != 0 || any(.Partitions, .ErrorCode != 0))`: true}
 	for _, fc := range filterCases("", "") {
 		if strings.Contains(fc.expr, `""`) {
 			continue // the per-capture names
+		}
+		if selectedSome[fc.expr] == 0 && publicOnly[fc.expr] && !public {
+			t.Logf("-Y %s: selects only on pcaps-public's captures, absent here: its selection was compared, its coverage not checked", fc.expr)
+			continue
 		}
 		if selectedSome[fc.expr] == 0 {
 			t.Errorf("-Y %s selected nothing on every capture", fc.expr)
