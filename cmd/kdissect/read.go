@@ -149,6 +149,12 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if flags.format == "parquet" { // -w names the Parquet file, not a pcapng
 				flags.parquet.path, write = write, ""
 			}
+			// Before any output is opened.
+			for _, o := range []struct{ flag, path string }{{"-w", write}, {"-w", flags.parquet.path}, {"--parquet-records", flags.parquet.records}} {
+				if err := refuseOverwritingInput(o.flag, o.path, args); err != nil {
+					return err
+				}
+			}
 			out, err := flags.formatWriter(cmd, stdout, stream)
 			if err != nil {
 				return err
@@ -181,7 +187,9 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 				return err
 			}
 			sr.counted(mx)
-			pf, err := openPacketFile(write, flags.format, match == nil && disp == nil)
+			// -c is an exchange filter too: the packets after the N-th
+			// exchange are not written.
+			pf, err := openPacketFile(write, flags.format, match == nil && disp == nil && count == 0)
 			if err != nil {
 				sr.close(cmd.ErrOrStderr())
 				mx.close()

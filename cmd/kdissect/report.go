@@ -34,8 +34,11 @@ length. The exchange filters select what is reported.`,
 		Example: `  kdissect report capture.pcapng -o report.html
   kdissect report ring-*.pcap --api Produce,Fetch -o produce-fetch.html`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			if out == "" || out == "-" {
 				return fmt.Errorf("-o OUT.html is needed: the report is a file")
+			}
+			if err := refuseOverwritingInput("-o", out, args); err != nil {
+				return err
 			}
 			// Written beside OUT and renamed once complete: a directory that
 			// cannot be written fails before the capture is read, and OUT is
