@@ -84,3 +84,31 @@ func TestWriteCount(t *testing.T) {
 		t.Errorf("the first 2 exchanges read back differ from those shown:\n%v\n%v", g, w)
 	}
 }
+
+// TestWriteAgainKeepsOneComment: a file read -w wrote, written again,
+// carries each packet's kdissect comment once (made anew), and the same
+// packets.
+func TestWriteAgainKeepsOneComment(t *testing.T) {
+	dir := t.TempDir()
+	once, twice := filepath.Join(dir, "once.pcapng"), filepath.Join(dir, "twice.pcapng")
+	if code, _, stderr := runCLI(t, "read", "-w", once, "../../testdata/pcaps/franz_groups.pcap"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "read", "-w", twice, once); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	a, b := packetsOf(t, once), packetsOf(t, twice)
+	if len(a) != len(b) {
+		t.Fatalf("%d packets written again, %d before", len(b), len(a))
+	}
+	commented := 0
+	for i := range a {
+		if !reflect.DeepEqual(a[i].comments, b[i].comments) {
+			t.Errorf("packet %d: comments %q, first written %q", i+1, b[i].comments, a[i].comments)
+		}
+		commented += len(a[i].comments)
+	}
+	if commented == 0 {
+		t.Fatal("no comments written")
+	}
+}

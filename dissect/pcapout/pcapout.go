@@ -24,6 +24,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +37,11 @@ import (
 
 // Writer writes a pcapng file of the packets of the exchanges given to
 // Exchange, or (all) of every packet. Packet runs on one goroutine
+// CommentPrefix starts the comments kdissect gives requests and responses
+// (render.PacketComment). A packet of an input that kdissect wrote keeps
+// its other comments, but not an old one of these where it gets a new one.
+const CommentPrefix = "kdissect: "
+
 // (the reader's), Exchange may run on another; Close after both ended.
 type Writer struct {
 	out io.Writer
@@ -206,7 +212,11 @@ func (w *Writer) drain(upto int64) error {
 		var comments []string
 		for c := buf[caplen:]; len(c) >= 4; {
 			l := int(binary.LittleEndian.Uint32(c))
-			comments = append(comments, string(c[4:4+l]))
+			// A file kdissect wrote, read and written again: its own
+			// comments are made anew, not repeated.
+			if text := string(c[4 : 4+l]); len(mine) == 0 || !strings.HasPrefix(text, CommentPrefix) {
+				comments = append(comments, text)
+			}
 			c = c[4+l:]
 		}
 		ci := gopacket.CaptureInfo{
