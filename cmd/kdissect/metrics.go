@@ -46,6 +46,9 @@ type metricsServer struct {
 // flag. The address it listens on goes to stderr.
 func (f *metricsFlags) start(stderr io.Writer) (*metricsServer, error) {
 	if f.addr == "" {
+		if f.linger != 0 {
+			return nil, fmt.Errorf("--metrics-linger goes with --metrics")
+		}
 		return nil, nil
 	}
 	if f.linger < 0 {

@@ -112,3 +112,25 @@ func TestWriteAgainKeepsOneComment(t *testing.T) {
 		t.Fatal("no comments written")
 	}
 }
+
+// TestFlagsThatDoNotApply: a flag that only means something with another
+// is a usage error without it, not silently ignored.
+func TestFlagsThatDoNotApply(t *testing.T) {
+	c := "../../testdata/pcaps/kcat_produce_gzip.pcap"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"read", "--format", "json", "-e", "api", c}, "-e and --no-header go with --format fields or csv"},
+		{[]string{"read", "--no-header", c}, "-e and --no-header go with --format fields or csv"},
+		{[]string{"read", "--metrics-linger", "3s", c}, "--metrics-linger goes with --metrics"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if code, _, stderr := runCLI(t, "read", "--format", "csv", "-e", "api", "--no-header", c); code != 0 {
+		t.Errorf("csv -e --no-header: exit %d: %s", code, stderr)
+	}
+}

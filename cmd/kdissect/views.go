@@ -43,6 +43,9 @@ func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer, stream bo
 	if err := f.parquet.check(f.format); err != nil {
 		return nil, err
 	}
+	if f.format != "fields" && f.format != "csv" && (len(f.fields.exprs) > 0 || f.fields.noHeader) {
+		return nil, fmt.Errorf("-e and --no-header go with --format fields or csv")
+	}
 	switch f.format {
 	case "summary":
 		cols, tf, err := f.table.options()
