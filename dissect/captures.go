@@ -136,7 +136,9 @@ func (d *Dissector) ReadCaptures(caps []Capture, opts ReadOptions, emit func(*Ex
 		}
 	}
 	var known []netip.AddrPort
-	if opts.Rediscover && rereadable(caps) {
+	// With AnyPort every connection is recognised by its first bytes, so
+	// none waits for its broker to be named: no pass to learn them.
+	if opts.Rediscover && !d.opts.AnyPort && rereadable(caps) {
 		known = d.discoverBrokers(caps, opts)
 	}
 	s := d.NewSession(emit)
