@@ -300,13 +300,17 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			for _, err := range failed[:max(0, len(failed)-1)] {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
 			}
+			// What the filters did with what was read is said even when
+			// the input was damaged part way.
+			if exchanges > 0 || len(failed) == 0 {
+				reportFilters(cmd.ErrOrStderr(), match, disp, int64(exchanges), matched.Load())
+			}
 			if len(failed) > 0 {
 				return inputError{failed[len(failed)-1]}
 			}
 			if exchanges == 0 {
 				noExchanges(cmd.ErrOrStderr(), d.Stats(), opts, flags.filter != "")
 			}
-			reportFilters(cmd.ErrOrStderr(), match, disp, int64(exchanges), matched.Load())
 			return nil
 		},
 	}
