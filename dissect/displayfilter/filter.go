@@ -4,8 +4,9 @@
 // (github.com/expr-lang/expr, https://expr-lang.org/docs/language-definition)
 // over the names of the JSON Lines contract (DESIGN.md) — ts, stream,
 // client, broker, api_key, api, api_version, correlation_id, client_id,
-// request_size, response_size, latency_us, records, topics, errors,
-// notes, file — plus latency (a time.Duration: latency >
+// request_size, response_size, latency_us, records, records_aborted,
+// topics, errors, notes, file, request_packets, response_packets,
+// packet_comments, tls — plus latency (a time.Duration: latency >
 // duration("50ms")) and the decoded bodies, request and response, by
 // Kafka's field names (request.Acks,
 // response.Responses[0].PartitionResponses[0].ErrorCode).
