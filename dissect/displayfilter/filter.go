@@ -64,10 +64,17 @@ func compile(src string, asBool bool) (*program, error) {
 	if err != nil {
 		return nil, newError(src, err)
 	}
+	root := tree.Node
 	c := &bodyChecker{requests: bodyTypes(false), responses: bodyTypes(true)}
-	c.check(&tree.Node)
+	ts := c.check(&tree.Node)
 	if c.err != nil {
 		return nil, newError(src, c.err.Bind(file.NewSource(src)))
+	}
+	if t, ok := bodyNotBool(ts); ok && asBool {
+		return nil, newError(src, notBool(root, t).Bind(file.NewSource(src)))
+	}
+	if err := checkTyped(src, asBool); err != nil {
+		return nil, newError(src, err)
 	}
 	config := conf.CreateNew()
 	opts := append([]expr.Option{expr.Env(Env{})}, functions()...)

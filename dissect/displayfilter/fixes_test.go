@@ -1,6 +1,8 @@
 package displayfilter
 
 import (
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +69,43 @@ func TestPacketKeys(t *testing.T) {
 				t.Errorf("%s column %s: %q, want %q", c.name, cols.Names()[i], got[i], c.want[i])
 			}
 		}
+	}
+}
+
+// TestNotBool: a -Y whose value is not a condition is a compile error
+// with its position, whether expr's checker sees the type (stream), the
+// contract's nullable keys give it (api, latency) or the body types do
+// (request.Acks); a value only the exchange decides still compiles.
+func TestNotBool(t *testing.T) {
+	for _, tc := range []struct {
+		expr      string
+		line, col int
+		got       string
+	}{
+		{`stream`, 1, 1, "int"},
+		{`api`, 1, 1, "string"},
+		{`latency`, 1, 1, "time.Duration"},
+		{`request.Acks`, 1, 9, "int16"},
+		{"\n  tls", 2, 3, "*displayfilter.TLS"},
+		{`errors[0].code`, 1, 11, "int16"},
+	} {
+		_, err := Compile(tc.expr)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%q: %v, want an *Error", tc.expr, err)
+			continue
+		}
+		want := "expected bool, but got " + tc.got
+		if e.Line != tc.line || e.Column != tc.col || !strings.HasPrefix(e.Message, want) {
+			t.Errorf("%q: %d:%d %q, want %d:%d %q", tc.expr, e.Line, e.Column, e.Message, tc.line, tc.col, want)
+		}
+	}
+	for _, src := range []string{`request.TransactionalId == nil`, `request.AllowAutoTopicCreation`, `tls.encrypted`, `latency == nil || latency > duration("1ms")`, `api_key in [0, 1]`, `(client_id ?? "") startsWith "rd"`} {
+		if _, err := Compile(src); err != nil {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+	if _, err := CompileColumns([]string{"stream", "api", "request.Acks", "latency"}); err != nil {
+		t.Errorf("columns: %v", err)
 	}
 }
