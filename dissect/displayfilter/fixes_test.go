@@ -109,3 +109,43 @@ func TestNotBool(t *testing.T) {
 		t.Errorf("columns: %v", err)
 	}
 }
+
+// TestConstantMistakes: a duration text time.ParseDuration rejects, and
+// a comparison of keys with constants of another type, fail to compile
+// with their position instead of on every exchange.
+func TestConstantMistakes(t *testing.T) {
+	for _, tc := range []struct {
+		expr      string
+		line, col int
+		msg       string
+	}{
+		{`latency > duration("1xs")`, 1, 20, `time: unknown unit "xs"`},
+		{"api == \"Produce\" &&\n latency < duration(\"\")", 2, 21, `time: invalid duration ""`},
+		{`latency > "1ms"`, 1, 9, "invalid operation: > (mismatched types time.Duration and string)"},
+		{`latency_us > "5"`, 1, 12, "invalid operation: > (mismatched types int64 and string)"},
+		{`api_key == "0"`, 1, 9, "invalid operation: == (mismatched types int and string)"},
+	} {
+		for _, compile := range []func(string) error{
+			func(s string) error { _, err := Compile(s); return err },
+			func(s string) error { _, err := CompileColumns([]string{s}); return err },
+		} {
+			err := compile(tc.expr)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Errorf("%q: %v, want an *Error", tc.expr, err)
+				continue
+			}
+			if e.Line != tc.line || e.Column != tc.col || !strings.HasPrefix(e.Message, tc.msg) {
+				t.Errorf("%q: %d:%d %q, want %d:%d %q", tc.expr, e.Line, e.Column, e.Message, tc.line, tc.col, tc.msg)
+			}
+		}
+	}
+	// A text only the exchange gives is still checked there.
+	f, err := Compile(`latency > duration(api)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Match(produceExchange()); err == nil {
+		t.Error(`duration(api) on a Produce: no error`)
+	}
+}

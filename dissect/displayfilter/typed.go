@@ -66,6 +66,11 @@ func checkTyped(src string, asBool bool) error {
 	if err != nil {
 		return err
 	}
+	var d durationVisitor
+	ast.Walk(&tree.Node, &d)
+	if d.err != nil {
+		return d.err.Bind(tree.Source)
+	}
 	if asBool && t != nil && t.Kind() != reflect.Bool && t.Kind() != reflect.Interface {
 		return notBool(tree.Node, t).Bind(tree.Source)
 	}
@@ -89,4 +94,23 @@ func bodyNotBool(ts typeSet) (reflect.Type, bool) {
 		}
 	}
 	return ts[0], true
+}
+
+// durationVisitor finds the first duration("...") whose constant text
+// time.ParseDuration rejects (duration("1xs")): expr would fail on it on
+// every exchange.
+type durationVisitor struct{ err *file.Error }
+
+func (v *durationVisitor) Visit(node *ast.Node) {
+	b, ok := (*node).(*ast.BuiltinNode)
+	if !ok || b.Name != "duration" || len(b.Arguments) != 1 || v.err != nil {
+		return
+	}
+	s, ok := b.Arguments[0].(*ast.StringNode)
+	if !ok {
+		return
+	}
+	if _, err := time.ParseDuration(s.Value); err != nil {
+		v.err = &file.Error{Location: s.Location(), Message: err.Error() + ` (units: ns, us, ms, s, m, h: duration("50ms"))`}
+	}
 }
