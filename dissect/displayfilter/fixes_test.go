@@ -2,8 +2,11 @@ package displayfilter
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kdissect/kdissect/dissect"
 )
 
 // TestPacketKeys holds the JSON Lines keys records_aborted,
@@ -147,5 +150,59 @@ func TestConstantMistakes(t *testing.T) {
 	}
 	if _, err := f.Match(produceExchange()); err == nil {
 		t.Error(`duration(api) on a Produce: no error`)
+	}
+}
+
+// TestListIndexPastEnd: an index past the end of one of the contract's
+// lists is nil, as in a body, not an error on that exchange; a field the
+// list's entries lack is still a compile error.
+func TestListIndexPastEnd(t *testing.T) {
+	ex := produceExchange() // one error, one topic, one note
+	bare := produceExchange()
+	bare.Response = nil
+	bare.Decoded.Errors, bare.Decoded.Topics, bare.Notes = nil, nil, nil
+	for _, tc := range []struct {
+		expr     string
+		ex, bare bool
+	}{
+		{`errors[0].name == "MEMBER_ID_REQUIRED"`, false, false},
+		{`errors[0].name == "NOT_LEADER_OR_FOLLOWER" && errors[-1].partition == 2`, true, false},
+		{`errors[1] == nil && errors[1].name == nil`, true, true},
+		{`topics[0].topic == "orders" && topics[0].partitions[0] == 2`, true, false},
+		{`topics[0] == nil`, false, true},
+		{`any(topics, .partitions[5] == 1)`, false, false},
+		{`notes[0] == "a note"`, true, false},
+		{`notes[3] == nil`, true, true},
+		{`response_packets[0] == 1 && response_packets[1] == 1`, true, false},
+		{`response_packets[0] == nil`, false, true},
+		{`packet_comments[0] == nil`, true, true},
+		{`"orders" in map(topics, .topic) && all(errors, .code == 6)`, true, false},
+	} {
+		f, err := Compile(tc.expr)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.expr, err)
+		}
+		for _, c := range []struct {
+			name string
+			ex   *dissect.Exchange
+			want bool
+		}{{"ex", ex, tc.ex}, {"bare", bare, tc.bare}} {
+			got, err := f.Match(c.ex)
+			if err != nil || got != c.want {
+				t.Errorf("%s on %s: %v, %v; want %v", tc.expr, c.name, got, err, c.want)
+			}
+		}
+	}
+	cols, err := CompileColumns([]string{"errors[0].name", "topics[0].partitions", "notes[2]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cols.Row(ex), []string{"NOT_LEADER_OR_FOLLOWER", "[2]", ""}; !slices.Equal(got, want) {
+		t.Errorf("columns: %q, want %q", got, want)
+	}
+	_, err = Compile(`errors[0].nme == "X"`)
+	var e *Error
+	if !errors.As(err, &e) || e.Column != 11 || !strings.HasPrefix(e.Message, "unknown field nme (fields here: code, name, partition, topic, topic_id)") {
+		t.Errorf("errors[0].nme: %v", err)
 	}
 }
