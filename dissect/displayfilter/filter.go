@@ -106,6 +106,11 @@ func compile(src string, asBool bool) (*program, error) {
 	return p, nil
 }
 
+// maxQuoted is how many characters of the expression, from the error's
+// position, an error message quotes: enough to find the place, not the
+// rest of an expression of many kilobytes.
+const maxQuoted = 80
+
 // newError turns expr's error into an *Error.
 func newError(src string, err error) *Error {
 	e := &Error{Expr: src, Message: err.Error(), text: err.Error()}
@@ -116,7 +121,11 @@ func newError(src string, err error) *Error {
 		// source from there on.
 		at := "at the end"
 		if r := []rune(src); fe.From < len(r) && !strings.Contains(fe.Message, "EOF") {
-			at = fmt.Sprintf("at %q", string(r[fe.From:]))
+			rest := r[fe.From:]
+			if len(rest) > maxQuoted {
+				rest = append(rest[:maxQuoted:maxQuoted], '…')
+			}
+			at = fmt.Sprintf("at %q", string(rest))
 		}
 		e.text = fmt.Sprintf("%d:%d: %s (%s)", e.Line, e.Column, e.Message, at)
 	}

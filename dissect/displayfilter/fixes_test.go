@@ -2,6 +2,7 @@ package displayfilter
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -204,5 +205,28 @@ func TestListIndexPastEnd(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Column != 11 || !strings.HasPrefix(e.Message, "unknown field nme (fields here: code, name, partition, topic, topic_id)") {
 		t.Errorf("errors[0].nme: %v", err)
+	}
+}
+
+// TestErrorQuotesShort: an error quotes at most maxQuoted characters of
+// the expression from its position, with "…" where it cut: an expression
+// of too many nodes is not echoed whole.
+func TestErrorQuotesShort(t *testing.T) {
+	var parts []string
+	for i := range 6000 {
+		parts = append(parts, fmt.Sprintf("stream == %d", i))
+	}
+	long := strings.Join(parts, " || ")
+	_, err := Compile(long)
+	if err == nil {
+		t.Fatal("an expression of 6000 comparisons compiled")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "exceeds maximum allowed nodes") || !strings.Contains(msg, `…")`) || len(msg) > 250 {
+		t.Errorf("%d bytes: %.300s", len(msg), msg)
+	}
+	_, err = Compile(`foo == 1`) // short: quoted whole
+	if err == nil || !strings.HasSuffix(err.Error(), `(at "foo == 1")`) {
+		t.Errorf("foo == 1: %v", err)
 	}
 }
