@@ -339,6 +339,12 @@ func TestDisplayFilterErrors(t *testing.T) {
 		{`stream + "x" > 1`, "1:"},
 		{`latency > 5 +`, "1:"},
 		{`"x" in topics[0]`, ""},
+		{`stream`, "1:1: expected bool, but got int"},
+		{`api`, "1:1: expected bool, but got string"},
+		{`latency`, "1:1: expected bool, but got time.Duration"},
+		{`request.Acks`, "1:9: expected bool, but got int16"},
+		{`latency > duration("1xs")`, `1:20: time: unknown unit "xs"`},
+		{`latency > "1ms"`, "1:9: invalid operation: > (mismatched types time.Duration and string)"},
 	} {
 		for _, cmd := range []string{"read", "stats", "replay --dry-run"} {
 			args := append(strings.Fields(cmd), "-Y", tc.expr, c)

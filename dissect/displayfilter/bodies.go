@@ -45,8 +45,8 @@ func (ts typeSet) field(name string) typeSet {
 		if t.Kind() != reflect.Struct {
 			continue
 		}
-		f, ok := t.FieldByName(name)
-		if !ok || !f.IsExported() {
+		f, ok := structField(t, name)
+		if !ok {
 			continue
 		}
 		if !slices.Contains(out, f.Type) {
@@ -84,13 +84,60 @@ func (ts typeSet) fieldNames() []string {
 			continue
 		}
 		for i := range t.NumField() {
-			if f := t.Field(i); f.IsExported() && !slices.Contains(names, f.Name) {
-				names = append(names, f.Name)
+			f := t.Field(i)
+			name := f.Name
+			if isEnvType(t) {
+				name = f.Tag.Get("expr")
+			}
+			if f.IsExported() && name != "" && !slices.Contains(names, name) {
+				names = append(names, name)
 			}
 		}
 	}
 	slices.Sort(names)
 	return names
+}
+
+// envLists are the lists of Env, typed as the bodies are so that an
+// index past their end is nil, as in a body (errors[0].name == "X" on an
+// exchange without errors), rather than an error on that exchange.
+var envLists = func() map[string]reflect.Type {
+	m := map[string]reflect.Type{}
+	t := reflect.TypeOf(typedEnv{})
+	for _, name := range []string{"topics", "errors", "notes", "request_packets", "response_packets", "packet_comments"} {
+		for i := range t.NumField() {
+			if f := t.Field(i); f.Tag.Get("expr") == name {
+				m[name] = f.Type
+			}
+		}
+	}
+	return m
+}()
+
+// envPkg is this package's path: its types (Topic, ErrorEntry) name their
+// fields by their expr tags.
+var envPkg = reflect.TypeOf(Env{}).PkgPath()
+
+func isEnvType(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	return t.PkgPath() == envPkg
+}
+
+// structField returns struct t's exported field name: by its expr tag in
+// this package's types, by its Go name (Kafka's) in the bodies.
+func structField(t reflect.Type, name string) (reflect.StructField, bool) {
+	if !isEnvType(t) {
+		f, ok := t.FieldByName(name)
+		return f, ok && f.IsExported()
+	}
+	for i := range t.NumField() {
+		if f := t.Field(i); f.IsExported() && f.Tag.Get("expr") == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 // bodyChecker walks an expression's syntax tree.
@@ -121,6 +168,9 @@ func (c *bodyChecker) check(p *ast.Node) typeSet {
 		case "response":
 			return c.responses
 		}
+		if t, ok := envLists[n.Value]; ok {
+			return typeSet{t}
+		}
 		return nil
 	case *ast.PointerNode:
 		if n.Name == "" && len(c.pointers) > 0 {
@@ -139,6 +189,9 @@ func (c *bodyChecker) check(p *ast.Node) typeSet {
 			}
 			if out = base.field(s.Value); len(out) == 0 {
 				msg := fmt.Sprintf("unknown field %s: no body of any API has it here", s.Value)
+				if isEnvType(base[0]) {
+					msg = "unknown field " + s.Value
+				}
 				if names := base.fieldNames(); len(names) > 0 && len(names) <= 40 {
 					msg += " (fields here: " + strings.Join(names, ", ") + ")"
 				}

@@ -123,6 +123,10 @@ func Cell(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
+	case []string:
+		if x == nil {
+			return "" // packet_comments, absent from the JSON
+		}
 	case string:
 		return x
 	case bool:

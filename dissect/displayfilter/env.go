@@ -36,9 +36,24 @@ type Env struct {
 	Topics        []Topic      `expr:"topics"`
 	Errors        []ErrorEntry `expr:"errors"`
 	Records       int          `expr:"records"`
-	Notes         []string     `expr:"notes"`
-	File          string       `expr:"file"` // "" when one file was read
-	TLS           any          `expr:"tls"`  // *TLS, nil for plaintext
+	// RecordsAborted is "records_aborted": of a Fetch response read at
+	// read_committed, the records of Records that aborted transactions
+	// wrote (dissect.Decoded.RecordsAborted); 0 otherwise.
+	RecordsAborted int `expr:"records_aborted"`
+	// RequestPackets and ResponsePackets are "request_packets" and
+	// "response_packets": []int{first, last}, the frame numbers (from 1,
+	// as Wireshark numbers the packets of the file) of the packets that
+	// carried the first and last byte of the side; nil for a side not
+	// captured (render/packets.go).
+	RequestPackets  any `expr:"request_packets"`
+	ResponsePackets any `expr:"response_packets"`
+	// PacketComments is "packet_comments": the pcapng comments of the
+	// packets that carried the exchange, in packet order; nil when none
+	// (the JSON leaves the key out).
+	PacketComments []string `expr:"packet_comments"`
+	Notes          []string `expr:"notes"`
+	File           string   `expr:"file"` // "" when one file was read
+	TLS            any      `expr:"tls"`  // *TLS, nil for plaintext
 }
 
 // TLS is "tls": what the handshake of a TLS connection negotiated.
@@ -129,7 +144,14 @@ func (e *Env) fill(ex *dissect.Exchange, n need) {
 	if dec == nil {
 		dec = &dissect.Decoded{}
 	}
-	*e = Env{Stream: ex.Stream, CorrelationID: int(ex.CorrelationID), Records: dec.Records, File: ex.File}
+	*e = Env{Stream: ex.Stream, CorrelationID: int(ex.CorrelationID), Records: dec.Records, RecordsAborted: dec.RecordsAborted,
+		File: ex.File, PacketComments: ex.PacketComments}
+	if ex.Request != nil {
+		e.RequestPackets = framePackets(ex.Request)
+	}
+	if ex.Response != nil {
+		e.ResponsePackets = framePackets(ex.Response)
+	}
 	if n&needTS != 0 {
 		e.TS = ex.Time().UTC().Format(tsLayout)
 	}
@@ -206,4 +228,9 @@ func (e *Env) fill(ex *dissect.Exchange, n need) {
 			e.Notes = []string{}
 		}
 	}
+}
+
+// framePackets is f's [first, last] frame numbers, from 1.
+func framePackets(f *dissect.Frame) []int {
+	return []int{int(f.FilePacket + 1), int(f.LastFilePacket + 1)}
 }

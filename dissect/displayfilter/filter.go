@@ -4,8 +4,9 @@
 // (github.com/expr-lang/expr, https://expr-lang.org/docs/language-definition)
 // over the names of the JSON Lines contract (DESIGN.md) — ts, stream,
 // client, broker, api_key, api, api_version, correlation_id, client_id,
-// request_size, response_size, latency_us, records, topics, errors,
-// notes, file — plus latency (a time.Duration: latency >
+// request_size, response_size, latency_us, records, records_aborted,
+// topics, errors, notes, file, request_packets, response_packets,
+// packet_comments, tls — plus latency (a time.Duration: latency >
 // duration("50ms")) and the decoded bodies, request and response, by
 // Kafka's field names (request.Acks,
 // response.Responses[0].PartitionResponses[0].ErrorCode).
@@ -63,10 +64,17 @@ func compile(src string, asBool bool) (*program, error) {
 	if err != nil {
 		return nil, newError(src, err)
 	}
+	root := tree.Node
 	c := &bodyChecker{requests: bodyTypes(false), responses: bodyTypes(true)}
-	c.check(&tree.Node)
+	ts := c.check(&tree.Node)
 	if c.err != nil {
 		return nil, newError(src, c.err.Bind(file.NewSource(src)))
+	}
+	if t, ok := bodyNotBool(ts); ok && asBool {
+		return nil, newError(src, notBool(root, t).Bind(file.NewSource(src)))
+	}
+	if err := checkTyped(src, asBool); err != nil {
+		return nil, newError(src, err)
 	}
 	config := conf.CreateNew()
 	opts := append([]expr.Option{expr.Env(Env{})}, functions()...)
@@ -98,6 +106,11 @@ func compile(src string, asBool bool) (*program, error) {
 	return p, nil
 }
 
+// maxQuoted is how many characters of the expression, from the error's
+// position, an error message quotes: enough to find the place, not the
+// rest of an expression of many kilobytes.
+const maxQuoted = 80
+
 // newError turns expr's error into an *Error.
 func newError(src string, err error) *Error {
 	e := &Error{Expr: src, Message: err.Error(), text: err.Error()}
@@ -108,7 +121,11 @@ func newError(src string, err error) *Error {
 		// source from there on.
 		at := "at the end"
 		if r := []rune(src); fe.From < len(r) && !strings.Contains(fe.Message, "EOF") {
-			at = fmt.Sprintf("at %q", string(r[fe.From:]))
+			rest := r[fe.From:]
+			if len(rest) > maxQuoted {
+				rest = append(rest[:maxQuoted:maxQuoted], '…')
+			}
+			at = fmt.Sprintf("at %q", string(rest))
 		}
 		e.text = fmt.Sprintf("%d:%d: %s (%s)", e.Line, e.Column, e.Message, at)
 	}

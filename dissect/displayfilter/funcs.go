@@ -78,7 +78,7 @@ func field(from, key any) any {
 		idx, ok := fieldIndex.Load(k)
 		if !ok {
 			var ix []int
-			if f, found := v.Type().FieldByName(name); found && f.IsExported() {
+			if f, found := structField(v.Type(), name); found {
 				ix = f.Index
 			}
 			idx, _ = fieldIndex.LoadOrStore(k, ix)
