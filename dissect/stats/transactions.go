@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kdissect/kdissect/codec"
@@ -59,7 +60,8 @@ type Transaction struct {
 	// Result is "committed", "aborted", "open" (at the end of the
 	// capture), "failed: ERROR" (EndTxn or a request refused by a fencing
 	// error) or "aborted by InitProducerId" (the coordinator ends a
-	// transaction open when its producer starts again).
+	// transaction open when its producer starts again), or EndNotCaptured
+	// (counted as none of these).
 	Result        string
 	EndTxnLatency time.Duration // -1 without an EndTxn answered
 	Errors        []string      // error names its requests were answered with
@@ -179,6 +181,52 @@ func (t *transactions) open(p *producerState, pid int64, epoch int16, at time.Ti
 	return p.cur
 }
 
+// EndNotCaptured is the Result of a transaction whose EndTxn was answered
+// but whose Committed field the capture does not hold (a snap length cut
+// the request): it ended, committed or aborted.
+const EndNotCaptured = "ended (Committed not captured)"
+
+// lost says which of fields, the first top-level fields of m in wire
+// order, the capture did not hold: m's NotCaptured names them, or a field
+// where the structure was lost comes at or before them. Their values are
+// the decoder's defaults (0, false, ""), not the wire's, and must not be
+// taken for what the client sent. nil when m was captured whole.
+func lost(m codec.Message, fields ...string) map[string]bool {
+	nc := m.NotCaptured()
+	if len(nc) == 0 {
+		return nil
+	}
+	l := map[string]bool{}
+	for _, n := range nc {
+		top, _, _ := strings.Cut(n.Path, ".")
+		top, _, _ = strings.Cut(top, "[")
+		i := slices.Index(fields, top)
+		switch {
+		case i < 0:
+			// A later field (fields are a prefix of the message's).
+		case n.Stop:
+			for _, f := range fields[i:] {
+				l[f] = true
+			}
+		default:
+			l[top] = true
+		}
+	}
+	return l
+}
+
+// capturedID returns a request's ProducerId and ProducerEpoch, -1 for
+// those the capture does not hold (lost).
+func capturedID(l map[string]bool, pid int64, epoch int16) (int64, int16) {
+	if l["ProducerId"] {
+		pid = -1
+	}
+	if l["ProducerEpoch"] {
+		epoch = -1
+	}
+	return pid, epoch
+}
+
 // end closes p's open transaction with result.
 func (p *producerState) end(result string, at time.Time) {
 	tx := p.cur
@@ -192,6 +240,7 @@ func (p *producerState) end(result string, at time.Time) {
 		p.row.Committed++
 	case "aborted":
 		p.row.Aborted++
+	case EndNotCaptured:
 	default:
 		p.row.Failed++
 	}
@@ -294,13 +343,24 @@ func (t *transactions) add(ex *dissect.Exchange) {
 		}
 	case *codec.AddPartitionsToTxnRequest:
 		if ex.APIVersion < 4 {
+			l := lost(req, "V3AndBelowTransactionalId", "V3AndBelowProducerId", "V3AndBelowProducerEpoch", "V3AndBelowTopics")
+			if l["V3AndBelowTransactionalId"] {
+				return
+			}
 			id := req.V3AndBelowTransactionalId
-			p := t.producer(&id, req.V3AndBelowProducerId)
+			pid, epoch := req.V3AndBelowProducerId, req.V3AndBelowProducerEpoch
+			if l["V3AndBelowProducerId"] {
+				pid = -1
+			}
+			if l["V3AndBelowProducerEpoch"] {
+				epoch = -1
+			}
+			p := t.producer(&id, pid)
 			if p == nil {
 				return
 			}
-			tx := t.open(p, req.V3AndBelowProducerId, req.V3AndBelowProducerEpoch, at)
-			for _, tp := range req.V3AndBelowTopics {
+			tx := t.open(p, pid, epoch, at)
+			for _, tp := range req.V3AndBelowTopics { // those captured
 				for _, part := range tp.Partitions {
 					tx.addPartition(tp.Name, part)
 				}
@@ -322,33 +382,52 @@ func (t *transactions) add(ex *dissect.Exchange) {
 			}
 		}
 	case *codec.AddOffsetsToTxnRequest:
+		l := lost(req, "TransactionalId", "ProducerId", "ProducerEpoch", "GroupId")
+		if l["TransactionalId"] {
+			return // whose it is, the capture does not say
+		}
 		id := req.TransactionalId
-		p := t.producer(&id, req.ProducerId)
+		pid, epoch := capturedID(l, req.ProducerId, req.ProducerEpoch)
+		p := t.producer(&id, pid)
 		if p == nil {
 			return
 		}
-		tx := t.open(p, req.ProducerId, req.ProducerEpoch, at)
-		tx.addGroup(req.GroupId)
+		tx := t.open(p, pid, epoch, at)
+		if !l["GroupId"] {
+			tx.addGroup(req.GroupId)
+		}
 		t.fenced(p, tx, errorsTo(p, tx, dec), at)
 	case *codec.TxnOffsetCommitRequest:
+		l := lost(req, "TransactionalId", "GroupId", "ProducerId", "ProducerEpoch")
+		if l["TransactionalId"] {
+			return
+		}
 		id := req.TransactionalId
-		p := t.producer(&id, req.ProducerId)
+		pid, epoch := capturedID(l, req.ProducerId, req.ProducerEpoch)
+		p := t.producer(&id, pid)
 		if p == nil {
 			return
 		}
-		tx := t.open(p, req.ProducerId, req.ProducerEpoch, at)
-		tx.addGroup(req.GroupId)
+		tx := t.open(p, pid, epoch, at)
+		if !l["GroupId"] {
+			tx.addGroup(req.GroupId)
+		}
 		if tx != nil {
 			tx.OffsetCommits++
 		}
 		t.fenced(p, tx, errorsTo(p, tx, dec), at)
 	case *codec.EndTxnRequest:
+		l := lost(req, "TransactionalId", "ProducerId", "ProducerEpoch", "Committed")
+		if l["TransactionalId"] {
+			return
+		}
 		id := req.TransactionalId
-		p := t.producer(&id, req.ProducerId)
+		pid, epoch := capturedID(l, req.ProducerId, req.ProducerEpoch)
+		p := t.producer(&id, pid)
 		if p == nil {
 			return
 		}
-		tx := t.open(p, req.ProducerId, req.ProducerEpoch, at) // begun before the capture, or empty
+		tx := t.open(p, pid, epoch, at) // begun before the capture, or empty
 		resp, _ := dec.Response.(*codec.EndTxnResponse)
 		if resp == nil {
 			return // no answer: still open
@@ -368,6 +447,8 @@ func (t *transactions) add(ex *dissect.Exchange) {
 		switch {
 		case tx == nil || tx != p.cur:
 			// A fenced producer's: its transaction has ended.
+		case resp.ErrorCode == 0 && l["Committed"]:
+			p.end(EndNotCaptured, at) // the snap length cut it: not a false
 		case resp.ErrorCode == 0 && req.Committed:
 			p.end("committed", at)
 		case resp.ErrorCode == 0:
