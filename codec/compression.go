@@ -637,7 +637,10 @@ func lz4Append(dst, src []byte) ([]byte, error) {
 		}
 	}
 	defer lz4Writers.Put(zw)
-	w := sliceAppender{b: dst}
+	// Room for the frame at its largest (incompressible blocks are stored
+	// as they are: 4 bytes of size each, a 7-byte header, a 4-byte end
+	// mark), so that the appends never copy what was compressed.
+	w := sliceAppender{b: slices.Grow(dst, len(src)+4*(len(src)/(64<<10)+1)+16)}
 	zw.Reset(&w)
 	if _, err := zw.Write(src); err != nil {
 		return dst, fmt.Errorf("lz4 compression: %w", err)

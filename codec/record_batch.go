@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/bits"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -622,7 +623,14 @@ func (b *RecordBatch) AppendTo(dst []byte) []byte {
 		if bp == nil {
 			bp = new([]byte)
 		}
-		raw := (*bp)[:0]
+		// Sized once: a batch of large values (the sink's JSON lines)
+		// would otherwise be copied at every doubling.
+		size := 0
+		for i := range b.Records {
+			n := b.Records[i].bodyLen()
+			size += varlongSize(int64(n)) + n
+		}
+		raw := slices.Grow((*bp)[:0], size)
 		for i := range b.Records {
 			raw = b.Records[i].appendTo(raw)
 		}
@@ -641,14 +649,20 @@ func (b *RecordBatch) AppendTo(dst []byte) []byte {
 	return dst
 }
 
-// appendTo appends the record with its computed Length.
-func (rec *Record) appendTo(dst []byte) []byte {
+// bodyLen is the record's Length: its encoded size after the Length field.
+func (rec *Record) bodyLen() int {
 	n := 1 + varlongSize(rec.TimestampDelta) + varlongSize(int64(rec.OffsetDelta)) +
 		varintBytesSize(rec.Key) + varintBytesSize(rec.Value) + varlongSize(int64(len(rec.Headers)))
 	for i := range rec.Headers {
 		h := &rec.Headers[i]
 		n += varlongSize(int64(len(h.Key))) + len(h.Key) + varintBytesSize(h.Value)
 	}
+	return n
+}
+
+// appendTo appends the record with its computed Length.
+func (rec *Record) appendTo(dst []byte) []byte {
+	n := rec.bodyLen()
 	dst = AppendVarint(dst, int32(n))
 	dst = AppendInt8(dst, rec.Attributes)
 	dst = AppendVarlong(dst, rec.TimestampDelta)
