@@ -14,7 +14,6 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/spf13/cobra"
 
-	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/capfilter"
 	"github.com/kdissect/kdissect/dissect/live"
@@ -74,6 +73,7 @@ not "any"; a build with -tags libpcap captures wherever libpcap does.`,
 		},
 	}
 	flags.register(cmd)
+	flags.registerQuiet(cmd)
 	flags.table.register(cmd)
 	exFilter.register(cmd.Flags())
 	mf.register(cmd.Flags(), false)
@@ -222,7 +222,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		h.Interface(), link, h.SnapLen(), filter)
 
 	d := dissect.New(opts)
-	dec := dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}})
+	dec := dissect.NewDecoder(flags.decodeOptions(sr == nil && disp == nil))
 	emitted, seen := 0, 0
 	var writeErr, pcapErr error
 	var wid *widener

@@ -10,8 +10,9 @@ import (
 
 // BenchmarkMetricsCommand times, on the capture of BenchmarkStatsCommand,
 // stats, read --format json, and read --format json --metrics (a
-// server on a loopback port, not scraped): the difference of the last two
-// is what --metrics costs, to be held against stats' time:
+// server on a loopback port, not scraped): the difference of those two
+// is what --metrics costs beside a view; read -q --metrics, which counts
+// records as stats does, is to be held against stats' time:
 //
 //	go test ./cmd/kdissect -run '^$' -bench MetricsCommand -benchmem
 func BenchmarkMetricsCommand(b *testing.B) {
@@ -23,6 +24,7 @@ func BenchmarkMetricsCommand(b *testing.B) {
 		{"stats", []string{"stats", path}},
 		{"read-json", []string{"read", "--format", "json", path}},
 		{"read-json-metrics", []string{"read", "--format", "json", "--metrics", "127.0.0.1:0", path}},
+		{"read-quiet-metrics", []string{"read", "-q", "--metrics", "127.0.0.1:0", path}}, // against stats
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			var stderr strings.Builder

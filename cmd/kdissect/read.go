@@ -24,6 +24,7 @@ type exchangeWriter interface {
 type captureFlags struct {
 	ports           []string
 	format          string
+	quiet           bool // -q: no view on standard output (read, live)
 	maxFrameSize    int
 	maxDecompressed int64
 	showSecrets     bool
@@ -47,6 +48,24 @@ func (f *captureFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.poisonFrames, "debug-poison-frames", false, "fill each frame buffer with 0xAA once its exchange was output (finds a use after release)")
 	_ = cmd.Flags().MarkHidden("debug-poison-frames")
 	cmd.Flags().StringArrayVar(&f.tlsKeylogs, "tls-keylog", nil, "NSS key log (SSLKEYLOGFILE) with the secrets of TLS connections, repeatable; default $SSLKEYLOGFILE")
+}
+
+// decodeOptions are the record decoding options of read and live. With -q
+// and nothing that reads records (countable: no --sink, no -Y; the
+// Parquet rows hold the bodies), record sets are only counted, as stats
+// counts them: --metrics' numbers are stats', and -q --metrics costs what
+// stats does.
+func (f *captureFlags) decodeOptions(countable bool) dissect.DecodeOptions {
+	return dissect.DecodeOptions{Records: codec.RecordDecodeOptions{
+		MaxDecompressedBytes: f.maxDecompressed,
+		CountOnly:            f.quiet && countable && f.format != "parquet",
+	}}
+}
+
+// registerQuiet adds -q, tshark's: the exchanges are not shown, for a
+// run whose outputs are --metrics, --sink or -w.
+func (f *captureFlags) registerQuiet(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "do not show the exchanges on standard output (as tshark -q): for --metrics, --sink and -w, which still get every exchange; the summary lines on standard error stay")
 }
 
 // framePool returns the pool of frame buffers for read and stats, whose
@@ -198,7 +217,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			tuneGC()
 			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
-			decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed}}
+			decOpts := flags.decodeOptions(sr == nil && disp == nil)
 			dec := dissect.NewDecoder(decOpts)
 			// Ctrl-C (or SIGTERM) ends the input as -c does: the exchanges
 			// being written are finished, the output flushed (the table
@@ -315,6 +334,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 		},
 	}
 	flags.register(cmd)
+	flags.registerQuiet(cmd)
 	flags.table.register(cmd)
 	addReadFlag(cmd)
 	flags.parquet.registerWrite(cmd)

@@ -46,6 +46,16 @@ func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer, stream bo
 	if f.format != "fields" && f.format != "csv" && (len(f.fields.exprs) > 0 || f.fields.noHeader) {
 		return nil, fmt.Errorf("-e and --no-header go with --format fields or csv")
 	}
+	if f.quiet {
+		if f.format == "parquet" {
+			// The Parquet file is -w's, not a view: -q changes nothing.
+			return f.parquet.writer(out, f.showSecrets)
+		}
+		if len(f.fields.exprs) > 0 {
+			return nil, fmt.Errorf("-q shows nothing: -e has no output")
+		}
+		return quietOutput{}, nil
+	}
 	switch f.format {
 	case "summary":
 		cols, tf, err := f.table.options()
@@ -81,6 +91,13 @@ func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer, stream bo
 // syncOutput writes out what w holds, for the reader of a live source:
 // the buffered formats are flushed; a StreamTable writes its rows at once
 // already, and its Flush would end the table.
+// quietOutput is -q's view: nothing. Having no concurrent renderer
+// (rendererOf), it costs the pipeline nothing either.
+type quietOutput struct{}
+
+func (quietOutput) Write(*dissect.Exchange) error { return nil }
+func (quietOutput) Flush() error                  { return nil }
+
 func syncOutput(w exchangeWriter) error {
 	switch w := w.(type) {
 	case *render.StreamTable:
