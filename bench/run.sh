@@ -41,6 +41,14 @@
 # the clean one ("damaged/clean", kdissect and tshark alike; above 1 is
 # slower). The copy is written afresh each run (capedit is deterministic).
 #
+# SINK=1 also times what the exporters cost: read --format json with and
+# without --metrics (a server on a loopback port) and --sink, and stats
+# beside read -q --metrics and read -q --sink; the sink produces to a
+# kfakebroker
+# (internal/kfakebroker) running as a process of its own, so that the
+# broker's work is not counted; CPU (user+sys) is printed with each
+# command, since the sink's work runs beside the dissection.
+#
 # BASELINE=path/to/another/kdissect also times that build, for before and
 # after numbers. Output goes to /dev/null. Needs go, tshark and GNU time
 # (/usr/bin/time). Not part of go test: timings depend on the machine and
@@ -73,17 +81,20 @@ echo "machine: $(nproc) cores, $(uname -sr); $(tshark --version 2>/dev/null | he
 # $rss) the median wall seconds and peak RSS in MB.
 measure() {
 	local name=$1 n=$2; shift 2
-	local walls=() rsss=() out
+	local walls=() rsss=() cpus=() out
 	for ((i = 0; i < n; i++)); do
-		out=$(/usr/bin/time -f '%e %M' "$@" 2>&1 >/dev/null | tail -1)
-		walls+=("${out% *}")
-		rsss+=("${out#* }")
+		out=$(/usr/bin/time -f '%e %M %U %S' "$@" 2>&1 >/dev/null | tail -1)
+		read -r w r u s <<<"$out"
+		walls+=("$w")
+		rsss+=("$r")
+		cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN {print u+s}')")
 	done
 	wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 	rss=$(printf '%s\n' "${rsss[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.0f", a[int((NR+1)/2)]/1024}')
-	printf '  %-34s %8.2f s %9.1f MB/s %10.0f exch/s %7s MB RSS   (walls: %s)\n' \
+	cpu=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+	printf '  %-34s %8.2f s %9.1f MB/s %10.0f exch/s %7s MB RSS %6.2f s CPU   (walls: %s)\n' \
 		"$name" "$wall" "$(awk -v b="$bytes" -v w="$wall" 'BEGIN {print b/1e6/(w>0?w:0.01)}')" \
-		"$(awk -v e="$exchanges" -v w="$wall" 'BEGIN {print e/(w>0?w:0.01)}')" "$rss" "${walls[*]}"
+		"$(awk -v e="$exchanges" -v w="$wall" 'BEGIN {print e/(w>0?w:0.01)}')" "$rss" "$cpu" "${walls[*]}"
 }
 
 ratio() { awk -v t="$1" -v k="$2" 'BEGIN {printf "%.1f", t/(k>0?k:0.01)}'; }
@@ -117,12 +128,36 @@ bench() {
 	measure "kdissect read" "$runs" "$k" read "$cap"; kr=$wall
 	[ -z "${BASELINE:-}" ] || measure "baseline read" "$runs" "$BASELINE" read "$cap"
 	measure "tshark (summary lines)" "$truns" "${t[@]}"; tr=$wall
+	if [ -n "${SINK:-}" ]; then
+		local kjc
+		measure "kdissect read --format json" "$runs" "$k" read --format json "$cap"; kj=$wall kjc=$cpu
+		measure "  ... --metrics" "$runs" "$k" read --format json --metrics 127.0.0.1:0 "$cap"
+		echo "  --metrics: $(slower "$kj" "$wall")x the wall of read --format json, $(slower "$kjc" "$cpu")x its CPU"
+		measure "  ... --sink (kfakebroker)" "$runs" "$k" read --format json --sink "kafka://$sinkaddr/exchanges" "$cap"
+		echo "  --sink: $(slower "$kj" "$wall")x the wall of read --format json, $(slower "$kjc" "$cpu")x its CPU"
+		local ksc
+		measure "kdissect stats" "$runs" "$k" stats "$cap"; ks=$wall ksc=$cpu
+		measure "kdissect read -q --metrics" "$runs" "$k" read -q --metrics 127.0.0.1:0 "$cap"
+		echo "  -q --metrics: $(slower "$ks" "$wall")x the wall of stats, $(slower "$ksc" "$cpu")x its CPU"
+		measure "kdissect read -q --sink (kfakebroker)" "$runs" "$k" read -q --sink "kafka://$sinkaddr/exchanges" "$cap"
+		echo "  -q --sink: $(slower "$ks" "$wall")x the wall of stats, $(slower "$ksc" "$cpu")x its CPU"
+	fi
 	echo "  kdissect faster than tshark: stats $(ratio "$ts" "$ks")x vs -q -Y kafka (target 10x), $(ratio "$te" "$ks")x vs -q -z expert, $(ratio "$tc" "$ks")x vs -q -z io,stat (records);" \
 		"json $(ratio "$tj" "$kj")x (target 20x); summary $(ratio "$tr" "$kr")x"
 }
 
 # slower CLEAN DAMAGED: how many times longer the damaged copy took.
 slower() { awk -v c="$1" -v d="$2" 'BEGIN {printf "%.2f", (d>0?d:0.01)/(c>0?c:0.01)}'; }
+
+if [ -n "${SINK:-}" ]; then
+	(cd "$root" && go build -o "$dir/kfakebroker" ./internal/kfakebroker)
+	port=$((20000 + RANDOM % 20000))
+	"$dir/kfakebroker" -port "$port" -topics exchanges:3 >"$dir/kfakebroker.out" 2>&1 &
+	broker=$!
+	trap 'kill $broker 2>/dev/null' EXIT
+	for _ in $(seq 50); do [ -s "$dir/kfakebroker.out" ] && break; sleep 0.1; done
+	sinkaddr=$(head -1 "$dir/kfakebroker.out")
+fi
 
 for size in "${sizes[@]}"; do
 	if [ -f "$size" ]; then
