@@ -17,10 +17,16 @@
 //     generated decoder and its encoder (codec/*_gen.go) alike, so that the
 //     bytes still round-trip and only the names are wrong.
 //
-// Each mutant's package is tested in two passes: a quick one (-failfast,
-// the slowest tests skipped) and, only if it survives that, the whole
-// package suite. A mutant that does not compile is reported apart and not
-// scored; one whose tests time out (-timeout, per pass) counts as killed.
+// Each mutant's package is tested in passes, each run only if the mutant
+// survived the one before: a quick one (-failfast, the slowest tests
+// skipped), the whole package suite, then the tests of every package that
+// imports it (with -deps; the command's own tests catch what a package's
+// miss). A mutant that does not compile is reported apart and not scored;
+// one whose package's tests time out (-timeout, per pass) counts as
+// killed, while a timeout of the importers' pass counts as a survivor (a
+// loaded machine must not make kills). A survivor reviewed as equivalent
+// (equivalent.go: it changes nothing a test could see) is reported with
+// its reason and left out of the score.
 // The repository is never changed: the copy is removed at the end. The
 // copy sits beside a link to ../shared, so the tests see what they would
 // in the repository.
@@ -94,6 +100,8 @@ func main() {
 	timeout := flag.Duration("timeout", 5*time.Minute, "time limit of one test pass")
 	list := flag.Bool("list", false, "list the mutants without running them")
 	match := flag.String("match", "", "only the sampled mutants whose description matches this regular expression")
+	deps := flag.Bool("deps", true, "test a package's importers too, for the mutants its own tests miss")
+	depsTimeout := flag.Duration("deps-timeout", 15*time.Minute, "time limit of the importers' pass")
 	flag.Parse()
 	root, err := os.Getwd()
 	if err == nil {
@@ -119,7 +127,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(root, ms, *timeout); err != nil {
+	if err := run(root, ms, *timeout, *deps, *depsTimeout); err != nil {
 		fatal("%v", err)
 	}
 }
@@ -287,14 +295,16 @@ func readLines(path string) ([]string, error) {
 type result string
 
 const (
-	killed    result = "killed"
-	timedOut  result = "killed (timeout)"
-	survived  result = "SURVIVED"
-	stillborn result = "does not compile"
+	killed     result = "killed"
+	timedOut   result = "killed (timeout)"
+	byImporter result = "killed by importers"
+	survived   result = "SURVIVED"
+	equiv      result = "equivalent"
+	stillborn  result = "does not compile"
 )
 
 // run copies the repository, tests each mutant in the copy and reports.
-func run(root string, ms []mutant, timeout time.Duration) error {
+func run(root string, ms []mutant, timeout time.Duration, deps bool, depsTimeout time.Duration) error {
 	tmp, err := os.MkdirTemp("", "kdissect-mutate-")
 	if err != nil {
 		return err
@@ -311,31 +321,90 @@ func run(root string, ms []mutant, timeout time.Duration) error {
 			}
 		}
 	}
+	var importers map[string][]string
+	if deps {
+		if importers, err = importersOf(repo); err != nil {
+			return err
+		}
+	}
 	count := map[result]int{}
-	var survivors []string
+	var survivors, equivalents []string
 	start := time.Now()
 	for i, m := range ms {
 		t0 := time.Now()
-		r, err := try(repo, m, timeout)
+		r, why, err := try(repo, m, timeout, depsTimeout, importers["./"+filepath.Dir(m.file)])
 		if err != nil {
 			return fmt.Errorf("%s: %w", m, err)
 		}
-		count[r]++
 		if r == survived {
-			survivors = append(survivors, m.String())
+			lines, err := readLines(filepath.Join(repo, m.file))
+			if err != nil {
+				return err
+			}
+			if rv, ok := equivalentOf(m, lines); ok {
+				r = equiv
+				equivalents = append(equivalents, m.String()+"\n    "+rv.why)
+			} else {
+				survivors = append(survivors, m.String())
+			}
 		}
-		fmt.Printf("[%d/%d] %-17s %s (%s)\n", i+1, len(ms), r, m, time.Since(t0).Round(time.Second))
+		count[r]++
+		if why != "" {
+			why = ", " + why
+		}
+		fmt.Printf("[%d/%d] %-19s %s (%s%s)\n", i+1, len(ms), r, m, time.Since(t0).Round(time.Second), why)
 	}
-	scored := count[killed] + count[timedOut] + count[survived]
-	fmt.Printf("\n%d mutants in %s: %d killed, %d killed by timeout, %d survived, %d do not compile (not scored)\n",
-		len(ms), time.Since(start).Round(time.Second), count[killed], count[timedOut], count[survived], count[stillborn])
+	kills := count[killed] + count[timedOut] + count[byImporter]
+	scored := kills + count[survived]
+	fmt.Printf("\n%d mutants in %s: %d killed (%d by timeout, %d by importers' tests), %d survived, %d equivalent (reviewed, not scored), %d do not compile (not scored)\n",
+		len(ms), time.Since(start).Round(time.Second), kills, count[timedOut], count[byImporter], count[survived], count[equiv], count[stillborn])
 	if scored > 0 {
-		fmt.Printf("score: %.1f%% killed (%d of %d)\n", 100*float64(scored-count[survived])/float64(scored), scored-count[survived], scored)
+		fmt.Printf("score: %.1f%% killed (%d of %d); %.1f%% survived\n", 100*float64(kills)/float64(scored), kills, scored, 100*float64(count[survived])/float64(scored))
 	}
 	for _, s := range survivors {
 		fmt.Println("survivor:", s)
 	}
+	for _, s := range equivalents {
+		fmt.Println("equivalent:", s)
+	}
 	return nil
+}
+
+// importersOf maps each package directory (./codec) to the directories of
+// the packages that import it, directly or not, and have tests.
+func importersOf(repo string) (map[string][]string, error) {
+	cmd := exec.Command("go", "list", "-f", `{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{range .Deps}} {{.}}{{end}}{{end}}`, "./...")
+	cmd.Dir = repo
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %w", err)
+	}
+	mod, err := exec.Command("go", "list", "-m").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m: %w", err)
+	}
+	prefix := strings.TrimSpace(string(mod)) + "/"
+	rel := func(dir string) string {
+		r, err := filepath.Rel(repo, dir)
+		if err != nil {
+			return dir
+		}
+		return "./" + r
+	}
+	m := map[string][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		for _, d := range f[1:] {
+			if strings.HasPrefix(d, prefix) {
+				dep := "./" + strings.TrimPrefix(d, prefix)
+				m[dep] = append(m[dep], rel(f[0]))
+			}
+		}
+	}
+	return m, nil
 }
 
 // copyRepo copies the files git tracks (as they are in the work tree).
@@ -362,40 +431,69 @@ func copyRepo(root, dst string) error {
 	return nil
 }
 
-// try applies m in repo, tests its package and restores the file.
-func try(repo string, m mutant, timeout time.Duration) (result, error) {
+// try applies m in repo, tests its package (then its importers, if any
+// are given) and restores the file.
+// The failing tests of a kill by importers are said in why, so that a
+// flaky test cannot pass for a kill unseen.
+func try(repo string, m mutant, timeout, depsTimeout time.Duration, importers []string) (r result, why string, err error) {
 	path := filepath.Join(repo, m.file)
 	orig, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	lines := strings.Split(string(orig), "\n")
 	for _, e := range m.edits {
 		if lines[e.line-1] != e.old {
-			return "", fmt.Errorf("line %d is not what was listed", e.line)
+			return "", "", fmt.Errorf("line %d is not what was listed", e.line)
 		}
 		lines[e.line-1] = e.new
 	}
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer os.WriteFile(path, orig, 0o644)
 	pkg := "./" + filepath.Dir(m.file)
-	for _, args := range [][]string{
+	passes := [][]string{
 		{"test", "-count=1", "-failfast", "-skip", slowTests, pkg},
 		{"test", "-count=1", pkg},
-	} {
-		out, err := goCmd(repo, timeout, args...)
+	}
+	if len(importers) > 0 {
+		passes = append(passes, append([]string{"test", "-count=1", "-failfast"}, importers...))
+	}
+	for i, args := range passes {
+		limit := timeout
+		if i == 2 {
+			limit = depsTimeout
+		}
+		out, err := goCmd(repo, limit, args...)
 		switch {
+		case errors.Is(err, context.DeadlineExceeded) && i == 2:
+			return survived, "the importers' pass timed out", nil // no kill from a loaded machine
 		case errors.Is(err, context.DeadlineExceeded):
-			return timedOut, nil
+			return timedOut, "", nil
+		case err != nil && i == 2 && !bytes.Contains(out, []byte("[build failed]")):
+			return byImporter, strings.Join(failedTests(out), " "), nil
 		case err != nil && (bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]"))):
-			return stillborn, nil
+			return stillborn, "", nil
 		case err != nil:
-			return killed, nil
+			return killed, "", nil
 		}
 	}
-	return survived, nil
+	return survived, "", nil
+}
+
+var reFail = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
+
+// failedTests are the names go test printed as failing.
+func failedTests(out []byte) []string {
+	var names []string
+	for _, m := range reFail.FindAllSubmatch(out, -1) {
+		names = append(names, string(m[1]))
+	}
+	if len(names) == 0 {
+		names = []string{"(no test named: a panic or a build error)"}
+	}
+	return names
 }
 
 // goCmd runs the go command in dir, killing its process group at timeout.
