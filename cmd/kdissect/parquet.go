@@ -28,7 +28,7 @@ type parquetFlags struct {
 	// checks as each packet is).
 	fileSize int
 	rotate   int
-	records  string // --parquet-records: the records file (read)
+	records  string // --parquet-records: the records file (read) or directory (live)
 }
 
 // registerWrite adds read's --parquet-records; read's -w (write.go) names
@@ -38,8 +38,9 @@ func (f *parquetFlags) registerWrite(cmd *cobra.Command) {
 }
 
 // registerRoll adds live's -C and -G, which roll the Parquet files of
-// --format parquet -w DIR.
+// --format parquet -w DIR, and its --parquet-records DIR.
 func (f *parquetFlags) registerRoll(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.records, "parquet-records", "", "with --format parquet -w DIR: also write every record of the Produce requests and Fetch responses (topic, partition, offset, timestamp, key, value, headers) into this other directory, in files rolled with -w's and named as they are")
 	cmd.Flags().IntVarP(&f.fileSize, "file-size", "C", 0, "with --format parquet -w DIR: start a new file once the current one holds this many millions of bytes, as tcpdump -C (0: no limit)")
 	cmd.Flags().IntVarP(&f.rotate, "rotate-seconds", "G", 0, "with --format parquet -w DIR: start a new file once the current one is this many seconds old, as tcpdump -G (0: no limit)")
 }
@@ -62,6 +63,9 @@ func (f *parquetFlags) check(format string) error {
 		return fmt.Errorf("--format parquet needs -w FILE (- for standard output)")
 	case f.dir && f.path == "-":
 		return fmt.Errorf("-w -: live writes Parquet files into a directory; name one")
+	case f.records != "" && f.dir && (f.records == "-" || filepath.Clean(f.records) == filepath.Clean(f.path)):
+		// DIR/*.parquet must hold one schema, for DuckDB and Spark.
+		return fmt.Errorf("--parquet-records: name a directory other than -w's")
 	case f.records != "" && (f.records == f.path || f.records == "-"):
 		return fmt.Errorf("--parquet-records: name a file other than -w's")
 	case f.fileSize < 0 || f.rotate < 0:
@@ -99,7 +103,12 @@ func (f *parquetFlags) writer(stdout io.Writer, showSecrets bool) (*parquetOutpu
 			return nil, err
 		}
 	}
-	if f.records != "" {
+	if f.records != "" && f.dir {
+		if err := os.MkdirAll(f.records, 0o755); err != nil {
+			return nil, inputError{fmt.Errorf("--parquet-records: %w", err)}
+		}
+		o.recDir = f.records
+	} else if f.records != "" {
 		rf, err := os.Create(f.records)
 		if err != nil {
 			o.finish()
@@ -133,10 +142,15 @@ type parquetOutput struct {
 	seq    int
 	files  []string // completed, in the directory
 
-	// The records file (--parquet-records), nil without one.
+	// The records file (--parquet-records), nil without one; in live's
+	// directory mode, recDir's file of the same name as the exchanges',
+	// opened and completed with it.
 	recs    *render.ParquetRecords
 	recFile *os.File
 	recBuf  *bufio.Writer
+	recDir  string
+	recPart string
+	recDone []string // completed, in recDir
 }
 
 func (o *parquetOutput) open(name string) error {
@@ -159,17 +173,26 @@ func (o *parquetOutput) Write(ex *dissect.Exchange) error {
 }
 
 func (o *parquetOutput) writeRow(ex *dissect.Exchange, r render.ExchangeRow, n int64) error {
-	if o.recs != nil {
-		if err := o.recs.Write(ex); err != nil {
-			return fmt.Errorf("--parquet-records %s: %w", o.recFile.Name(), err)
-		}
-	}
 	if o.p == nil { // in a directory, the first row of a file
 		o.seq++
 		name := fmt.Sprintf("kdissect-%s-%05d.parquet", time.Now().UTC().Format("20060102T150405Z"), o.seq)
 		o.part = filepath.Join(o.path, name+".part")
 		if err := o.open(o.part); err != nil {
 			return err
+		}
+		if o.recDir != "" {
+			o.recPart = filepath.Join(o.recDir, name+".part")
+			rf, err := os.Create(o.recPart)
+			if err != nil {
+				return inputError{fmt.Errorf("--parquet-records: %w", err)}
+			}
+			o.recFile, o.recBuf = rf, bufio.NewWriterSize(rf, 1<<20)
+			o.recs = render.NewParquetRecords(o.recBuf)
+		}
+	}
+	if o.recs != nil {
+		if err := o.recs.Write(ex); err != nil {
+			return fmt.Errorf("--parquet-records %s: %w", o.recFile.Name(), err)
 		}
 	}
 	if err := o.p.WriteRow(r, n); err != nil {
@@ -181,12 +204,27 @@ func (o *parquetOutput) writeRow(ex *dissect.Exchange, r render.ExchangeRow, n i
 	return nil
 }
 
-// finish completes the file being written.
-func (o *parquetOutput) finish() error {
+// finish completes the file being written (in live's directory mode, and
+// its records file).
+func (o *parquetOutput) finish() (err error) {
 	if o.p == nil {
 		return nil
 	}
-	err := o.p.Close()
+	var recErr error
+	if o.recDir != "" && o.recs != nil {
+		if recErr = o.closeRecords(); recErr == nil {
+			done := o.recPart[:len(o.recPart)-len(".part")]
+			if recErr = os.Rename(o.recPart, done); recErr == nil {
+				o.recDone = append(o.recDone, done)
+			}
+		}
+	}
+	defer func() {
+		if recErr != nil && err == nil {
+			err = recErr
+		}
+	}()
+	err = o.p.Close()
 	o.p = nil
 	if err == nil {
 		err = o.bw.Flush()
@@ -215,19 +253,27 @@ func (o *parquetOutput) finish() error {
 func (o *parquetOutput) Flush() error {
 	err := o.finish()
 	if o.recs != nil {
-		rerr := o.recs.Close()
-		if rerr == nil {
-			rerr = o.recBuf.Flush()
+		if rerr := o.closeRecords(); rerr != nil && err == nil {
+			err = rerr
 		}
-		if cerr := o.recFile.Close(); rerr == nil {
-			rerr = cerr
-		}
-		if rerr != nil && err == nil {
-			err = fmt.Errorf("--parquet-records %s: %w", o.recFile.Name(), rerr)
-		}
-		o.recs = nil
 	}
 	return err
+}
+
+// closeRecords completes the records file being written.
+func (o *parquetOutput) closeRecords() error {
+	err := o.recs.Close()
+	if err == nil {
+		err = o.recBuf.Flush()
+	}
+	if cerr := o.recFile.Close(); err == nil {
+		err = cerr
+	}
+	o.recs = nil
+	if err != nil {
+		return fmt.Errorf("--parquet-records %s: %w", o.recFile.Name(), err)
+	}
+	return nil
 }
 
 // parquetRenderer is the concurrent side of parquetOutput: rows are made
