@@ -85,6 +85,27 @@ type FetchTransactions struct {
 //
 // Batches with gaps whose header was not captured are left unmarked.
 func MarkTransactions(set *RecordSet, aborted []FetchResponseAbortedTransaction, lastStable int64, readCommitted bool) FetchTransactions {
+	return markTransactions(set, aborted, true, lastStable, readCommitted)
+}
+
+// MarkTransactionsListLost is MarkTransactions for a partition whose
+// AbortedTransactions the capture did not hold whole (a hole in the
+// list, while the records after it were captured); known are the entries
+// that were captured. Each of them still aborts its producer's batches
+// (an entry only ever adds aborted ones), but the lost ones may abort any
+// other: no batch is taken as committed because a read_committed answer
+// vouches for it, only the COMMIT and ABORT markers in the response decide
+// the rest, and ReadCommitted counts only the records known to reach a
+// read_committed consumer. A note says so.
+func MarkTransactionsListLost(set *RecordSet, known []FetchResponseAbortedTransaction, readCommitted bool) FetchTransactions {
+	ft := markTransactions(set, known, false, -1, readCommitted)
+	if ft.Undecided > 0 {
+		ft.Notes = append(ft.Notes, fmt.Sprintf("AbortedTransactions not captured whole: %d records of transactions neither its captured entries nor a marker in the response decide are left undecided", ft.Undecided))
+	}
+	return ft
+}
+
+func markTransactions(set *RecordSet, aborted []FetchResponseAbortedTransaction, listKnown bool, lastStable int64, readCommitted bool) FetchTransactions {
 	var ft FetchTransactions
 	if set == nil {
 		return ft
@@ -138,10 +159,11 @@ func MarkTransactions(set *RecordSet, aborted []FetchResponseAbortedTransaction,
 			pending[b.ProducerId] = append(pending[b.ProducerId], b)
 		}
 	}
-	// A read_committed answer is decided below its LastStableOffset.
+	// A read_committed answer is decided below its LastStableOffset
+	// (committed unless the list aborts it: not without the list).
 	for _, e := range set.Entries {
 		b := e.Batch
-		if b == nil || b.Transaction != TxnUndecided || !readCommitted {
+		if b == nil || b.Transaction != TxnUndecided || !readCommitted || !listKnown {
 			continue
 		}
 		if last := b.BaseOffset + int64(b.LastOffsetDelta); lastStable >= 0 && last >= lastStable {
@@ -175,7 +197,8 @@ func MarkTransactions(set *RecordSet, aborted []FetchResponseAbortedTransaction,
 		// Kafka's consumer at read_committed drops what the list
 		// aborts; of an answer to read_uncommitted, only what the
 		// response shows committed would have reached it.
-		if readCommitted && !byList[b] || !readCommitted && (b.Transaction == TxnNone || b.Transaction == TxnCommitted) {
+		if readCommitted && (listKnown && !byList[b] || !listKnown && (b.Transaction == TxnNone || b.Transaction == TxnCommitted)) ||
+			!readCommitted && (b.Transaction == TxnNone || b.Transaction == TxnCommitted) {
 			ft.ReadCommitted += n
 		}
 	}

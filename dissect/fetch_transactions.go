@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kdissect/kdissect/codec"
 )
@@ -52,6 +53,7 @@ func markFetchTransactions(ex *Exchange, dec *Decoded, names map[codec.UUID]stri
 	if req, ok := dec.Request.(*codec.FetchRequest); ok && ex.APIVersion >= 4 {
 		isolation = req.IsolationLevel
 	}
+	nc := resp.NotCaptured()
 	for i := range resp.Responses {
 		t := &resp.Responses[i]
 		topic := t.Topic
@@ -69,10 +71,22 @@ func markFetchTransactions(ex *Exchange, dec *Decoded, names map[codec.UUID]stri
 			// otherwise).
 			readCommitted := isolation == IsolationReadCommitted || isolation == IsolationUnknown && p.AbortedTransactions != nil
 			lastStable := p.LastStableOffset
-			if ex.APIVersion < 4 {
-				lastStable = -1
+			at := fmt.Sprintf("Responses[%d].Partitions[%d].", i, j)
+			if ex.APIVersion < 4 || notCaptured(nc, at+"LastStableOffset") {
+				lastStable = -1 // unknown: no contradiction with it is noted
 			}
-			ft := codec.MarkTransactions(set, p.AbortedTransactions, lastStable, readCommitted)
+			var ft codec.FetchTransactions
+			if notCaptured(nc, at+"AbortedTransactions") {
+				var known []codec.FetchResponseAbortedTransaction
+				for k, a := range p.AbortedTransactions {
+					if !notCaptured(nc, fmt.Sprintf("%sAbortedTransactions[%d]", at, k)) {
+						known = append(known, a)
+					}
+				}
+				ft = codec.MarkTransactionsListLost(set, known, readCommitted)
+			} else {
+				ft = codec.MarkTransactions(set, p.AbortedTransactions, lastStable, readCommitted)
+			}
 			pt := PartitionTransactions{Topic: topic, TopicID: t.TopicId, Partition: p.PartitionIndex, Isolation: isolation, FetchTransactions: ft}
 			for _, e := range set.Entries {
 				if b := e.Batch; b != nil && b.Transaction != codec.TxnNone {
@@ -89,4 +103,15 @@ func markFetchTransactions(ex *Exchange, dec *Decoded, names map[codec.UUID]stri
 			}
 		}
 	}
+}
+
+// notCaptured reports whether the field at path (or a part of it: an
+// entry of a list, a field of an entry) fell in a hole.
+func notCaptured(nc []codec.NotCaptured, path string) bool {
+	for _, n := range nc {
+		if n.Path == path || strings.HasPrefix(n.Path, path) && (n.Path[len(path)] == '[' || n.Path[len(path)] == '.') {
+			return true
+		}
+	}
+	return false
 }
