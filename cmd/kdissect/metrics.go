@@ -54,6 +54,13 @@ func (f *metricsFlags) start(stderr io.Writer) (*metricsServer, error) {
 	if f.linger < 0 {
 		return nil, fmt.Errorf("--metrics-linger must not be negative")
 	}
+	// A malformed address is a usage error (exit 2); one that cannot be
+	// listened on (in use, not local) is the run's failure (exit 1).
+	if _, port, err := net.SplitHostPort(f.addr); err != nil {
+		return nil, fmt.Errorf("--metrics %q: want host:port, e.g. 127.0.0.1:9464 (:0 picks a port): %v", f.addr, err)
+	} else if _, err := net.LookupPort("tcp", port); err != nil {
+		return nil, fmt.Errorf("--metrics %q: bad port: %v", f.addr, err)
+	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return nil, inputError{fmt.Errorf("--metrics: %w", err)}

@@ -124,6 +124,9 @@ func TestFlagsThatDoNotApply(t *testing.T) {
 		{[]string{"read", "--format", "json", "-e", "api", c}, "-e and --no-header go with --format fields or csv"},
 		{[]string{"read", "--no-header", c}, "-e and --no-header go with --format fields or csv"},
 		{[]string{"read", "--metrics-linger", "3s", c}, "--metrics-linger goes with --metrics"},
+		{[]string{"read", "--metrics", "nonsense", c}, `--metrics "nonsense": want host:port`},
+		{[]string{"live", "-i", "lo", "--metrics", "127.0.0.1:99999"}, `--metrics "127.0.0.1:99999": bad port`},
+		{[]string{"read", "-q", "--format", "csv", "-e", "api", c}, "-q shows nothing"},
 	} {
 		code, _, stderr := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
