@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -215,6 +216,44 @@ func lost(m codec.Message, fields ...string) map[string]bool {
 	return l
 }
 
+// lostEntry is lost for the fields of entry i of the list named list, a
+// top-level field of m: fields are the entry's first fields in wire
+// order. A structure lost in an earlier entry loses them all.
+func lostEntry(m codec.Message, list string, i int, fields ...string) map[string]bool {
+	nc := m.NotCaptured()
+	if len(nc) == 0 {
+		return nil
+	}
+	l := map[string]bool{}
+	for _, n := range nc {
+		rest, ok := strings.CutPrefix(n.Path, list+"[")
+		if !ok {
+			continue // another field: one lost before the list leaves it empty
+		}
+		idx, after, ok := strings.Cut(rest, "]")
+		k, err := strconv.Atoi(idx)
+		if !ok || err != nil {
+			continue
+		}
+		field, _, _ := strings.Cut(strings.TrimPrefix(after, "."), ".")
+		field, _, _ = strings.Cut(field, "[")
+		j := slices.Index(fields, field)
+		switch {
+		case k < i && n.Stop:
+			j = 0
+		case k != i || j < 0:
+			continue
+		case !n.Stop:
+			l[field] = true
+			continue
+		}
+		for _, f := range fields[j:] {
+			l[f] = true
+		}
+	}
+	return l
+}
+
 // capturedID returns a request's ProducerId and ProducerEpoch, -1 for
 // those the capture does not hold (lost).
 func capturedID(l map[string]bool, pid int64, epoch int16) (int64, int16) {
@@ -368,13 +407,18 @@ func (t *transactions) add(ex *dissect.Exchange) {
 			t.fenced(p, tx, errorsTo(p, tx, dec), at)
 			return
 		}
-		for _, r := range req.Transactions { // v4+: brokers verifying, several transactions
+		for i, r := range req.Transactions { // v4+: brokers verifying, several transactions
+			l := lostEntry(req, "Transactions", i, "TransactionalId", "ProducerId", "ProducerEpoch", "VerifyOnly", "Topics")
+			if l["TransactionalId"] {
+				continue // whose it is, the capture does not say
+			}
 			id := r.TransactionalId
-			p := t.producer(&id, r.ProducerId)
+			pid, epoch := capturedID(l, r.ProducerId, r.ProducerEpoch)
+			p := t.producer(&id, pid)
 			if p == nil {
 				continue
 			}
-			tx := t.open(p, r.ProducerId, r.ProducerEpoch, at)
+			tx := t.open(p, pid, epoch, at)
 			for _, tp := range r.Topics {
 				for _, part := range tp.Partitions {
 					tx.addPartition(tp.Name, part)
