@@ -235,6 +235,18 @@ func (w *JSONWriter) ByteString(b []byte) {
 	}
 }
 
+// IsText reports whether b is written as a JSON string (UTF-8 text
+// without control characters other than tab, newline and carriage
+// return, nor DEL); other bytes are written as {"base64": "..."}.
+func IsText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			return false
+		}
+	}
+	return utf8.Valid(b)
+}
+
 // jsonPlain marks the bytes appendTextString copies as they are: printable
 // ASCII but the quote and the backslash.
 var jsonPlain = func() (t [256]bool) {

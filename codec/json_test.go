@@ -38,8 +38,9 @@ func TestJSONStringEscapes(t *testing.T) {
 	}
 }
 
-// appendTextString agrees with isText and appendJSONString, its two-pass
-// definition, on edge cases and random bytes.
+// appendTextString (and IsText, -Y's) agrees with isText and
+// appendJSONString, its two-pass definition, on edge cases and random
+// bytes.
 func TestAppendTextString(t *testing.T) {
 	cases := [][]byte{{}, []byte("plain"), []byte(`{"a":"b\\c"}`), []byte("tab\tcr\rlf\n"), {0x7f}, {0x1b, '['},
 		[]byte("line\u2028sep\u2029"), []byte("é日本"), {0xff}, {0xe2, 0x80}, []byte("ok\x00")}
@@ -53,8 +54,8 @@ func TestAppendTextString(t *testing.T) {
 	}
 	for _, b := range cases {
 		got, ok := appendTextString([]byte("x"), b)
-		if ok != isText(b) {
-			t.Fatalf("%q: text %v, isText %v", b, ok, isText(b))
+		if ok != isText(b) || IsText(b) != ok {
+			t.Fatalf("%q: text %v, isText %v, IsText %v", b, ok, isText(b), IsText(b))
 		}
 		want := []byte("x")
 		if ok {

@@ -32,6 +32,8 @@ func bodyTypes(responses bool) []reflect.Type {
 	return ts
 }
 
+var bytesType, stringType = reflect.TypeOf([]byte(nil)), reflect.TypeOf("")
+
 // typeSet is the types a node may have; nil is unknown (no check).
 type typeSet []reflect.Type
 
@@ -41,6 +43,14 @@ func (ts typeSet) field(name string) typeSet {
 	for _, t := range ts {
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
+		}
+		if t == bytesType && name == "base64" {
+			// Bytes that are not text are {"base64": "..."}, as in
+			// the JSON (funcs.go: jsonForm).
+			if !slices.Contains(out, stringType) {
+				out = append(out, stringType)
+			}
+			continue
 		}
 		if t.Kind() != reflect.Struct {
 			continue

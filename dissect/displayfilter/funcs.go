@@ -1,11 +1,14 @@
 package displayfilter
 
 import (
+	"encoding/base64"
 	"reflect"
 	"sync"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm/runtime"
+
+	"github.com/kdissect/kdissect/codec"
 )
 
 // Two kinds of step may find nothing on one exchange that holds on
@@ -111,17 +114,37 @@ func field(from, key any) any {
 }
 
 // value returns v as an interface: nil for a nil pointer, the value a
-// pointer to a scalar points to (a nullable string).
+// pointer to a scalar points to (a nullable string). Topic IDs and byte
+// strings are given in their JSON forms (-e prints those), so that a
+// filter compares what the JSON shows: a UUID as Kafka's base64 string,
+// bytes as a string when they are text (codec.IsText), else as
+// {"base64": "..."}; null bytes are nil.
 func value(v reflect.Value) any {
 	if v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			return nil
 		}
 		if e := v.Elem(); e.Kind() != reflect.Struct {
-			return e.Interface()
+			return jsonForm(e.Interface())
 		}
 	}
-	return v.Interface()
+	return jsonForm(v.Interface())
+}
+
+func jsonForm(x any) any {
+	switch x := x.(type) {
+	case codec.UUID:
+		return x.String()
+	case []byte:
+		switch {
+		case x == nil:
+			return nil
+		case codec.IsText(x):
+			return string(x)
+		}
+		return map[string]any{"base64": base64.StdEncoding.EncodeToString(x)}
+	}
+	return x
 }
 
 func toInt(k any) (int, bool) {
