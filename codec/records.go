@@ -53,6 +53,12 @@ func (r *Records) DecodeRecords(opts RecordDecodeOptions) *RecordSet {
 // writeJSON writes the decoded set when there is one, else null for a null
 // field, else the raw bytes; of a field with gaps, which raw bytes cannot
 // show, its length and the ranges not captured.
+// WriteJSON writes the field as the JSON Lines body shows it: the decoded
+// set (RecordSet.WriteJSON), null for a null field, or an object with the
+// Length and NotCaptured ranges, or the Undecoded bytes, of one that was
+// not decoded.
+func (r *Records) WriteJSON(w *JSONWriter) { r.writeJSON(w) }
+
 func (r *Records) writeJSON(w *JSONWriter) {
 	switch {
 	case r.Set != nil:

@@ -52,7 +52,8 @@ func aggregate(cmd *cobra.Command, flags *captureFlags, exFilter *exchangeFilter
 	tuneGC()
 	opts.FramePool = flags.framePool()
 	d := dissect.New(opts)
-	decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed, CountOnly: true}}
+	// Records are only counted, unless -Y looks into them.
+	decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed, CountOnly: !a.disp.readsRecords()}}
 	dec := dissect.NewDecoder(decOpts)
 	var matched atomic.Int64 // counted by the pipeline, read by the input too
 	done := func() bool { return count > 0 && matched.Load() >= int64(count) }

@@ -49,6 +49,10 @@ func compileDisplayFilter(src string) (*displayMatch, error) {
 	return &displayMatch{f: f}, nil
 }
 
+// readsRecords reports whether -Y reads records (see
+// displayfilter.Filter.ReadsRecords): stats must then decode them.
+func (d *displayMatch) readsRecords() bool { return d != nil && d.f.ReadsRecords() }
+
 // match reports whether ex passes -Y (true without one). An exchange the
 // expression cannot be evaluated on does not pass; report says how many.
 func (d *displayMatch) match(ex *dissect.Exchange) bool {

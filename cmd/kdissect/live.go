@@ -222,7 +222,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		h.Interface(), link, h.SnapLen(), filter)
 
 	d := dissect.New(opts)
-	dec := dissect.NewDecoder(flags.decodeOptions(sr == nil && disp == nil))
+	dec := dissect.NewDecoder(flags.decodeOptions(sr == nil && !disp.readsRecords()))
 	emitted, seen := 0, 0
 	var writeErr, pcapErr error
 	var wid *widener

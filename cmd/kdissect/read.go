@@ -51,7 +51,8 @@ func (f *captureFlags) register(cmd *cobra.Command) {
 }
 
 // decodeOptions are the record decoding options of read and live. With -q
-// and nothing that reads records (countable: no --sink, no -Y; the
+// and nothing that reads records (countable: no --sink, no -Y that looks
+// into records; the
 // Parquet rows hold the bodies), record sets are only counted, as stats
 // counts them: --metrics' numbers are stats', and -q --metrics costs what
 // stats does.
@@ -217,7 +218,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			tuneGC()
 			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
-			decOpts := flags.decodeOptions(sr == nil && disp == nil)
+			decOpts := flags.decodeOptions(sr == nil && !disp.readsRecords())
 			dec := dissect.NewDecoder(decOpts)
 			// Ctrl-C (or SIGTERM) ends the input as -c does: the exchanges
 			// being written are finished, the output flushed (the table

@@ -32,7 +32,14 @@ func bodyTypes(responses bool) []reflect.Type {
 	return ts
 }
 
-var bytesType, stringType = reflect.TypeOf([]byte(nil)), reflect.TypeOf("")
+var (
+	bytesType, stringType = reflect.TypeOf([]byte(nil)), reflect.TypeOf("")
+	// A records field is the JSON's list of batches (funcs.go:
+	// recordsForm): its steps are JSON values, checked by no type but
+	// still nil where an exchange has no such key or index.
+	recordsType = reflect.TypeOf(codec.Records{})
+	jsonType    = reflect.TypeFor[any]()
+)
 
 // typeSet is the types a node may have; nil is unknown (no check).
 type typeSet []reflect.Type
@@ -43,6 +50,12 @@ func (ts typeSet) field(name string) typeSet {
 	for _, t := range ts {
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
+		}
+		if t == jsonType {
+			if !slices.Contains(out, jsonType) {
+				out = append(out, jsonType)
+			}
+			continue
 		}
 		if t == bytesType && name == "base64" {
 			// Bytes that are not text are {"base64": "..."}, as in
@@ -73,10 +86,17 @@ func (ts typeSet) elem() typeSet {
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
-		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-			if !slices.Contains(out, t.Elem()) {
-				out = append(out, t.Elem())
-			}
+		e := t
+		switch {
+		case t == recordsType || t == jsonType:
+			e = jsonType
+		case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+			e = t.Elem()
+		default:
+			continue
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
 		}
 	}
 	return out
@@ -154,6 +174,7 @@ func structField(t reflect.Type, name string) (reflect.StructField, bool) {
 type bodyChecker struct {
 	requests, responses typeSet
 	pointers            []typeSet // the element types of the enclosing predicates' lists (#)
+	records             bool      // a step reads a records field
 	err                 *file.Error
 }
 
@@ -214,6 +235,9 @@ func (c *bodyChecker) check(p *ast.Node) typeSet {
 				return nil
 			}
 			out = base.elem()
+		}
+		if slices.Contains(out, recordsType) {
+			c.records = true
 		}
 		call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: fieldFunc}, Arguments: []ast.Node{n.Node, n.Property}}
 		call.SetLocation(n.Location())

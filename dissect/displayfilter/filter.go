@@ -54,8 +54,11 @@ type program struct {
 	prog  *vm.Program
 	needs need
 	sides map[string]bool // the bodies it names: "request", "response"
-	vms   sync.Pool
-	envs  sync.Pool
+	// records says it reads a records field (whose records a caller that
+	// only counts them, codec.RecordDecodeOptions.CountOnly, lacks).
+	records bool
+	vms     sync.Pool
+	envs    sync.Pool
 }
 
 // compile compiles src, as a condition when asBool.
@@ -99,7 +102,7 @@ func compile(src string, asBool bool) (*program, error) {
 	if err != nil {
 		return nil, newError(src, err)
 	}
-	p := &program{src: src, prog: prog}
+	p := &program{src: src, prog: prog, records: c.records}
 	ast.Walk(&tree.Node, (*needVisitor)(&p.needs))
 	p.sides = map[string]bool{}
 	ast.Walk(&tree.Node, sideVisitor(p.sides))
@@ -190,6 +193,11 @@ func Compile(src string) (*Filter, error) {
 
 // String returns the expression as given.
 func (f *Filter) String() string { return f.p.src }
+
+// ReadsRecords reports whether f reads a records field of a body (its
+// batches and records): then the exchanges must be decoded with their
+// records, not only counted (codec.RecordDecodeOptions.CountOnly).
+func (f *Filter) ReadsRecords() bool { return f.p.records }
 
 // Match reports whether ex, decoded (topic IDs resolved: after
 // dissect.Decoder.Decode), passes f. A body field ex's API does not

@@ -1,7 +1,9 @@
 package displayfilter
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"reflect"
 	"sync"
 
@@ -133,6 +135,8 @@ func value(v reflect.Value) any {
 
 func jsonForm(x any) any {
 	switch x := x.(type) {
+	case codec.Records:
+		return recordsForm(&x)
 	case codec.UUID:
 		return x.String()
 	case []byte:
@@ -161,4 +165,43 @@ func toInt(k any) (int, bool) {
 		return int(n), n == float64(int(n))
 	}
 	return 0, false
+}
+
+// recordsForm is a records field as the JSON shows it: the list of its
+// batches and messages, each with its Records, Key, Value and Headers as
+// JSON values (whole numbers int64, so that Offset == 5 compares as an
+// int does); nil for a null field, the JSON's object for one not decoded
+// or not captured.
+func recordsForm(r *codec.Records) any {
+	w := codec.NewJSONWriter(nil)
+	r.WriteJSON(w)
+	d := json.NewDecoder(bytes.NewReader(w.Bytes()))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil // not JSON: cannot happen (the JSON output writes it)
+	}
+	return wholeNumbers(v)
+}
+
+// wholeNumbers replaces the json.Numbers in v by int64 where they are
+// whole and fit, else by float64.
+func wholeNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64()
+		return f
+	case []any:
+		for i := range v {
+			v[i] = wholeNumbers(v[i])
+		}
+	case map[string]any:
+		for k := range v {
+			v[k] = wholeNumbers(v[k])
+		}
+	}
+	return v
 }
