@@ -147,6 +147,14 @@ func TestDecompressSnappyRawAndXerial(t *testing.T) {
 	if _, err := Decompress(CompressionSnappy, bad, 0); err == nil {
 		t.Error("xerial chunk length past the end: no error")
 	}
+	// A chunk whose length and decoded length hold but whose snappy
+	// block is corrupt: its first tag a literal longer than the chunk.
+	corrupt := xerial(src, 1000, 1000)
+	at := 16 + 4 + len(binary.AppendUvarint(nil, 1000)) // header, chunk length, decoded length
+	copy(corrupt[at:], []byte{0xfc, 0xff, 0xff, 0x00, 0x00})
+	if got, err := Decompress(CompressionSnappy, corrupt, 0); !errors.Is(err, snappy.ErrCorrupt) || len(got) != 0 {
+		t.Errorf("corrupt xerial chunk: %d bytes, err %v; want snappy's corruption error", len(got), err)
+	}
 }
 
 func TestDecompressIndependentProducers(t *testing.T) {
