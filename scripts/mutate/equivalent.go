@@ -49,6 +49,10 @@ var equivalent = []reviewed{
 		"AppendTo panics on an invalid codec before it compresses, and Compress fails only for one (its writers write to memory)"},
 	{"drop-check", "codec/compression.go", "zstd.WithDecoderMaxMemory(DefaultMaxDecompressedBytes))", "if err != nil {", "if (err != nil) && false {",
 		"zstd.NewReader fails only on bad options, and these are constants"},
+	{"drop-check", "codec/compression.go", "n, err := fillFrom(r, buf)", "if err != nil {", "if (err != nil) && false {",
+		"the next read meets the same end or error again (io.EOF repeats, the decompressors' errors are sticky), and what was read is copied out the same: one more buffer, the same bytes"},
+	{"drop-check", "codec/compression.go", "ze, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))", "if err != nil {", "if (err != nil) && false {",
+		"zstd.NewWriter fails only on bad options, and this one is a constant"},
 }
 
 // equivalentOf returns the review of m, if it has one.

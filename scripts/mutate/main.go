@@ -433,8 +433,8 @@ func copyRepo(root, dst string) error {
 
 // try applies m in repo, tests its package (then its importers, if any
 // are given) and restores the file.
-// The failing tests of a kill by importers are said in why, so that a
-// flaky test cannot pass for a kill unseen.
+// The failing tests of a kill by importers are said in why, and run again
+// first: a failure that does not repeat is no kill.
 func try(repo string, m mutant, timeout, depsTimeout time.Duration, importers []string) (r result, why string, err error) {
 	path := filepath.Join(repo, m.file)
 	orig, err := os.ReadFile(path)
@@ -472,7 +472,22 @@ func try(repo string, m mutant, timeout, depsTimeout time.Duration, importers []
 		case errors.Is(err, context.DeadlineExceeded):
 			return timedOut, "", nil
 		case err != nil && i == 2 && !bytes.Contains(out, []byte("[build failed]")):
-			return byImporter, strings.Join(failedTests(out), " "), nil
+			// A long suite on a loaded machine can fail by chance: the
+			// failing tests are run again, and the kill stands only if
+			// they fail again.
+			failed := failedTests(out)
+			if len(failed) == 0 {
+				return byImporter, "(no test named: a panic or a build error)", nil
+			}
+			names := make([]string, len(failed))
+			for k, f := range failed {
+				names[k] = regexp.QuoteMeta(strings.SplitN(f, "/", 2)[0])
+			}
+			again := append([]string{"test", "-count=1", "-run", "^(" + strings.Join(names, "|") + ")$"}, importers...)
+			if _, err := goCmd(repo, depsTimeout, again...); err == nil {
+				return survived, "the importers' failure (" + strings.Join(failed, " ") + ") did not repeat", nil
+			}
+			return byImporter, strings.Join(failed, " "), nil
 		case err != nil && (bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]"))):
 			return stillborn, "", nil
 		case err != nil:
@@ -489,9 +504,6 @@ func failedTests(out []byte) []string {
 	var names []string
 	for _, m := range reFail.FindAllSubmatch(out, -1) {
 		names = append(names, string(m[1]))
-	}
-	if len(names) == 0 {
-		names = []string{"(no test named: a panic or a build error)"}
 	}
 	return names
 }
