@@ -51,6 +51,8 @@ var equivalent = []reviewed{
 		"zstd.NewReader fails only on bad options, and these are constants"},
 	{"drop-check", "codec/compression.go", "n, err := fillFrom(r, buf)", "if err != nil {", "if (err != nil) && false {",
 		"the next read meets the same end or error again (io.EOF repeats, the decompressors' errors are sticky), and what was read is copied out the same: one more buffer, the same bytes"},
+	{"drop-check", "codec/compression.go", "n, err := snappy.DecodedLen(block)", "if err != nil {", "if (err != nil) && false {",
+		"the block then counts 0 bytes, and snappy.Decode, which reads the same length first, fails on it with the same error (the caller wraps it the same)"},
 	{"drop-check", "codec/compression.go", "ze, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))", "if err != nil {", "if (err != nil) && false {",
 		"zstd.NewWriter fails only on bad options, and this one is a constant"},
 }
