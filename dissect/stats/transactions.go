@@ -266,6 +266,22 @@ func capturedID(l map[string]bool, pid int64, epoch int16) (int64, int16) {
 	return pid, epoch
 }
 
+// openCaptured opens (or finds) the transaction a request names, reading
+// of its TransactionalId, ProducerId and ProducerEpoch only what the
+// capture holds (l, from lost or lostEntry, by those names). nil, nil when
+// the capture does not say whose it is, or its producer is not tracked.
+func (t *transactions) openCaptured(l map[string]bool, id string, pid int64, epoch int16, at time.Time) (*producerState, *Transaction) {
+	if l["TransactionalId"] {
+		return nil, nil
+	}
+	pid, epoch = capturedID(l, pid, epoch)
+	p := t.producer(&id, pid)
+	if p == nil {
+		return nil, nil
+	}
+	return p, t.open(p, pid, epoch, at)
+}
+
 // end closes p's open transaction with result.
 func (p *producerState) end(result string, at time.Time) {
 	tx := p.cur
@@ -382,23 +398,14 @@ func (t *transactions) add(ex *dissect.Exchange) {
 		}
 	case *codec.AddPartitionsToTxnRequest:
 		if ex.APIVersion < 4 {
-			l := lost(req, "V3AndBelowTransactionalId", "V3AndBelowProducerId", "V3AndBelowProducerEpoch", "V3AndBelowTopics")
-			if l["V3AndBelowTransactionalId"] {
-				return
+			l := map[string]bool{} // by the names of v4's fields
+			for f, v := range lost(req, "V3AndBelowTransactionalId", "V3AndBelowProducerId", "V3AndBelowProducerEpoch", "V3AndBelowTopics") {
+				l[strings.TrimPrefix(f, "V3AndBelow")] = v
 			}
-			id := req.V3AndBelowTransactionalId
-			pid, epoch := req.V3AndBelowProducerId, req.V3AndBelowProducerEpoch
-			if l["V3AndBelowProducerId"] {
-				pid = -1
-			}
-			if l["V3AndBelowProducerEpoch"] {
-				epoch = -1
-			}
-			p := t.producer(&id, pid)
+			p, tx := t.openCaptured(l, req.V3AndBelowTransactionalId, req.V3AndBelowProducerId, req.V3AndBelowProducerEpoch, at)
 			if p == nil {
 				return
 			}
-			tx := t.open(p, pid, epoch, at)
 			for _, tp := range req.V3AndBelowTopics { // those captured
 				for _, part := range tp.Partitions {
 					tx.addPartition(tp.Name, part)
@@ -409,16 +416,10 @@ func (t *transactions) add(ex *dissect.Exchange) {
 		}
 		for i, r := range req.Transactions { // v4+: brokers verifying, several transactions
 			l := lostEntry(req, "Transactions", i, "TransactionalId", "ProducerId", "ProducerEpoch", "VerifyOnly", "Topics")
-			if l["TransactionalId"] {
-				continue // whose it is, the capture does not say
-			}
-			id := r.TransactionalId
-			pid, epoch := capturedID(l, r.ProducerId, r.ProducerEpoch)
-			p := t.producer(&id, pid)
+			p, tx := t.openCaptured(l, r.TransactionalId, r.ProducerId, r.ProducerEpoch, at)
 			if p == nil {
-				continue
+				continue // whose it is, the capture does not say, or not tracked
 			}
-			tx := t.open(p, pid, epoch, at)
 			for _, tp := range r.Topics {
 				for _, part := range tp.Partitions {
 					tx.addPartition(tp.Name, part)
@@ -427,32 +428,20 @@ func (t *transactions) add(ex *dissect.Exchange) {
 		}
 	case *codec.AddOffsetsToTxnRequest:
 		l := lost(req, "TransactionalId", "ProducerId", "ProducerEpoch", "GroupId")
-		if l["TransactionalId"] {
-			return // whose it is, the capture does not say
-		}
-		id := req.TransactionalId
-		pid, epoch := capturedID(l, req.ProducerId, req.ProducerEpoch)
-		p := t.producer(&id, pid)
+		p, tx := t.openCaptured(l, req.TransactionalId, req.ProducerId, req.ProducerEpoch, at)
 		if p == nil {
-			return
+			return // whose it is, the capture does not say, or not tracked
 		}
-		tx := t.open(p, pid, epoch, at)
 		if !l["GroupId"] {
 			tx.addGroup(req.GroupId)
 		}
 		t.fenced(p, tx, errorsTo(p, tx, dec), at)
 	case *codec.TxnOffsetCommitRequest:
 		l := lost(req, "TransactionalId", "GroupId", "ProducerId", "ProducerEpoch")
-		if l["TransactionalId"] {
-			return
-		}
-		id := req.TransactionalId
-		pid, epoch := capturedID(l, req.ProducerId, req.ProducerEpoch)
-		p := t.producer(&id, pid)
+		p, tx := t.openCaptured(l, req.TransactionalId, req.ProducerId, req.ProducerEpoch, at)
 		if p == nil {
-			return
+			return // whose it is, the capture does not say, or not tracked
 		}
-		tx := t.open(p, pid, epoch, at)
 		if !l["GroupId"] {
 			tx.addGroup(req.GroupId)
 		}
@@ -462,16 +451,10 @@ func (t *transactions) add(ex *dissect.Exchange) {
 		t.fenced(p, tx, errorsTo(p, tx, dec), at)
 	case *codec.EndTxnRequest:
 		l := lost(req, "TransactionalId", "ProducerId", "ProducerEpoch", "Committed")
-		if l["TransactionalId"] {
-			return
-		}
-		id := req.TransactionalId
-		pid, epoch := capturedID(l, req.ProducerId, req.ProducerEpoch)
-		p := t.producer(&id, pid)
+		p, tx := t.openCaptured(l, req.TransactionalId, req.ProducerId, req.ProducerEpoch, at) // begun before the capture, or empty
 		if p == nil {
-			return
+			return // whose it is, the capture does not say, or not tracked
 		}
-		tx := t.open(p, pid, epoch, at) // begun before the capture, or empty
 		resp, _ := dec.Response.(*codec.EndTxnResponse)
 		if resp == nil {
 			return // no answer: still open
