@@ -203,7 +203,7 @@ func (c *conn) request(r framed) {
 		c.beginSASL(r.f.Bytes[:head])
 	}
 	if ex.APIKey == codec.ApiKeyProduce {
-		if acks, ok := codec.ProduceAcks(r.f.Bytes[:head]); ok && acks == 0 {
+		if acksZero(r.f.Bytes[:head]) {
 			// Never answered: it must not wait, nor make a later response
 			// look like its own.
 			ex.NoResponse = NoResponseExpected
@@ -212,6 +212,16 @@ func (c *conn) request(r framed) {
 		}
 	}
 	c.wait(waiting{sl: c.s.ord.add(ex, key, c, false), last: r.last, sound: r.inSync && r.f.Captured()})
+}
+
+// acksZero reports whether head, the first bytes of a request frame (its
+// size prefix left out), are those of a Produce request with Acks=0. Acks
+// is read only at an ApiVersion a request can have: at a negative one
+// (Produce v-1) no layout says where Acks is, and the bytes there say
+// nothing: such a request waits for its response as any request does.
+func acksZero(head []byte) bool {
+	acks, ok := codec.ProduceAcks(head)
+	return ok && acks == 0 && int16(binary.BigEndian.Uint16(head[2:])) >= 0
 }
 
 // wait makes a request wait for its response.
