@@ -19,6 +19,7 @@ type framed struct {
 	pos         int64     // stream offset of its size prefix in its direction
 	first, last pktRef    // packets of its first and last bytes
 	since       time.Time // session clock when it was framed
+	pkts        int64     // packets of its connection then (conn.pkts)
 	// inSync says the frame follows the frame before it in its direction
 	// with no byte of the stream between them lost: no frame was lost
 	// before it.
@@ -149,7 +150,7 @@ func (c *conn) frame(dir frameDir, f *Frame, notes []string, pos int64) {
 	c.touch()
 	// The framer that calls still knows the packets of the frame's ends.
 	fr := c.fr[dir]
-	r := framed{f: f, notes: notes, pos: pos, first: fr.start, last: fr.last, since: c.s.clock, inSync: !fr.resynced}
+	r := framed{f: f, notes: notes, pos: pos, first: fr.start, last: fr.last, since: c.s.clock, pkts: c.pkts, inSync: !fr.resynced}
 	if dir == toBroker {
 		c.request(r)
 		return
@@ -501,15 +502,30 @@ func pairable(w waiting, r framed) bool {
 // be framed: bytes of the client direction captured before r are not
 // framed yet (a partial frame, bytes reassembly holds behind a hole), or
 // r acknowledges client bytes not delivered yet (the capture wrote them
-// after r). A response waits at most Options.ReorderWindow of capture time.
+// after r), or no packet of the client direction came yet (the capture
+// wrote r before the client's SYN: stamped early, or NIC queues stamped
+// apart). A response waits at most Options.ReorderWindow of capture time;
+// for a client direction not begun, also at most unbegunPackets packets
+// of the connection, so that a capture of the broker's side alone holds
+// each response that long only.
 func (c *conn) requestMayCome(r framed) bool {
 	if c.clientLow() < r.f.Packet {
 		return true // bounded: holes are given up, frames complete or wait a window at most
 	}
 	h := &c.tcp[toBroker]
-	return r.first.ackOK && h.started && !h.closed && !c.ended[toBroker] && seqDiff(h.next, r.first.ack) > 0 &&
-		c.s.clock.Sub(r.since) < c.s.d.lim.window
+	if !r.first.ackOK || h.closed || c.ended[toBroker] || c.s.clock.Sub(r.since) >= c.s.d.lim.window {
+		return false
+	}
+	if !h.started {
+		return c.pkts-r.pkts < unbegunPackets
+	}
+	return seqDiff(h.next, r.first.ack) > 0
 }
+
+// unbegunPackets is how many packets of its connection a response waits
+// for the first packet of the client direction: a handshake and a request
+// take a few, reordered by a few more.
+const unbegunPackets = 16
 
 // orphan emits a response whose request was not captured.
 func (c *conn) orphan(r framed) {
