@@ -20,6 +20,7 @@ type framed struct {
 	first, last pktRef    // packets of its first and last bytes
 	since       time.Time // session clock when it was framed
 	pkts        int64     // packets of its connection then (conn.pkts)
+	rtx         rtxDiff   // retransmitted copies of its bytes that differed while it was collected
 	// inSync says the frame follows the frame before it in its direction
 	// with no byte of the stream between them lost: no frame was lost
 	// before it.
@@ -109,6 +110,11 @@ type conn struct {
 	// ClientHello; tlsChecked says its first bytes were looked at.
 	tls        *tlsConn
 	tlsChecked bool
+	// The last frames of each direction handed over whole, for
+	// retransmitted copies to be compared with (retransmit.go), by
+	// frameDir; nextRecent is the entry the next one takes.
+	recent     [2][recentFrames]recentFrame
+	nextRecent [2]int
 }
 
 func newKafkaConn(s *Session, stream int, client, broker netip.AddrPort) *conn {
@@ -150,7 +156,7 @@ func (c *conn) frame(dir frameDir, f *Frame, notes []string, pos int64) {
 	c.touch()
 	// The framer that calls still knows the packets of the frame's ends.
 	fr := c.fr[dir]
-	r := framed{f: f, notes: notes, pos: pos, first: fr.start, last: fr.last, since: c.s.clock, pkts: c.pkts, inSync: !fr.resynced}
+	r := framed{f: f, notes: notes, pos: pos, first: fr.start, last: fr.last, since: c.s.clock, pkts: c.pkts, rtx: fr.rtx, inSync: !fr.resynced}
 	if dir == toBroker {
 		c.request(r)
 		return
@@ -208,11 +214,13 @@ func (c *conn) request(r framed) {
 			// Never answered: it must not wait, nor make a later response
 			// look like its own.
 			ex.NoResponse = NoResponseExpected
-			c.s.ord.add(ex, key, nil, true)
+			c.keepRecent(toBroker, r, c.s.ord.add(ex, key, nil, true))
 			return
 		}
 	}
-	c.wait(waiting{sl: c.s.ord.add(ex, key, c, false), last: r.last, sound: r.inSync && r.f.Captured()})
+	sl := c.s.ord.add(ex, key, c, false)
+	c.keepRecent(toBroker, r, sl)
+	c.wait(waiting{sl: sl, last: r.last, sound: r.inSync && r.f.Captured()})
 }
 
 // acksZero reports whether head, the first bytes of a request frame (its
@@ -484,6 +492,7 @@ func (c *conn) pair(sl *slot, r framed) {
 		ex.AddNote(fmt.Sprintf("response captured %v before its request (its timestamp is earlier: two capture points, a clock step, or a NIC stamping queues apart): the latency is negative", -lat))
 	}
 	c.answered(ex) // before it can be emitted: what it teaches travels with it
+	c.keepRecent(toClient, r, sl)
 	c.s.ord.complete(sl)
 }
 
@@ -538,7 +547,7 @@ func (c *conn) orphan(r framed) {
 	}
 	ex.Notes = append(ex.Notes, r.notes...)
 	ex.AddNote("response without a captured request")
-	c.s.ord.add(ex, orderKey{r.f.Packet, c.stream, r.pos}, nil, true)
+	c.keepRecent(toClient, r, c.s.ord.add(ex, orderKey{r.f.Packet, c.stream, r.pos}, nil, true))
 }
 
 // answered looks into a complete exchange for what the connection or the
