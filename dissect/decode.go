@@ -185,8 +185,7 @@ func prepare(ex *Exchange, opts DecodeOptions) *prepared {
 // never answers; read from the frame, so that it holds for a body that does
 // not decode.
 func noResponseExpected(ex *Exchange) bool {
-	acks, ok := codec.ProduceAcks(ex.Request.Bytes[:ex.Request.HeadLen()])
-	return ok && acks == 0
+	return acksZero(ex.Request.Bytes[:ex.Request.HeadLen()])
 }
 
 func decodeRequest(ex *Exchange, dec *Decoded) {

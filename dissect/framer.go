@@ -492,9 +492,9 @@ func (f *framer) emit(end pktRef, notes []string) {
 	}
 	if f.rtx.copies > 0 {
 		notes = append(notes, f.rtx.note())
-		f.rtx = rtxDiff{}
 	}
-	f.sink.frame(f.dir, fr, notes, f.startPos)
+	f.sink.frame(f.dir, fr, notes, f.startPos) // the sink reads rtx too
+	f.rtx = rtxDiff{}
 }
 
 // holesNote says which bytes of a frame of size bytes were not captured.

@@ -19,6 +19,8 @@ type framed struct {
 	pos         int64     // stream offset of its size prefix in its direction
 	first, last pktRef    // packets of its first and last bytes
 	since       time.Time // session clock when it was framed
+	pkts        int64     // packets of its connection then (conn.pkts)
+	rtx         rtxDiff   // retransmitted copies of its bytes that differed while it was collected
 	// inSync says the frame follows the frame before it in its direction
 	// with no byte of the stream between them lost: no frame was lost
 	// before it.
@@ -108,6 +110,11 @@ type conn struct {
 	// ClientHello; tlsChecked says its first bytes were looked at.
 	tls        *tlsConn
 	tlsChecked bool
+	// The last frames of each direction handed over whole, for
+	// retransmitted copies to be compared with (retransmit.go), by
+	// frameDir; nextRecent is the entry the next one takes.
+	recent     [2][recentFrames]recentFrame
+	nextRecent [2]int
 }
 
 func newKafkaConn(s *Session, stream int, client, broker netip.AddrPort) *conn {
@@ -149,7 +156,7 @@ func (c *conn) frame(dir frameDir, f *Frame, notes []string, pos int64) {
 	c.touch()
 	// The framer that calls still knows the packets of the frame's ends.
 	fr := c.fr[dir]
-	r := framed{f: f, notes: notes, pos: pos, first: fr.start, last: fr.last, since: c.s.clock, inSync: !fr.resynced}
+	r := framed{f: f, notes: notes, pos: pos, first: fr.start, last: fr.last, since: c.s.clock, pkts: c.pkts, rtx: fr.rtx, inSync: !fr.resynced}
 	if dir == toBroker {
 		c.request(r)
 		return
@@ -203,15 +210,27 @@ func (c *conn) request(r framed) {
 		c.beginSASL(r.f.Bytes[:head])
 	}
 	if ex.APIKey == codec.ApiKeyProduce {
-		if acks, ok := codec.ProduceAcks(r.f.Bytes[:head]); ok && acks == 0 {
+		if acksZero(r.f.Bytes[:head]) {
 			// Never answered: it must not wait, nor make a later response
 			// look like its own.
 			ex.NoResponse = NoResponseExpected
-			c.s.ord.add(ex, key, nil, true)
+			c.keepRecent(toBroker, r, c.s.ord.add(ex, key, nil, true))
 			return
 		}
 	}
-	c.wait(waiting{sl: c.s.ord.add(ex, key, c, false), last: r.last, sound: r.inSync && r.f.Captured()})
+	sl := c.s.ord.add(ex, key, c, false)
+	c.keepRecent(toBroker, r, sl)
+	c.wait(waiting{sl: sl, last: r.last, sound: r.inSync && r.f.Captured()})
+}
+
+// acksZero reports whether head, the first bytes of a request frame (its
+// size prefix left out), are those of a Produce request with Acks=0. Acks
+// is read only at an ApiVersion a request can have: at a negative one
+// (Produce v-1) no layout says where Acks is, and the bytes there say
+// nothing: such a request waits for its response as any request does.
+func acksZero(head []byte) bool {
+	acks, ok := codec.ProduceAcks(head)
+	return ok && acks == 0 && int16(binary.BigEndian.Uint16(head[2:])) >= 0
 }
 
 // wait makes a request wait for its response.
@@ -473,6 +492,7 @@ func (c *conn) pair(sl *slot, r framed) {
 		ex.AddNote(fmt.Sprintf("response captured %v before its request (its timestamp is earlier: two capture points, a clock step, or a NIC stamping queues apart): the latency is negative", -lat))
 	}
 	c.answered(ex) // before it can be emitted: what it teaches travels with it
+	c.keepRecent(toClient, r, sl)
 	c.s.ord.complete(sl)
 }
 
@@ -491,15 +511,30 @@ func pairable(w waiting, r framed) bool {
 // be framed: bytes of the client direction captured before r are not
 // framed yet (a partial frame, bytes reassembly holds behind a hole), or
 // r acknowledges client bytes not delivered yet (the capture wrote them
-// after r). A response waits at most Options.ReorderWindow of capture time.
+// after r), or no packet of the client direction came yet (the capture
+// wrote r before the client's SYN: stamped early, or NIC queues stamped
+// apart). A response waits at most Options.ReorderWindow of capture time;
+// for a client direction not begun, also at most unbegunPackets packets
+// of the connection, so that a capture of the broker's side alone holds
+// each response that long only.
 func (c *conn) requestMayCome(r framed) bool {
 	if c.clientLow() < r.f.Packet {
 		return true // bounded: holes are given up, frames complete or wait a window at most
 	}
 	h := &c.tcp[toBroker]
-	return r.first.ackOK && h.started && !h.closed && !c.ended[toBroker] && seqDiff(h.next, r.first.ack) > 0 &&
-		c.s.clock.Sub(r.since) < c.s.d.lim.window
+	if !r.first.ackOK || h.closed || c.ended[toBroker] || c.s.clock.Sub(r.since) >= c.s.d.lim.window {
+		return false
+	}
+	if !h.started {
+		return c.pkts-r.pkts < unbegunPackets
+	}
+	return seqDiff(h.next, r.first.ack) > 0
 }
+
+// unbegunPackets is how many packets of its connection a response waits
+// for the first packet of the client direction: a handshake and a request
+// take a few, reordered by a few more.
+const unbegunPackets = 16
 
 // orphan emits a response whose request was not captured.
 func (c *conn) orphan(r framed) {
@@ -512,7 +547,7 @@ func (c *conn) orphan(r framed) {
 	}
 	ex.Notes = append(ex.Notes, r.notes...)
 	ex.AddNote("response without a captured request")
-	c.s.ord.add(ex, orderKey{r.f.Packet, c.stream, r.pos}, nil, true)
+	c.keepRecent(toClient, r, c.s.ord.add(ex, orderKey{r.f.Packet, c.stream, r.pos}, nil, true))
 }
 
 // answered looks into a complete exchange for what the connection or the

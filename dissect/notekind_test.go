@@ -195,7 +195,9 @@ func TestNoteKindsCoverProducers(t *testing.T) {
 		// TLS connections not decrypted (tlsConn.Note).
 		"r.notes":     append([]string{holesNote(holes, 100), holesNote([]Hole{{Offset: 10, Length: 90, Cause: HoleCaptureEnded}}, 100)}, resync...),
 		"reply.notes": nil, // frame notes, as r.notes
-		"t.notes":     {"TLS client→: record of 20000 bytes, longer than TLS allows"},
+		// Copies of a frame handed over whole (retransmit.go).
+		"r.rtx.note()": {(&rtxDiff{copies: 1, differ: 3, compared: 60}).note(), (&rtxDiff{copies: 2, differ: 5, compared: 120}).note()},
+		"t.notes":      {"TLS client→: record of 20000 bytes, longer than TLS allows"},
 	}
 	for _, n := range codecNotes {
 		indirect[`fmt.Sprintf("records of %s: %s", where, n)`] = append(indirect[`fmt.Sprintf("records of %s: %s", where, n)`], "records of orders[0]: "+n)

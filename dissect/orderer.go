@@ -38,6 +38,9 @@ type slot struct {
 	// buffer limit is reached. Nil once done.
 	owner *conn
 	idx   int // in the orderer's heap
+	// recent are the entries that keep its frames for comparison with
+	// retransmitted copies (retransmit.go), by frameDir.
+	recent [2]*recentFrame
 }
 
 // slotCost estimates the memory an exchange holds: its frames plus a fixed
@@ -116,6 +119,7 @@ func (o *orderer) release(low int64) {
 			return
 		}
 		heap.Pop(&o.h)
+		s.forgetRecent()
 		o.bytes -= s.cost
 		o.last = s.key
 		o.emitted++

@@ -1,16 +1,42 @@
 package dissect
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+)
 
 // Retransmissions that differ. Reassembly keeps the first copy of every
 // stream byte (see reassembly.go). A retransmitted segment whose bytes
 // differ from that copy means corruption, a middlebox rewriting the
-// stream, or a broken capture: the frame is noted. Only bytes still held
-// are compared, so that a clean capture costs nothing more: those of the
-// frame the framer is collecting (the usual case: a retransmission comes
-// within a round trip, while a large frame is still arriving), and those
-// of out-of-order segments waiting. A retransmission of bytes of a frame
-// already handed over is not compared.
+// stream, or a broken capture: the frame's exchange is noted. Only bytes
+// still held are compared, so that a clean capture costs nothing more and
+// copies nothing: those of the frame the framer is collecting (a
+// retransmission comes within a round trip, often while a large frame is
+// still arriving), those of out-of-order segments waiting, and those of
+// the last recentFrames frames of each direction handed over whole, as
+// long as their exchange is not emitted (a request waiting for its
+// response, say): the window is those frames, held by their exchanges
+// anyway. A copy of bytes of a frame whose exchange was emitted (a
+// response, usually, emitted as soon as it pairs) or older than the window
+// is not compared: it counts as a retransmission only.
+
+// recentFrames is how many frames handed over per direction a
+// retransmitted copy is compared with.
+const recentFrames = 4
+
+// recentFrame is a frame of a direction handed over whole, with the
+// exchange it belongs to, until that exchange is emitted (Session
+// clears it then: emitted frames may go back to Options.FramePool).
+type recentFrame struct {
+	f   *Frame
+	sl  *slot // nil: the entry is empty
+	pos int64 // stream offset of the frame's size prefix
+	rtx rtxDiff
+	// note is the index in sl.ex.Notes of the note of differing copies
+	// (-1: none yet).
+	note int
+}
 
 // rtxDiff counts what the retransmissions of a frame's bytes said.
 type rtxDiff struct {
@@ -48,6 +74,17 @@ func countDiff(a, b []byte) int {
 	return n
 }
 
+// overlapDiff compares b, retransmitted bytes at stream offset off, with
+// held, the bytes at stream offset at, where they overlap, and returns
+// how many differ and how many were compared.
+func overlapDiff(at int64, held []byte, off int64, b []byte) (differ, compared int) {
+	lo, hi := max(off, at), min(off+int64(len(b)), at+int64(len(held)))
+	if lo >= hi {
+		return 0, 0
+	}
+	return countDiff(held[lo-at:hi-at], b[lo-off:hi-off]), int(hi - lo)
+}
+
 // compareHeld compares b, retransmitted bytes at stream offset off, with
 // the bytes of the frame being collected that the framer holds, and
 // returns how many differ and how many were compared. The size prefix
@@ -56,13 +93,65 @@ func (f *framer) compareHeld(off int64, b []byte) (differ, compared int) {
 	if f.state != stateBody || len(f.holes) > 0 || len(b) == 0 {
 		return 0, 0
 	}
-	from := f.startPos + 4 // the stream offset of buf[0]
-	lo, hi := max(off, from), min(off+int64(len(b)), from+int64(len(f.buf)))
-	if lo >= hi {
-		return 0, 0
+	return overlapDiff(f.startPos+4, f.buf, off, b) // buf[0] is at startPos+4
+}
+
+// compare compares b, retransmitted bytes at stream offset off, with the
+// frame's, its size prefix included; differing bytes are noted on its
+// exchange. It returns how many differ.
+func (r *recentFrame) compare(off int64, b []byte) int {
+	if r.sl == nil {
+		return 0
 	}
-	held := f.buf[lo-from : hi-from]
-	return countDiff(held, b[lo-off:hi-off]), int(hi - lo)
+	var pre [4]byte
+	binary.BigEndian.PutUint32(pre[:], uint32(r.f.Size))
+	d1, n1 := overlapDiff(r.pos, pre[:], off, b)
+	d2, n2 := overlapDiff(r.pos+4, r.f.Bytes, off, b)
+	if d1+d2 == 0 {
+		return 0
+	}
+	r.rtx.add(d1+d2, n1+n2)
+	ex := r.sl.ex
+	if r.note < 0 {
+		r.note = len(ex.Notes)
+		ex.AddNote(r.rtx.note())
+	} else {
+		ex.Notes[r.note] = r.rtx.note()
+	}
+	return d1 + d2
+}
+
+// keepRecent keeps frame r of direction dir, handed over whole, for
+// comparison with retransmitted copies while its exchange (sl) is not
+// emitted. Frames with holes (zeros in their place), cut short, or
+// decrypted from TLS are not kept.
+func (c *conn) keepRecent(dir frameDir, r framed, sl *slot) {
+	if c.tls != nil || !r.f.Captured() || r.f.Oversized {
+		return
+	}
+	e := &c.recent[dir][c.nextRecent[dir]]
+	c.nextRecent[dir] = (c.nextRecent[dir] + 1) % recentFrames
+	if e.sl != nil && e.sl.recent[dir] == e {
+		e.sl.recent[dir] = nil
+	}
+	*e = recentFrame{f: r.f, sl: sl, pos: r.pos, rtx: r.rtx, note: -1}
+	if r.rtx.copies > 0 {
+		// The framer noted the copies that came while it collected
+		// the frame: later ones add to that note.
+		e.note = slices.Index(sl.ex.Notes, r.rtx.note())
+	}
+	sl.recent[dir] = e
+}
+
+// forgetRecent empties the entries that hold the frames of a slot being
+// emitted.
+func (s *slot) forgetRecent() {
+	for d, e := range s.recent {
+		if e != nil && e.sl == s {
+			*e = recentFrame{}
+		}
+		s.recent[d] = nil
+	}
 }
 
 // retransmitted compares the bytes of a retransmitted segment of
@@ -79,18 +168,29 @@ func (c *conn) retransmitted(dir frameDir, seq uint32, payload []byte) {
 		return
 	}
 	payload = payload[:min(int64(len(payload)), back)]
-	differ, compared := fr.compareHeld(fr.pos-back, payload)
-	c.differingCopy(dir, differ, compared)
+	off := fr.pos - back
+	differ, compared := fr.compareHeld(off, payload)
+	fr.rtx.add(differ, compared)
+	for k := range c.recent[dir] {
+		differ += c.recent[dir][k].compare(off, payload)
+	}
+	c.countDiffering(differ)
 }
 
 // differingCopy counts a retransmitted copy of direction dir whose
 // differ of compared bytes differ, on the frame being collected.
 func (c *conn) differingCopy(dir frameDir, differ, compared int) {
+	c.fr[dir].rtx.add(differ, compared)
+	c.countDiffering(differ)
+}
+
+// countDiffering counts a retransmitted copy in which differ bytes differ
+// from the first copy (none: nothing to count).
+func (c *conn) countDiffering(differ int) {
 	if differ == 0 {
 		return
 	}
 	st := &c.s.d.stats
 	st.RetransmittedDiffering++
 	st.RetransmittedDifferingBytes += int64(differ)
-	c.fr[dir].rtx.add(differ, compared)
 }

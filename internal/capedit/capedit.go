@@ -70,6 +70,22 @@ type Options struct {
 	// Packets that are not IP, or are cut or fragments already, are
 	// written as they are.
 	Fragment int
+	// Moves, if set, writes packets before packets the input has before
+	// them, stamped earlier: see Move. Their spans [Before, Packet] must
+	// not overlap; Rewrite holds the packets of a span in memory until
+	// its moved packet is read.
+	Moves []Move
+}
+
+// Move writes input packet Packet just before input packet Before
+// (0-based, Before < Packet), stamped Early before Before's timestamp
+// (Early ≥ 0; a multiple of the microsecond for a microsecond input): the
+// packet comes first in the file and in time, as when a NIC stamps its
+// queues apart, or two capture points are merged. Drop still sees each
+// packet at its input index; a moved packet it drops is not written.
+type Move struct {
+	Packet, Before int
+	Early          time.Duration
 }
 
 // Packet is one input packet as Drop sees it, before any edit.
@@ -110,6 +126,8 @@ type Result struct {
 	Dropped []int
 	// Cut reports that Limit stopped the rewrite before the input's end.
 	Cut bool
+	// Moved is how many packets Moves wrote early.
+	Moved int
 }
 
 // defaultSnapLen is the snap length written for a pcapng input whose
@@ -156,6 +174,34 @@ func Rewrite(dst io.Writer, src io.Reader, opts Options) (Result, error) {
 		}
 		return res, errors.Join(err, bw.Flush())
 	}
+	moves, err := sortMoves(opts.Moves)
+	if err != nil {
+		return res, err
+	}
+	// out writes input packet i: split into fragments, cut to the snap
+	// length.
+	out := func(i int, data []byte, ci gopacket.CaptureInfo) error {
+		pkts := [][]byte{data}
+		if opts.Fragment > 0 && len(data) == ci.Length {
+			if frags, err := Fragment(res.LinkType, data, opts.Fragment, uint32(i+1)); err == nil && len(frags) > 1 {
+				pkts = frags
+				res.Fragmented++
+				res.Fragments += len(frags)
+			}
+		}
+		for _, data := range pkts {
+			length := ci.Length
+			if len(pkts) > 1 {
+				length = len(data)
+			}
+			if err := write(w, bw, data, ci.Timestamp, length, opts.Snap, res.Nanosecond, &res); err != nil {
+				return fmt.Errorf("writing packet %d: %w", i, err)
+			}
+		}
+		res.Written++
+		return nil
+	}
+	var mv mover
 	for opts.Limit <= 0 || res.Read < opts.Limit {
 		data, ci, link, err := in.next()
 		if err == io.EOF {
@@ -178,28 +224,16 @@ func Rewrite(dst io.Writer, src io.Reader, opts Options) (Result, error) {
 			return fail(fmt.Errorf("packet %d: timestamp %s in a file begun with microsecond timestamps: %w",
 				i, ci.Timestamp.Format(time.RFC3339Nano), ErrTimestampPrecision))
 		}
-		if opts.Drop != nil && opts.Drop(Packet{Index: i, LinkType: link, Info: ci, Data: data}) {
+		dropped := opts.Drop != nil && opts.Drop(Packet{Index: i, LinkType: link, Info: ci, Data: data})
+		if dropped {
 			res.Dropped = append(res.Dropped, i)
-			continue
 		}
-		pkts := [][]byte{data}
-		if opts.Fragment > 0 && len(data) == ci.Length {
-			if frags, err := Fragment(link, data, opts.Fragment, uint32(i+1)); err == nil && len(frags) > 1 {
-				pkts = frags
-				res.Fragmented++
-				res.Fragments += len(frags)
-			}
+		if err := mv.packet(&moves, i, data, ci, dropped, out, &res); err != nil {
+			return fail(err)
 		}
-		for _, data := range pkts {
-			length := ci.Length
-			if len(pkts) > 1 {
-				length = len(data)
-			}
-			if err := write(w, bw, data, ci.Timestamp, length, opts.Snap, res.Nanosecond, &res); err != nil {
-				return fail(fmt.Errorf("writing packet %d: %w", i, err))
-			}
-		}
-		res.Written++
+	}
+	if err := mv.flush(out); err != nil {
+		return fail(err)
 	}
 	if opts.Limit > 0 && res.Read == opts.Limit {
 		// Cut only if the input had more (or damage) after packet Limit-1.
