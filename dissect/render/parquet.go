@@ -128,14 +128,8 @@ type ParquetOptions struct {
 // NewParquet returns a writer of a Parquet file to w.
 func NewParquet(w io.Writer, opts ParquetOptions) *Parquet {
 	z := newZstdPages()
-	wopts := []parquet.WriterOption{
-		parquet.Compression(z),
-		parquet.MaxRowsPerRowGroup(ParquetRowGroupRows),
-		// The page statistics and column index of a body column would
-		// hold the truncated JSON of its least and greatest bodies: of
-		// no use to a query, so they are kept short.
-		parquet.ColumnIndexSizeLimit(func([]string) int { return 64 }),
-	}
+	// The payload columns: the bodies and the packet comments.
+	wopts := parquetWriterOptions(z, []string{"request"}, []string{"response"}, []string{"packet_comments", "list", "element"})
 	if opts.Created != "" {
 		wopts = append(wopts, parquet.CreatedBy("kdissect", opts.Created, ""))
 	}

@@ -58,7 +58,10 @@ type ParquetRecords struct {
 func NewParquetRecords(w io.Writer) *ParquetRecords {
 	z := newZstdPages()
 	return &ParquetRecords{
-		w:    parquet.NewGenericWriter[RecordRow](w, parquet.Compression(z), parquet.MaxRowsPerRowGroup(ParquetRowGroupRows), parquet.ColumnIndexSizeLimit(func([]string) int { return 64 })),
+		// The payload columns: keys, values and headers, which a
+		// compressed batch may make any size.
+		w: parquet.NewGenericWriter[RecordRow](w, parquetWriterOptions(z, []string{"key"}, []string{"value"},
+			[]string{"headers", "list", "element", "key"}, []string{"headers", "list", "element", "value"})...),
 		zstd: z,
 	}
 }
