@@ -12,9 +12,10 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// pageIndexFilter is the io.Writer a Parquet writer writes to: it passes
-// the bytes on to w, and once held it holds what the writer writes on
-// Close (the page index and the footer) to take out the column index
+// pageIndexFilter is the io.Writer a parquet-go writer writes to: it
+// passes the bytes on to w until closeParquet has it hold them, which it
+// does for what the writer writes on Close (the page index and the
+// footer), so that finish writes them without the column index
 // (ColumnIndex) of the blobs columns.
 //
 // parquet-go writes a column index for every column, and for a column
@@ -53,9 +54,10 @@ type parquetFlushCloser interface {
 
 // closeParquet ends the last row group of pw, which writes to f, and
 // writes the page index and footer without the blobs' column indexes.
-// After Flush, parquet-go's Close writes the page index and footer (and
-// the tail of its write buffer, 32 KiB at most): what f holds is bounded
-// by the file's metadata, whatever the size of its data.
+// After Flush, parquet-go's Close (v0.32.0) has no row left to write: it
+// writes the tail of its write buffer (32 KiB at most), the page index
+// and the footer, so that what f holds is bounded by the file's metadata,
+// whatever the size of its data.
 func closeParquet(pw parquetFlushCloser, f *pageIndexFilter) error {
 	if err := pw.Flush(); err != nil {
 		return fmt.Errorf("end row group: %w", err)
