@@ -98,6 +98,7 @@ const (
 // file cannot be read.
 type Parquet struct {
 	w           *parquet.GenericWriter[ExchangeRow]
+	out         *pageIndexFilter // what w writes to
 	zstd        *zstdPages
 	rows        ParquetRows
 	batch       []ExchangeRow
@@ -128,19 +129,15 @@ type ParquetOptions struct {
 // NewParquet returns a writer of a Parquet file to w.
 func NewParquet(w io.Writer, opts ParquetOptions) *Parquet {
 	z := newZstdPages()
-	wopts := []parquet.WriterOption{
-		parquet.Compression(z),
-		parquet.MaxRowsPerRowGroup(ParquetRowGroupRows),
-		// The page statistics and column index of a body column would
-		// hold the truncated JSON of its least and greatest bodies: of
-		// no use to a query, so they are kept short.
-		parquet.ColumnIndexSizeLimit(func([]string) int { return 64 }),
-	}
+	var more []parquet.WriterOption
 	if opts.Created != "" {
-		wopts = append(wopts, parquet.CreatedBy("kdissect", opts.Created, ""))
+		more = append(more, parquet.CreatedBy("kdissect", opts.Created, ""))
 	}
+	// The payload columns: the bodies and the packet comments.
+	pw, out := newParquetWriter[ExchangeRow](w, z, [][]string{{"request"}, {"response"}, {"packet_comments", "list", "element"}}, more...)
 	p := &Parquet{
-		w:           parquet.NewGenericWriter[ExchangeRow](w, wopts...),
+		w:           pw,
+		out:         out,
 		zstd:        z,
 		rows:        ParquetRows{ShowSecrets: opts.ShowSecrets},
 		rowGroupMax: ParquetRowGroupBytes,
@@ -364,7 +361,7 @@ func (p *Parquet) Close() error {
 	if err := p.writeBatch(); err != nil {
 		return err
 	}
-	if err := p.w.Close(); err != nil {
+	if err := closeParquet(p.w, p.out); err != nil {
 		return fmt.Errorf("parquet: close: %w", err)
 	}
 	return nil

@@ -47,6 +47,7 @@ type HeaderRow struct {
 // RecordDecodeOptions.CountOnly).
 type ParquetRecords struct {
 	w          *parquet.GenericWriter[RecordRow]
+	out        *pageIndexFilter // what w writes to
 	zstd       *zstdPages
 	rows       []RecordRow
 	groupBytes int64
@@ -57,10 +58,11 @@ type ParquetRecords struct {
 // NewParquetRecords returns a writer of a records file to w.
 func NewParquetRecords(w io.Writer) *ParquetRecords {
 	z := newZstdPages()
-	return &ParquetRecords{
-		w:    parquet.NewGenericWriter[RecordRow](w, parquet.Compression(z), parquet.MaxRowsPerRowGroup(ParquetRowGroupRows), parquet.ColumnIndexSizeLimit(func([]string) int { return 64 })),
-		zstd: z,
-	}
+	// The payload columns: keys, values and headers, which a compressed
+	// batch may make any size.
+	pw, out := newParquetWriter[RecordRow](w, z, [][]string{{"key"}, {"value"},
+		{"headers", "list", "element", "key"}, {"headers", "list", "element", "value"}})
+	return &ParquetRecords{w: pw, out: out, zstd: z}
 }
 
 // Write writes the records of ex, if any. The rows are handed to the
@@ -175,7 +177,7 @@ func (p *ParquetRecords) Close() error {
 	}
 	p.closed = true
 	defer p.zstd.close()
-	if err := p.w.Close(); err != nil {
+	if err := closeParquet(p.w, p.out); err != nil {
 		return fmt.Errorf("parquet records: close: %w", err)
 	}
 	return nil

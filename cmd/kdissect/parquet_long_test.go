@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect/render"
+)
+
+// longValuesBatch returns a zstd record batch of n records whose values
+// are longValue(i, size): a few KB that decompress to n times size.
+func longValuesBatch(n, size int) []byte {
+	b := codec.RecordBatch{Attributes: int16(codec.CompressionZstd), ProducerId: -1, ProducerEpoch: -1, BaseSequence: -1, LastOffsetDelta: int32(n - 1)}
+	for i := range n {
+		b.Records = append(b.Records, codec.Record{OffsetDelta: int32(i), Key: fmt.Appendf(nil, "k%d", i), Value: longValue(i, size)})
+	}
+	return b.AppendTo(nil)
+}
+
+// longValue is the value of record i of longValuesBatch: size bytes of
+// repeated text.
+func longValue(i, size int) []byte {
+	word := fmt.Appendf(nil, "value %d of kdissect; ", i)
+	return bytes.Repeat(word, size/len(word)+1)[:size]
+}
+
+// runMeasured runs the command as a process (see TestMain) with args, its
+// standard output into the file stdout, and returns its peak resident set
+// size in bytes (the kernel's ru_maxrss).
+func runMeasured(t *testing.T, stdout string, args ...string) int64 {
+	t.Helper()
+	out, err := os.Create(stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "KDISSECT_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, stderr.Bytes())
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Fatal("no rusage of the process")
+	}
+	return ru.Maxrss << 10 // kilobytes on Linux
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
+
+// TestParquetLongValues (issue 26): a Produce of one 50 MB value, and one
+// of 20 values of 1 MB, zstd-compressed into a few KB. Both Parquet files
+// (read --format parquet -w, --parquet-records) are no larger than the
+// JSON Lines, which hold each value once: parquet-go wrote each long value
+// uncompressed six times, in the page and column chunk statistics of its
+// column (300 MB per file for the 50 MB value, at 1.6 GB peak RSS). The
+// records read back whole, the peak RSS stays under 512 MB (about 330 MB
+// measured for the 50 MB value: its copies in the decompressed batch, the
+// JSON body and parquet-go's column buffers), and DuckDB reads the files.
+func TestParquetLongValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decompresses 50 MB")
+	}
+	for _, tc := range []struct {
+		name    string
+		n, size int
+	}{
+		{"one value of 50 MB", 1, 50_000_000},
+		{"20 values of 1 MB", 20, 1_000_000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, _ := hostileCapture(t, "long", longValuesBatch(tc.n, tc.size))
+			dir := t.TempDir()
+			jsonl, xs, rs := filepath.Join(dir, "x.jsonl"), filepath.Join(dir, "x.parquet"), filepath.Join(dir, "records.parquet")
+			runMeasured(t, jsonl, "read", path, "--format", "json")
+			rss := runMeasured(t, filepath.Join(dir, "stdout"), "read", path, "--format", "parquet", "-w", xs, "--parquet-records", rs)
+			js := fileSize(t, jsonl)
+			if js < int64(tc.n*tc.size) {
+				t.Fatalf("JSON Lines of %d bytes: the values were not decoded", js)
+			}
+			for _, f := range []string{xs, rs} {
+				if n := fileSize(t, f); n > js {
+					t.Errorf("%s: %d bytes, the JSON Lines %d", filepath.Base(f), n, js)
+				}
+			}
+			t.Logf("JSON Lines %d bytes, exchanges %d, records %d; peak RSS of the Parquet export %d MB", js, fileSize(t, xs), fileSize(t, rs), rss>>20)
+			if rss > 512<<20 {
+				t.Errorf("peak RSS %d MB", rss>>20)
+			}
+
+			rows, err := parquet.ReadFile[render.RecordRow](rs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != tc.n {
+				t.Fatalf("%d records, want %d", len(rows), tc.n)
+			}
+			for i, r := range rows {
+				if !bytes.Equal(r.Value, longValue(i, tc.size)) {
+					t.Errorf("record %d: value of %d bytes, not the one produced", i, len(r.Value))
+				}
+			}
+
+			node, err := exec.LookPath("node")
+			if err != nil {
+				t.Skip("node not installed: DuckDB not run")
+			}
+			if _, err := os.Stat(filepath.Join(duckdbDir, "node_modules", "@duckdb", "node-api")); err != nil {
+				t.Skipf("@duckdb/node-api not installed: %v", err)
+			}
+			cmd := exec.Command(node, "summary.mjs", xs)
+			cmd.Dir = duckdbDir
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("duckdb: %v", err)
+			}
+			var got duckdbSummary
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("duckdb output %q: %v", out, err)
+			}
+			if got.Exchanges != 1 || got.Records != int64(tc.n) || got.WithRequest != 1 || got.Produce != 1 {
+				t.Errorf("DuckDB reads %+v, want one Produce of %d records with its body", got, tc.n)
+			}
+		})
+	}
+}
