@@ -223,17 +223,31 @@ func TestWritersKeepModes(t *testing.T) {
 			t.Errorf("man page under umask 027: %v (%v), want 0640", st.Mode(), err)
 		}
 	})
+	// A key log written decrypts the traffic: its owner's only, whatever
+	// the umask (opened before the client fails to connect).
+	t.Run("--tls-keylog", func(t *testing.T) {
+		keys := filepath.Join(t.TempDir(), "keys.log")
+		out, _ := umaskCommand("000", "produce", "-b", "127.0.0.1:1", "-t", "x", "--timeout", "1s", "--tls-keylog", keys).CombinedOutput()
+		if st, err := os.Stat(keys); err != nil || st.Mode() != 0o600 {
+			t.Errorf("key log under umask 000: %v (%v), want 0600; %s", st.Mode(), err, out)
+		}
+	})
 }
 
 // runWithUmask runs the command as a process (TestMain) under umask mask
 // and fails the test unless it exits 0.
 func runWithUmask(t *testing.T, mask string, args ...string) {
 	t.Helper()
-	cmd := exec.Command("sh", append([]string{"-c", "umask " + mask + ` && exec "$0" "$@"`, os.Args[0]}, args...)...)
-	cmd.Env = append(os.Environ(), "KDISSECT_TEST_MAIN=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := umaskCommand(mask, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%q under umask %s: %v: %s", args, mask, err, out)
 	}
+}
+
+// umaskCommand is the command as a process (TestMain) under umask mask.
+func umaskCommand(mask string, args ...string) *exec.Cmd {
+	cmd := exec.Command("sh", append([]string{"-c", "umask " + mask + ` && exec "$0" "$@"`, os.Args[0]}, args...)...)
+	cmd.Env = append(os.Environ(), "KDISSECT_TEST_MAIN=1")
+	return cmd
 }
 
 // TestManDirLinks: man DIR does not follow a link planted in DIR under a
