@@ -6,7 +6,8 @@
 //     file beside it and renamed over it once complete, so that OUT is
 //     never left half written, nor lost to an error; the new file has the
 //     old one's permission bits, or a new one's (0666 less the umask, as
-//     os.Create makes them);
+//     os.Create makes them). A file that may be written in a directory
+//     that may not is written in place instead, as os.Create would;
 //   - an existing device, FIFO or socket: written into, as it is (opened
 //     for writing, not truncated, never replaced by a regular file);
 //   - a symbolic link that the user named is followed: its target is
@@ -125,6 +126,15 @@ func Create(path string, how How) (*File, error) {
 		return &File{File: f, path: path, target: target}, nil
 	}
 	f, tmp, err := createTemp(target)
+	if err != nil && how == Atomic && st != nil && st.Mode().IsRegular() && errors.Is(err, fs.ErrPermission) {
+		// A file that may be written in a directory that may not: written
+		// in place, as os.Create would, rather than refused.
+		f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &File{File: f, path: path, target: target}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

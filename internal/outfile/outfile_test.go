@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -285,4 +286,26 @@ func TestRefused(t *testing.T) {
 		}
 	}
 	noTemporaryLeft(t, dir)
+}
+
+// TestDirectoryNotWritable: an existing file that may be written in a
+// directory where no file may be made (chattr +i: root too) is written in
+// place, as os.Create writes it; a new name there is refused.
+func TestDirectoryNotWritable(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out")
+	if err := os.WriteFile(p, []byte("old contents"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i: %v %s", err, out)
+	}
+	defer exec.Command("chattr", "-i", dir).Run()
+	write(t, p, Atomic, "new")
+	if s := readAll(t, p); s != "new" {
+		t.Errorf("the file holds %q", s)
+	}
+	if _, err := Create(filepath.Join(dir, "new"), Atomic); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("a new name in the directory: %v", err)
+	}
 }
