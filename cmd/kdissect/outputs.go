@@ -7,9 +7,9 @@ import (
 	"os"
 )
 
-// inputFiles are the files a command reads: its captures ("-" is
-// standard input, stdin then), the key logs it reads its TLS secrets
-// from.
+// inputFiles are the files a command reads: its captures (or produce's
+// messages; "-" is standard input, stdin then), the key logs it reads its
+// TLS secrets from.
 type inputFiles struct {
 	captures []string
 	keyLogs  []string
@@ -20,8 +20,8 @@ type inputFiles struct {
 type outputFlag struct{ flag, path string }
 
 // refuseOverwritingInputs returns a usage error (exit 2) when an output
-// is one of the inputs: opening it for writing would destroy the capture
-// (or the keys) before they are read. Files are compared by device and
+// is one of the inputs: writing it would destroy the capture (or the
+// keys, or the messages to produce) before they are read. Files are compared by device and
 // inode (os.SameFile), so another name, a symbolic or a hard link is
 // found too; standard input by its fstat, when it is a file and a capture
 // is "-". Only an output that already exists can be an input; "-" and ""
@@ -47,14 +47,14 @@ func refuseOverwritingInputs(in inputFiles, outs ...outputFlag) error {
 			continue
 		}
 		if stdin != nil && os.SameFile(st, stdin) {
-			return fmt.Errorf("%s %s: that is the file on standard input (-); writing it would destroy the capture before it is read", o.flag, o.path)
+			return fmt.Errorf("%s %s: that is the file on standard input (-); writing it would destroy the input before it is read", o.flag, o.path)
 		}
 		for _, c := range in.captures {
 			if c == "-" {
 				continue
 			}
 			if i, err := os.Stat(c); err == nil && os.SameFile(st, i) {
-				return fmt.Errorf("%s %s: that is the input %s; writing it would destroy the capture before it is read", o.flag, o.path, c)
+				return fmt.Errorf("%s %s: that is the input %s; writing it would destroy the input before it is read", o.flag, o.path, c)
 			}
 		}
 		for _, k := range in.keyLogs {

@@ -37,7 +37,7 @@ func TestOutputIsNotAnInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, _, stderr := runCLI(t, args...)
-		if code != 2 || !strings.Contains(stderr, "would destroy the capture") {
+		if code != 2 || !strings.Contains(stderr, "would destroy the input") {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and a refusal", args, code, stderr)
 		}
 		if got, _ := os.ReadFile(in); !bytes.Equal(got, orig) {
@@ -80,6 +80,10 @@ func TestOutputIsNotAnInputInEveryForm(t *testing.T) {
 		{args: []string{"live", "-i", "kdissect-none0", "--tls-keylog", keys, "-w", keys}, input: keys},
 		{args: []string{"replay", in, "--broker", "127.0.0.1:1", "--tls-keylog-out", hard}, input: in},
 		{args: []string{"replay", in, "--tls-keylog", keys, "--broker", "127.0.0.1:1", "--tls-keylog-out", keys}, input: keys},
+		// produce's messages: the keys appended would be produced.
+		{args: []string{"produce", "-b", "127.0.0.1:1", "-t", "x", "-l", in, "--tls-keylog", hard}, input: in},
+		{args: []string{"produce", "-b", "127.0.0.1:1", "-t", "x", in, "--tls-keylog", in}, input: in},
+		{args: []string{"produce", "-b", "127.0.0.1:1", "-t", "x", "--tls-keylog", in}, stdin: true, input: in},
 	} {
 		os.Remove(hard)
 		if err := os.WriteFile(in, orig, 0o644); err != nil {
