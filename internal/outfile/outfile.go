@@ -69,17 +69,13 @@ type File struct {
 	done   bool
 }
 
-// Create opens path for writing by how. Errors are *fs.PathError-wrapped
-// with path: a directory, a name that cannot be written (an existing
-// regular file the caller may not write is refused as os.Create refuses
-// it), a link loop.
+// Create opens path for writing by how. Errors are the os package's
+// (*fs.PathError): a directory (EISDIR), a name that cannot be written
+// (an existing regular file the caller may not write is refused as
+// os.Create refuses it), a link loop (ELOOP).
 func Create(path string, how How) (*File, error) {
 	if how == New {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err != nil {
-			return nil, err
-		}
-		return &File{File: f, path: path, target: path}, nil
+		return openInPlace(path, path, os.O_CREATE|os.O_EXCL)
 	}
 	target := path
 	if how != Replace {
@@ -98,17 +94,9 @@ func Create(path string, how How) (*File, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
 	case how != Replace && !st.Mode().IsRegular():
 		// A device, FIFO or socket: the bytes go to it, as the user asked.
-		f, err := os.OpenFile(target, os.O_WRONLY, 0)
-		if err != nil {
-			return nil, err
-		}
-		return &File{File: f, path: path, target: target}, nil
+		return openInPlace(path, target, 0)
 	case how == InPlace:
-		f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
-		if err != nil {
-			return nil, err
-		}
-		return &File{File: f, path: path, target: target}, nil
+		return openInPlace(path, target, os.O_TRUNC)
 	case st.Mode().IsRegular():
 		// Refused where os.Create would refuse it (a read-only file):
 		// renaming over it must not write what could not be written.
@@ -119,21 +107,13 @@ func Create(path string, how How) (*File, error) {
 		f.Close()
 	}
 	if how == InPlace { // a new name
-		f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-		if err != nil {
-			return nil, err
-		}
-		return &File{File: f, path: path, target: target}, nil
+		return openInPlace(path, target, os.O_CREATE|os.O_TRUNC)
 	}
 	f, tmp, err := createTemp(target)
 	if err != nil && how == Atomic && st != nil && st.Mode().IsRegular() && errors.Is(err, fs.ErrPermission) {
 		// A file that may be written in a directory that may not: written
 		// in place, as os.Create would, rather than refused.
-		f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
-		if err != nil {
-			return nil, err
-		}
-		return &File{File: f, path: path, target: target}, nil
+		return openInPlace(path, target, os.O_TRUNC)
 	}
 	if err != nil {
 		return nil, err
@@ -152,6 +132,17 @@ func Create(path string, how How) (*File, error) {
 		}
 	}
 	return &File{File: f, path: path, target: target, tmp: tmp}, nil
+}
+
+// openInPlace opens target for writing with flag added (a new file's
+// mode 0666 less the umask), as the File of path, without a temporary
+// file.
+func openInPlace(path, target string, flag int) (*File, error) {
+	f, err := os.OpenFile(target, os.O_WRONLY|flag, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	return &File{File: f, path: path, target: target}, nil
 }
 
 // createTemp creates a new file beside target, named .BASE.RANDOM.part,
