@@ -95,12 +95,7 @@ const metadataKey = 3
 // close writes what is left and puts the file in place; a file that
 // could not be written whole is discarded (an existing one left as it was).
 func (p *packetFile) close() error {
-	err := p.w.Close()
-	if err == nil {
-		err = p.f.Commit()
-	}
-	p.f.Close() // after Commit, nothing
-	if err != nil {
+	if err := p.f.Finish(p.w.Close()); err != nil {
 		return fmt.Errorf("write %s: %w", p.path, err)
 	}
 	return nil
