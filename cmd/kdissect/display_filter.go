@@ -119,11 +119,13 @@ func firstLine(err error) string {
 type fieldFlags struct {
 	exprs    []string
 	noHeader bool
+	csvRaw   bool // --csv-raw
 }
 
 func (f *fieldFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.exprs, "field", "e", nil, "with --format fields or csv: a column, by a name of the JSON Lines output or any -Y expression (api, topics, request.Acks, latency); repeatable, in order")
 	fs.BoolVar(&f.noHeader, "no-header", false, "with --format fields or csv: no header line")
+	fs.BoolVar(&f.csvRaw, "csv-raw", false, "with --format csv: write every cell as it is; by default a cell starting with =, +, -, @, a tab or a carriage return that is not a plain number gets a leading ', so that a spreadsheet does not run it as a formula")
 }
 
 // writer returns the writer of --format fields or csv.
@@ -136,7 +138,7 @@ func (f *fieldFlags) writer(out io.Writer, format string, showSecrets bool) (exc
 		return nil, fmt.Errorf("-e: %w", err)
 	}
 	cols.ShowSecrets = showSecrets
-	return render.NewFieldColumns(out, cols, format == "csv", f.noHeader), nil
+	return render.NewFieldColumns(out, cols, render.FieldColumnsOptions{CSV: format == "csv", NoHeader: f.noHeader, CSVRaw: f.csvRaw}), nil
 }
 
 // countAccepted returns the pipeline's accept with -Y: -c counts the

@@ -18,6 +18,7 @@ import (
 	"github.com/kdissect/kdissect/dissect/capfilter"
 	"github.com/kdissect/kdissect/dissect/live"
 	"github.com/kdissect/kdissect/dissect/sink"
+	"github.com/kdissect/kdissect/internal/outfile"
 )
 
 // liveFlags are the flags of live beyond the capture flags.
@@ -159,6 +160,10 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	if err != nil {
 		return err
 	}
+	// Before any output is opened: live reads its key logs as it runs.
+	if err := refuseOverwritingInputs(inputFiles{keyLogs: flags.keyLogs()}, outputFlag{"-w", lf.write}); err != nil {
+		return err
+	}
 	out, err := flags.liveWriter(cmd)
 	if err != nil {
 		return err
@@ -199,7 +204,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	defer h.Close()
 	link := h.LinkType()
 
-	pf, err := openPacketFile(lf.write, flags.format, match == nil && disp == nil) // write.go
+	pf, err := openPacketFile(lf.write, outfile.InPlace, match == nil && disp == nil) // write.go: readable as it grows
 	if err != nil {
 		return err
 	}

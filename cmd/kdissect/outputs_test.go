@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -36,7 +37,7 @@ func TestOutputIsNotAnInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, _, stderr := runCLI(t, args...)
-		if code != 2 || !strings.Contains(stderr, "would destroy the capture") {
+		if code != 2 || !strings.Contains(stderr, "would destroy the input") {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and a refusal", args, code, stderr)
 		}
 		if got, _ := os.ReadFile(in); !bytes.Equal(got, orig) {
@@ -46,6 +47,86 @@ func TestOutputIsNotAnInput(t *testing.T) {
 	// An output that is not an input is written.
 	if code, _, stderr := runCLI(t, "read", "-w", filepath.Join(dir, "out.pcapng"), in); code != 0 {
 		t.Errorf("read -w out.pcapng: exit %d: %s", code, stderr)
+	}
+}
+
+// TestOutputIsNotAnInputInEveryForm: the file on standard input (read
+// -), a hard link to the capture, a key log read (--tls-keylog or
+// SSLKEYLOGFILE) and replay's appended key log are inputs too: each is
+// refused with exit 2, and the input is left as it was.
+func TestOutputIsNotAnInputInEveryForm(t *testing.T) {
+	orig, err := os.ReadFile("../../testdata/pcaps/kcat_produce_gzip.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyLines := []byte("CLIENT_RANDOM " + strings.Repeat("ab", 32) + " " + strings.Repeat("cd", 48) + "\n")
+	dir := t.TempDir()
+	in, keys, hard := filepath.Join(dir, "in.pcap"), filepath.Join(dir, "keys.log"), filepath.Join(dir, "hard.pcap")
+	for _, c := range []struct {
+		args  []string
+		stdin bool   // in on standard input
+		env   string // SSLKEYLOGFILE
+		input string // the file that must be left as it was
+	}{
+		{args: []string{"read", "-", "-w", in}, stdin: true, input: in},
+		{args: []string{"read", "-q", "-r", "-", "--format", "parquet", "-w", in}, stdin: true, input: in},
+		{args: []string{"report", "-", "-o", in}, stdin: true, input: in},
+		{args: []string{"read", "-w", hard, in}, input: in},
+		{args: []string{"report", hard, "-o", in}, input: in},
+		{args: []string{"read", "--tls-keylog", keys, "-w", keys, in}, input: keys},
+		{args: []string{"read", "--tls-keylog", keys, "--format", "parquet", "-w", filepath.Join(dir, "x.parquet"), "--parquet-records", keys, in}, input: keys},
+		{args: []string{"read", "-w", keys, in}, env: keys, input: keys},
+		{args: []string{"report", in, "--tls-keylog", keys, "-o", keys}, input: keys},
+		{args: []string{"live", "-i", "kdissect-none0", "--tls-keylog", keys, "-w", keys}, input: keys},
+		{args: []string{"replay", in, "--broker", "127.0.0.1:1", "--tls-keylog-out", hard}, input: in},
+		{args: []string{"replay", in, "--tls-keylog", keys, "--broker", "127.0.0.1:1", "--tls-keylog-out", keys}, input: keys},
+		// produce's messages: the keys appended would be produced.
+		{args: []string{"produce", "-b", "127.0.0.1:1", "-t", "x", "-l", in, "--tls-keylog", hard}, input: in},
+		{args: []string{"produce", "-b", "127.0.0.1:1", "-t", "x", in, "--tls-keylog", in}, input: in},
+		{args: []string{"produce", "-b", "127.0.0.1:1", "-t", "x", "--tls-keylog", in}, stdin: true, input: in},
+	} {
+		os.Remove(hard)
+		if err := os.WriteFile(in, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(in, hard); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(keys, keyLines, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := os.ReadFile(c.input)
+		t.Setenv("SSLKEYLOGFILE", c.env)
+		stdin := io.Reader(strings.NewReader(""))
+		if c.stdin {
+			f, err := os.Open(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			stdin = f
+		}
+		var stdout, stderr bytes.Buffer
+		code := run(c.args, stdin, &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), "would destroy") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and a refusal", c.args, code, stderr.String())
+		}
+		if got, _ := os.ReadFile(c.input); !bytes.Equal(got, want) {
+			t.Errorf("%q: the input %s was changed (%d bytes, was %d)", c.args, filepath.Base(c.input), len(got), len(want))
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+			t.Errorf("%q: left %v", c.args, left)
+		}
+	}
+	// Standard input that is not the output is no reason to refuse.
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var stderr bytes.Buffer
+	if code := run([]string{"read", "-q", "-", "-w", filepath.Join(dir, "out.pcapng")}, f, io.Discard, &stderr); code != 0 {
+		t.Errorf("read - -w out.pcapng: exit %d: %s", code, stderr.String())
 	}
 }
 

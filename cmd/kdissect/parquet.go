@@ -12,6 +12,7 @@ import (
 
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/render"
+	"github.com/kdissect/kdissect/internal/outfile"
 )
 
 // This file wires --format parquet: read writes one Parquet file (-w
@@ -109,9 +110,9 @@ func (f *parquetFlags) writer(stdout io.Writer, showSecrets bool) (*parquetOutpu
 		}
 		o.recDir = f.records
 	} else if f.records != "" {
-		rf, err := os.Create(f.records)
+		rf, err := outfile.Create(f.records, outfile.Atomic) // renamed into place once complete
 		if err != nil {
-			o.finish()
+			o.discard()
 			return nil, inputError{fmt.Errorf("--parquet-records: %w", err)}
 		}
 		o.recFile = rf
@@ -135,7 +136,7 @@ type parquetOutput struct {
 	maxAge   time.Duration
 
 	p      *render.Parquet
-	f      *os.File // nil for standard output
+	f      *outfile.File // nil for standard output
 	bw     *bufio.Writer
 	part   string // the file being written, in the directory
 	opened time.Time
@@ -146,15 +147,22 @@ type parquetOutput struct {
 	// directory mode, recDir's file of the same name as the exchanges',
 	// opened and completed with it.
 	recs    *render.ParquetRecords
-	recFile *os.File
+	recFile *outfile.File
 	recBuf  *bufio.Writer
 	recDir  string
 	recPart string
 	recDone []string // completed, in recDir
 }
 
+// open opens the file to write: read's -w FILE renamed into place once
+// complete, or (in live's directory) a NAME.parquet.part of kdissect's
+// own naming, which must be new.
 func (o *parquetOutput) open(name string) error {
-	f, err := os.Create(name)
+	how := outfile.Atomic
+	if o.dir {
+		how = outfile.New
+	}
+	f, err := outfile.Create(name, how)
 	if err != nil {
 		return inputError{fmt.Errorf("-w: %w", err)}
 	}
@@ -182,7 +190,7 @@ func (o *parquetOutput) writeRow(ex *dissect.Exchange, r render.ExchangeRow, n i
 		}
 		if o.recDir != "" {
 			o.recPart = filepath.Join(o.recDir, name+".part")
-			rf, err := os.Create(o.recPart)
+			rf, err := outfile.Create(o.recPart, outfile.New)
 			if err != nil {
 				return inputError{fmt.Errorf("--parquet-records: %w", err)}
 			}
@@ -230,9 +238,7 @@ func (o *parquetOutput) finish() (err error) {
 		err = o.bw.Flush()
 	}
 	if o.f != nil {
-		if cerr := o.f.Close(); err == nil {
-			err = cerr
-		}
+		err = o.f.Finish(err)
 		o.f = nil
 	}
 	if err == nil && o.part != "" {
@@ -260,15 +266,25 @@ func (o *parquetOutput) Flush() error {
 	return err
 }
 
+// discard closes what is still open, without completing it: read's
+// files are not renamed into place (the command failed before the end).
+// After Flush it does nothing.
+func (o *parquetOutput) discard() {
+	if o.f != nil {
+		o.f.Close()
+	}
+	if o.recFile != nil {
+		o.recFile.Close()
+	}
+}
+
 // closeRecords completes the records file being written.
 func (o *parquetOutput) closeRecords() error {
 	err := o.recs.Close()
 	if err == nil {
 		err = o.recBuf.Flush()
 	}
-	if cerr := o.recFile.Close(); err == nil {
-		err = cerr
-	}
+	err = o.recFile.Finish(err)
 	o.recs = nil
 	if err != nil {
 		return fmt.Errorf("--parquet-records %s: %w", o.recFile.Name(), err)

@@ -105,6 +105,15 @@ messages are skipped, as kcat does. Nothing is printed on success.`,
 			if partition < -1 {
 				return fmt.Errorf("-p %d: want a partition number", partition)
 			}
+			// The key log is appended to as the connections start: never
+			// a file being produced, whose lines would carry the keys out.
+			inputs := inputFiles{captures: files, stdin: cmd.InOrStdin()}
+			if len(files) == 0 {
+				inputs.captures = []string{"-"}
+			}
+			if err := refuseOverwritingInputs(inputs, outputFlag{"--tls-keylog", bf.tlsKeyLog}); err != nil {
+				return err
+			}
 			ctx, cl, done, err := bf.open(cmd, func(cfg *client.Config) { cfg.AllowAutoTopicCreation = true })
 			if err != nil {
 				return err

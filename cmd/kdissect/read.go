@@ -12,6 +12,7 @@ import (
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/sink"
+	"github.com/kdissect/kdissect/internal/outfile"
 )
 
 // exchangeWriter is an output format.
@@ -48,6 +49,13 @@ func (f *captureFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.poisonFrames, "debug-poison-frames", false, "fill each frame buffer with 0xAA once its exchange was output (finds a use after release)")
 	_ = cmd.Flags().MarkHidden("debug-poison-frames")
 	cmd.Flags().StringArrayVar(&f.tlsKeylogs, "tls-keylog", nil, "NSS key log (SSLKEYLOGFILE) with the secrets of TLS connections, repeatable; default $SSLKEYLOGFILE")
+}
+
+// keyLogs returns the key log files read (--tls-keylog, else
+// SSLKEYLOGFILE).
+func (f *captureFlags) keyLogs() []string {
+	paths, _ := keyLogPaths(f.tlsKeylogs)
+	return paths
 }
 
 // decodeOptions are the record decoding options of read and live. With -q
@@ -170,14 +178,16 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 				flags.parquet.path, write = write, ""
 			}
 			// Before any output is opened.
-			for _, o := range []struct{ flag, path string }{{"-w", write}, {"-w", flags.parquet.path}, {"--parquet-records", flags.parquet.records}} {
-				if err := refuseOverwritingInput(o.flag, o.path, args); err != nil {
-					return err
-				}
+			inputs := inputFiles{captures: args, keyLogs: flags.keyLogs(), stdin: cmd.InOrStdin()}
+			if err := refuseOverwritingInputs(inputs, outputFlag{"-w", write}, outputFlag{"-w", flags.parquet.path}, outputFlag{"--parquet-records", flags.parquet.records}); err != nil {
+				return err
 			}
 			out, err := flags.formatWriter(cmd, stdout, stream)
 			if err != nil {
 				return err
+			}
+			if po, ok := out.(*parquetOutput); ok {
+				defer po.discard() // a usage error below leaves no file
 			}
 			match, err := exFilter.set()
 			if err != nil {
@@ -209,7 +219,7 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			sr.counted(mx)
 			// -c is an exchange filter too: the packets after the N-th
 			// exchange are not written.
-			pf, err := openPacketFile(write, flags.format, match == nil && disp == nil && count == 0)
+			pf, err := openPacketFile(write, outfile.Atomic, match == nil && disp == nil && count == 0)
 			if err != nil {
 				sr.close(cmd.ErrOrStderr())
 				mx.close()

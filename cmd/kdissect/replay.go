@@ -134,6 +134,12 @@ usage.`,
 			if len(bf.brokers) == 0 && !rf.dryRun {
 				return fmt.Errorf("a target broker is needed: --broker HOST:PORT")
 			}
+			// The key log written is appended to: never the capture nor a
+			// key log read.
+			inputs := inputFiles{captures: args, keyLogs: cf.keyLogs(), stdin: cmd.InOrStdin()}
+			if err := refuseOverwritingInputs(inputs, outputFlag{"--tls-keylog-out", bf.tlsKeyLog}); err != nil {
+				return err
+			}
 			if len(bf.brokers) > 0 {
 				cfg, err := bf.config()
 				defer bf.closeKeyLog()

@@ -3,12 +3,11 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kdissect/kdissect/dissect/report"
+	"github.com/kdissect/kdissect/internal/outfile"
 )
 
 func newReportCmd() *cobra.Command {
@@ -37,18 +36,19 @@ length. The exchange filters select what is reported.`,
 			if out == "" || out == "-" {
 				return fmt.Errorf("-o OUT.html is needed: the report is a file")
 			}
-			if err := refuseOverwritingInput("-o", out, args); err != nil {
+			inputs := inputFiles{captures: args, keyLogs: flags.keyLogs(), stdin: cmd.InOrStdin()}
+			if err := refuseOverwritingInputs(inputs, outputFlag{"-o", out}); err != nil {
 				return err
 			}
-			// Written beside OUT and renamed once complete: a directory that
-			// cannot be written fails before the capture is read, and OUT is
-			// never left half written (nor an existing OUT lost to a usage error).
-			f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.part")
+			// Opened before the capture is read: a directory that cannot be
+			// written fails first. A regular OUT is written beside and
+			// renamed once complete (internal/outfile), so it is never left
+			// half written, nor lost to a usage error.
+			f, err := outfile.Create(out, outfile.Atomic)
 			if err != nil {
 				return inputError{fmt.Errorf("-o: %w", err)}
 			}
-			defer os.Remove(f.Name()) // once renamed, there is nothing to remove
-			defer f.Close()
+			defer f.Close() // once committed, nothing
 			b := report.New()
 			a, err := aggregate(cmd, &flags, &exFilter, count, args, nil, b.Add)
 			if err != nil {
@@ -66,13 +66,7 @@ length. The exchange filters select what is reported.`,
 				err = bw.Flush()
 			}
 			if err == nil {
-				err = f.Close()
-			}
-			if err == nil {
-				err = os.Chmod(f.Name(), 0o644) // CreateTemp's is 0600
-			}
-			if err == nil {
-				err = os.Rename(f.Name(), out)
+				err = f.Commit()
 			}
 			if err != nil {
 				return inputError{fmt.Errorf("write %s: %w", out, err)}

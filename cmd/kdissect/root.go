@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra/doc"
 
 	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/internal/outfile"
 )
 
 // versionString says which build this is: the module version (a tagged
@@ -103,14 +104,44 @@ into a MANPATH directory, e.g. /usr/local/share/man/man1.`,
 			root := cmd.Root()
 			root.DisableAutoGenTag = true // the pages do not change from one run to the next
 			hdr := &doc.GenManHeader{Title: "KDISSECT", Section: "1", Source: "kdissect " + versionString(), Manual: "kdissect manual"}
-			if err := doc.GenManTree(root, hdr, dir); err != nil {
+			n, err := writeManTree(root, hdr, dir)
+			if err != nil {
 				return inputError{fmt.Errorf("write man pages: %w", err)}
 			}
-			n, _ := filepath.Glob(filepath.Join(dir, "kdissect*.1"))
-			fmt.Fprintf(cmd.ErrOrStderr(), "kdissect: %d man pages written to %s\n", len(n), dir)
+			fmt.Fprintf(cmd.ErrOrStderr(), "kdissect: %d man pages written to %s\n", n, dir)
 			return nil
 		},
 	}
+}
+
+// writeManTree writes the page of cmd and of each of its commands into
+// dir, named as doc.GenManTree names them (kdissect-read.1), and returns
+// how many. Unlike GenManTree (os.Create) it never follows what is
+// already in dir: a symbolic link, FIFO or device of a page's name is
+// replaced by the page (outfile.Replace), which is written whole or not
+// at all.
+func writeManTree(cmd *cobra.Command, hdr *doc.GenManHeader, dir string) (int, error) {
+	n := 0
+	for _, c := range cmd.Commands() {
+		if !c.IsAvailableCommand() || c.IsAdditionalHelpTopicCommand() {
+			continue
+		}
+		m, err := writeManTree(c, hdr, dir)
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	name := filepath.Join(dir, strings.ReplaceAll(cmd.CommandPath(), " ", "-")+"."+hdr.Section)
+	f, err := outfile.Create(name, outfile.Replace)
+	if err != nil {
+		return n, err
+	}
+	h := *hdr // GenMan fills in what it lacks
+	if err := f.Finish(doc.GenMan(cmd, &h, f)); err != nil {
+		return n, fmt.Errorf("%s: %w", name, err)
+	}
+	return n + 1, nil
 }
 
 // completeFlagValues registers the completion of flag values shared by

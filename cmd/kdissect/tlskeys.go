@@ -28,12 +28,7 @@ type keyLogFile struct {
 // SSLKEYLOGFILE when the flag is absent (a file that does not exist yet
 // is then read when it appears). It returns nil when there is none.
 func openKeyLogs(paths []string, warn io.Writer) (*keyLogFiles, error) {
-	optional := false
-	if len(paths) == 0 {
-		if env := os.Getenv("SSLKEYLOGFILE"); env != "" {
-			paths, optional = []string{env}, true
-		}
-	}
+	paths, optional := keyLogPaths(paths)
 	if len(paths) == 0 {
 		return nil, nil
 	}
@@ -50,6 +45,18 @@ func openKeyLogs(paths []string, warn io.Writer) (*keyLogFiles, error) {
 		fmt.Fprintf(warn, "kdissect: %d of %d key log lines malformed, ignored\n", bad, lines)
 	}
 	return k, nil
+}
+
+// keyLogPaths returns the key log files read: those of --tls-keylog
+// (flags), or SSLKEYLOGFILE's when there is none; optional says they come
+// from SSLKEYLOGFILE, whose file may not exist yet.
+func keyLogPaths(flags []string) (paths []string, optional bool) {
+	if len(flags) == 0 {
+		if env := os.Getenv("SSLKEYLOGFILE"); env != "" {
+			return []string{env}, true
+		}
+	}
+	return flags, false
 }
 
 // readNew reads the lines f gained since the last read (whole lines only:

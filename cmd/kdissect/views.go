@@ -46,6 +46,9 @@ func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer, stream bo
 	if f.format != "fields" && f.format != "csv" && (len(f.fields.exprs) > 0 || f.fields.noHeader) {
 		return nil, fmt.Errorf("-e and --no-header go with --format fields or csv")
 	}
+	if f.format != "csv" && f.fields.csvRaw {
+		return nil, fmt.Errorf("--csv-raw goes with --format csv")
+	}
 	if f.quiet {
 		if f.format == "parquet" {
 			// The Parquet file is -w's, not a view: -q changes nothing.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/gopacket/gopacket"
@@ -11,6 +10,7 @@ import (
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/pcapout"
 	"github.com/kdissect/kdissect/dissect/render"
+	"github.com/kdissect/kdissect/internal/outfile"
 )
 
 // writeUsage is the help of -w on read and live.
@@ -26,14 +26,16 @@ type packetHook = func(n int64, link layers.LinkType, data []byte, ci gopacket.C
 // comments): what tshark -w writes, commented.
 type packetFile struct {
 	path string
-	f    *os.File
+	f    *outfile.File
 	w    *pcapout.Writer
 	n    int64 // packets handed over (live numbers them as the Session does)
 }
 
-// openPacketFile opens -w path for --format format; all says no exchange
-// filter is set (-Y is one). nil, nil without -w.
-func openPacketFile(path, format string, all bool) (*packetFile, error) {
+// openPacketFile opens -w path by how (internal/outfile: read's file is
+// renamed into place once complete, live's written as it grows, as
+// tcpdump's); all says no exchange filter is set (-Y is one). nil, nil
+// without -w.
+func openPacketFile(path string, how outfile.How, all bool) (*packetFile, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -42,7 +44,7 @@ func openPacketFile(path, format string, all bool) (*packetFile, error) {
 	}
 	// --format parquet -w FILE writes rows, not packets: read and live
 	// hand -w to the Parquet writer then, and path is empty here.
-	f, err := os.Create(path)
+	f, err := outfile.Create(path, how)
 	if err != nil {
 		return nil, inputError{err}
 	}
@@ -90,13 +92,10 @@ func (p *packetFile) decide(ex *dissect.Exchange, shown bool) {
 // metadataKey is Metadata's ApiKey.
 const metadataKey = 3
 
-// close writes what is left and closes the file.
+// close writes what is left and puts the file in place; a file that
+// could not be written whole is discarded (an existing one left as it was).
 func (p *packetFile) close() error {
-	err := p.w.Close()
-	if cerr := p.f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := p.f.Finish(p.w.Close()); err != nil {
 		return fmt.Errorf("write %s: %w", p.path, err)
 	}
 	return nil

@@ -66,7 +66,8 @@ func packetSpan(f *dissect.Frame, file string) string {
 // exchange's request and of its response, for Wireshark's frame.comment:
 // "kdissect: Produce v9 corr 12 orders[0,2] NOT_LEADER_OR_FOLLOWER 41ms"
 // (API and version, CorrelationId, topic-partitions, the distinct error
-// names, latency; "no response" when none was captured).
+// names, latency; "no response" when none was captured). Text from the
+// wire has its control characters escaped (\x1b), as in the table.
 func PacketComment(ex *dissect.Exchange) string {
 	var b strings.Builder
 	b.WriteString("kdissect: ")
@@ -76,7 +77,9 @@ func PacketComment(ex *dissect.Exchange) string {
 	}
 	if dec := ex.Decoded; dec != nil {
 		if len(dec.Topics) > 0 {
-			b.WriteString(" " + FormatTopics(dec.Topics))
+			// Topic names are the wire's: escaped as the views escape them,
+			// or tshark -V would print them raw to the reader's terminal.
+			b.WriteString(" " + sanitize(FormatTopics(dec.Topics)))
 		}
 		var seen []string
 		for _, e := range dec.Errors {

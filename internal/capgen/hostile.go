@@ -90,14 +90,20 @@ func batchWith(c codec.Compression, payload []byte, count int32) []byte {
 // (a record set) for topic-partition "hostile"-0, and its response, both
 // with their size prefixes, CorrelationId corr.
 func ProduceFrames(corr int32, records []byte) (req, resp []byte, err error) {
+	return ProduceFramesTo(corr, "hostile", records)
+}
+
+// ProduceFramesTo is ProduceFrames to partition 0 of topic, whatever
+// bytes its name holds (control characters, a spreadsheet formula).
+func ProduceFramesTo(corr int32, topic string, records []byte) (req, resp []byte, err error) {
 	const version = 7
 	r := &codec.ProduceRequest{Acks: -1, TimeoutMs: 30000, TopicData: []codec.ProduceRequestTopicProduceData{{
-		Name: "hostile", PartitionData: []codec.ProduceRequestPartitionProduceData{{Index: 0, Records: codec.Records{Raw: records}}}}}}
+		Name: topic, PartitionData: []codec.ProduceRequestPartitionProduceData{{Index: 0, Records: codec.Records{Raw: records}}}}}}
 	id := "capgen"
 	h := codec.RequestHeader{RequestApiKey: codec.ApiKeyProduce, RequestApiVersion: version, CorrelationId: corr, ClientId: &id}
 	req = r.AppendTo(h.AppendTo(make([]byte, 4), codec.RequestHeaderVersion(codec.ApiKeyProduce, version)), version)
 	binary.BigEndian.PutUint32(req, uint32(len(req)-4))
-	p := &codec.ProduceResponse{Responses: []codec.ProduceResponseTopicProduceResponse{{Name: "hostile",
+	p := &codec.ProduceResponse{Responses: []codec.ProduceResponseTopicProduceResponse{{Name: topic,
 		PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{{Index: 0, LogAppendTimeMs: -1}}}}}
 	rh := codec.ResponseHeader{CorrelationId: corr}
 	resp = p.AppendTo(rh.AppendTo(make([]byte, 4), codec.ResponseHeaderVersion(codec.ApiKeyProduce, version)), version)
