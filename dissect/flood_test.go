@@ -12,27 +12,21 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/kdissect/kdissect/internal/capgen"
 )
 
-// floodFrame is what each flow of a flood carries: the first 8 bytes of
-// a Produce v7 request frame of 256 bytes (size, ApiKey, ApiVersion).
-var floodFrame = []byte{0, 0, 1, 0, 0, 0, 0, 7}
-
 // flood hands to s n one-packet flows to broker, each from its own
-// spoofed client address and without a handshake, 10 µs apart from
-// start; it returns the capture time of the last.
-func flood(t testing.TB, s *Session, n int, broker netip.AddrPort, start time.Time) time.Time {
-	clock := start
-	gen := &tcpConn{t: t, variant: linkVariants[0], clock: &clock}
-	var at time.Time
-	for i := range n {
-		src := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, byte(1 + i>>16), byte(i >> 8), byte(i)}), uint16(1024+i%60000))
-		p := gen.raw(src, broker, uint32(i)*7919, 1, fACK|fPSH, floodFrame)
-		at = start.Add(time.Duration(i) * 10 * time.Microsecond)
-		p.ci.Timestamp = at
-		s.Packet(layers.LinkTypeEthernet, p.data, p.ci)
+// spoofed client address and without a handshake (capgen.WriteFlood),
+// 10 µs apart from start; it returns the capture time of the last.
+func flood(t *testing.T, s *Session, n int, broker netip.AddrPort, start time.Time) time.Time {
+	const step = 10 * time.Microsecond
+	var b bytes.Buffer
+	if err := capgen.WriteFlood(&b, n, broker, start, step); err != nil {
+		t.Fatal(err)
 	}
-	return at
+	eachPacket(t, b.Bytes(), func(data []byte, ci gopacket.CaptureInfo, link layers.LinkType) { s.Packet(link, data, ci) })
+	return start.Add(time.Duration(n-1) * step)
 }
 
 // handshakes opens n connections to port 9092, from ports 40000 on, with
