@@ -201,3 +201,49 @@ func TestEvictedConnectionNoted(t *testing.T) {
 		t.Errorf("the evicted connection back: %v", back)
 	}
 }
+
+// The evidence a connection shows: a SYN, then packets both ways, then
+// the client's ACK of the broker's SYN-ACK; an ACK of a sequence number
+// the broker did not send (a blind spoofer's guess) completes nothing.
+// Among flows of equal evidence, the one silent longest is evicted.
+func TestConnectionEvidence(t *testing.T) {
+	clock := testClock()
+	r := newStreamRun(t, Options{MaxConnections: 2})
+	rank := func(c *tcpConn) evidence {
+		t.Helper()
+		k := r.s.flows[flowKeyOf(c.client, c.broker)]
+		if k == nil {
+			return 255
+		}
+		return k.entry.rank
+	}
+	c := newConn(t, ethernet, 40000, 9092, &clock)
+	steps := []struct {
+		p    synthPacket
+		want evidence
+	}{
+		{c.packet(true, fSYN, nil), evSYN},
+		{c.packet(false, fSYN|fACK, nil), evSYN | evBothWays},
+		{c.raw(c.client, c.broker, c.cseq, c.bseq+1000, fACK, nil), evSYN | evBothWays}, // acknowledges what was not sent
+		{c.packet(true, fACK, nil), evSYN | evBothWays | evHandshake},
+	}
+	for i, s := range steps {
+		r.feed(s.p)
+		if got := rank(c); got != s.want {
+			t.Errorf("after packet %d: evidence %04b, want %04b", i, got, s.want)
+		}
+	}
+	r.feed(c.send(true, reqFrame(18, 3, 1, "x", nil))...)
+	if got, want := rank(c), evSYN|evBothWays|evHandshake|evFrame; got != want {
+		t.Errorf("after a request: evidence %04b, want %04b", got, want)
+	}
+	r.feed(c.close()...)
+
+	a, b, n := newConn(t, ethernet, 41000, 9092, &clock), newConn(t, ethernet, 41001, 9092, &clock), newConn(t, ethernet, 41002, 9092, &clock)
+	r.feed(a.packet(true, fACK|fPSH, []byte{0, 0}), b.packet(true, fACK|fPSH, []byte{0, 0}), a.packet(true, fACK|fPSH, []byte{1, 0}))
+	r.feed(n.packet(true, fACK|fPSH, []byte{0, 0}))
+	if rank(a) != 0 || rank(n) != 0 || rank(b) != 255 || r.d.Stats().ConnEvicted != 1 {
+		t.Errorf("evidence of a %d, b %d, the newcomer %d (255: not open); evicted %d: want b, silent longest, evicted", rank(a), rank(b), rank(n), r.d.Stats().ConnEvicted)
+	}
+	r.close()
+}

@@ -108,7 +108,7 @@ type conn struct {
 	// ClientHello; tlsChecked says its first bytes were looked at.
 	tls        *tlsConn
 	tlsChecked bool
-	entry      connEntry // its place in the connection table (conntable.go)
+	entry      connEntry // what it showed, for the connection table (conntable.go)
 }
 
 func newKafkaConn(s *Session, stream int, client, broker netip.AddrPort) *conn {
