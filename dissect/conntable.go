@@ -12,7 +12,11 @@ import (
 // anyone who can reach a broker port can send one packet from each of
 // 100 000 spoofed addresses, without a handshake, and such flows must not
 // keep a connection that opens with a SYN out of the table. Among equals
-// the connection silent longest goes.
+// the connection silent longest goes. A newcomer with less evidence than
+// every connection open is refused (Stats.ConnLimit): a table full of
+// handshaked connections keeps their exchanges whole, and takes new ones
+// as they close or go idle (Options.IdleTimeout), rather than cutting
+// conversations short to start others it would cut short in turn.
 //
 // evidence ranks what a connection showed, the most telling bit highest:
 // a spoofed source completes no handshake (it never sees the broker's
