@@ -68,8 +68,13 @@ type Options struct {
 	// its stream number if it wakes up. Default 2 min.
 	IdleTimeout time.Duration
 	// MaxConnections bounds the connections dissected at once (and the
-	// unknown connections tracked); packets of further ones are not
-	// dissected until some close (Stats.ConnLimit). Default 100 000.
+	// unknown connections tracked). Beyond, a new connection takes the
+	// place of the one silent longest among those with the least evidence
+	// of being real, if they have no more than the newcomer
+	// (Stats.ConnEvicted): one-packet flows without a handshake, as a
+	// flood from spoofed addresses makes, do not keep a connection that
+	// opens with a SYN out. Otherwise its packets are not dissected
+	// (Stats.ConnLimit). Default 100 000.
 	MaxConnections int
 	// MaxPendingRequests bounds the requests waiting for a response on one
 	// connection; beyond, the oldest completes unanswered, with a note.
@@ -235,9 +240,18 @@ type Stats struct {
 	LateConnectionCount int
 	// AfterClose counts packets of a connection that closed moments
 	// before (its last ACKs); ConnLimit packets of connections beyond
-	// Options.MaxConnections. Both are among KafkaPackets, not dissected.
+	// Options.MaxConnections, refused because every connection open had
+	// more evidence of being real (see ConnEvicted). Both are among
+	// KafkaPackets, not dissected.
 	AfterClose int64
 	ConnLimit  int64
+	// ConnEvicted counts the connections ended to make room for a new
+	// one beyond Options.MaxConnections: of those open, one with no more
+	// evidence of being real than the newcomer (a completed handshake,
+	// packets both ways, a SYN, a request framed, in that order of
+	// weight), silent longest. Its requests waiting get a note
+	// (ConnectionEvicted).
+	ConnEvicted int64
 	// ReusedPorts counts connections ended by a new connection on the
 	// same 4-tuple (a SYN with a new initial sequence number).
 	ReusedPorts int64
@@ -406,6 +420,7 @@ type Session struct {
 	dirty []*conn            // connections to look at after the current packet
 	conns map[*conn]struct{} // open connections
 	open  int
+	table connTable // the open connections by evidence, for eviction
 
 	frags   *defragger     // IP datagrams being reassembled; nil before the first fragment
 	unknown *unknownTable  // nil: none tracked
@@ -526,6 +541,10 @@ func (s *Session) assemble(ts time.Time, idx int64, clock time.Time) {
 	}
 	tcp := p.TCP
 	c.segment(dir, tcp, p.Missing, pktRef{index: idx, time: ts.UnixNano(), seq: tcp.Seq, ack: tcp.Ack, num: s.num, src: s.src, tcp: true, ackOK: tcp.ACK})
+	if c = s.last; c != nil && !c.done {
+		// s.last, not c: a SYN may have replaced c (Session.reused).
+		s.table.saw(c, p.Src == c.client, tcp)
+	}
 }
 
 // Advance moves the session's capture time to t, if later, without a

@@ -243,6 +243,10 @@ const (
 	// ResponseGaveUp: a limit (Options.MaxPendingRequests,
 	// Options.MaxBufferedBytes) made the dissector stop waiting for it.
 	ResponseGaveUp
+	// ConnectionEvicted: more connections were open than
+	// Options.MaxConnections, and this one made room for a new one
+	// (Stats.ConnEvicted).
+	ConnectionEvicted
 )
 
 // String returns the note the matcher adds for the reason.
@@ -262,6 +266,8 @@ func (r NoResponseReason) String() string {
 		return "capture ended before the response"
 	case ResponseGaveUp:
 		return "stopped waiting for the response (a dissector limit was reached)"
+	case ConnectionEvicted:
+		return "connection evicted before the response: more connections open at once than the dissector keeps (MaxConnections)"
 	}
 	return fmt.Sprintf("NoResponseReason(%d)", uint8(r))
 }

@@ -115,6 +115,7 @@ type conn struct {
 	// frameDir; nextRecent is the entry the next one takes.
 	recent     [2][recentFrames]recentFrame
 	nextRecent [2]int
+	entry      connEntry // what it showed, for the connection table (conntable.go)
 }
 
 func newKafkaConn(s *Session, stream int, client, broker netip.AddrPort) *conn {

@@ -72,6 +72,7 @@ var noteRules = []noteRule{
 	{"response not captured", true, NoteNoResponse, ""},
 	{"connection closed before the response", true, NoteNoResponse, ""},
 	{"connection idle", true, NoteNoResponse, ""},
+	{"connection evicted", true, NoteNoResponse, ""},
 	{"capture ended before the response", true, NoteNoResponse, ""},
 	{"stopped waiting for the response", true, NoteNoResponse, ""},
 	{"a new connection on the same ports", true, NoteNoResponse, ""},

@@ -1,7 +1,6 @@
 package dissect
 
 import (
-	"fmt"
 	"net/netip"
 	"time"
 
@@ -62,9 +61,8 @@ func (s *Session) newConn(key flowKey) *conn {
 			return nil
 		}
 	}
-	if s.open >= s.d.lim.connections {
-		st.ConnLimit++
-		s.problem(fmt.Sprintf("more than %d connections open at once: packets of the others not dissected", s.d.lim.connections))
+	rank := packetEvidence(tcp)
+	if !s.makeRoom(rank) {
 		return nil
 	}
 	srcK, dstK := s.brokers.has(src), s.brokers.has(dst)
@@ -94,6 +92,7 @@ func (s *Session) newConn(key flowKey) *conn {
 	c.key = key
 	s.conns[c] = struct{}{}
 	s.flows[key] = c
+	s.table.add(c, rank)
 	s.open++
 	s.d.stats.PeakOpenConnections = max(s.d.stats.PeakOpenConnections, s.open)
 	return c
@@ -126,6 +125,7 @@ func (s *Session) connDone(c *conn) {
 		return
 	}
 	delete(s.conns, c)
+	s.table.remove(c)
 	s.open--
 	s.lows.set(&c.blocker, noLow)
 }
@@ -188,6 +188,8 @@ func (c *conn) complete() {
 	if s.last == c {
 		s.last = nil
 	}
-	idle := why == ConnectionIdle && !c.ended[toBroker] && !c.ended[toClient]
+	// An evicted connection may be alive: if it comes back, it keeps
+	// its stream number, as an idle one does.
+	idle := (why == ConnectionIdle || why == ConnectionEvicted) && !c.ended[toBroker] && !c.ended[toClient]
 	s.remember(c.key, c.stream, idle)
 }

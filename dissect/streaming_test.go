@@ -405,12 +405,7 @@ func TestConnectionsFreed(t *testing.T) {
 func TestMaxConnections(t *testing.T) {
 	clock := testClock()
 	r := newStreamRun(t, Options{MaxConnections: 2})
-	var cs []*tcpConn
-	for i := range 3 {
-		c := newConn(t, ethernet, uint16(40000+i), 9092, &clock)
-		cs = append(cs, c)
-		r.feed(c.handshake()...)
-	}
+	cs := r.handshakes(3, &clock)
 	for i, c := range cs {
 		r.feed(c.send(true, reqFrame(18, 3, int32(i), "x", nil))...)
 		r.feed(c.send(false, respFrame(int32(i), nil))...)

@@ -306,6 +306,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	case writeErr != nil:
 		return inputError{fmt.Errorf("write output: %w", writeErr)}
 	}
+	warnConnTable(stderr, d.Stats())
 	if seen == 0 {
 		noExchanges(stderr, d.Stats(), opts, false) // the filter ran in the kernel
 	}

@@ -351,6 +351,7 @@ func (in *captureInput) read(paths []string, emit func(*dissect.Exchange)) []err
 	}
 	err := in.d.ReadCaptures(caps, opts, emit)
 	warnLate(in.warn, in.d.Stats())
+	warnConnTable(in.warn, in.d.Stats())
 	if err == nil {
 		return nil
 	}

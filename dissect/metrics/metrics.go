@@ -5,7 +5,7 @@
 // long polls) in a histogram of their own; errors by API and error name;
 // frame bytes each way; records and record bytes by topic; and the
 // sniffer's health (packets, kernel drops, bytes not captured, notes by
-// kind).
+// kind, connections the full connection table evicted or refused).
 //
 // Each Collector has its own registry (no global state): serve it with
 // Handler. Series are bounded as stats bounds its rows: once a metric holds
@@ -56,6 +56,10 @@ const (
 	KernelReceivedTotal = "kdissect_kernel_received_packets_total"
 	KernelDroppedTotal  = "kdissect_kernel_dropped_packets_total"
 	SinkRecordsTotal    = "kdissect_sink_records_total"
+	// The connection table (dissect.Options.MaxConnections) full:
+	// connections evicted to make room, packets of connections refused.
+	ConnectionsEvictedTotal = "kdissect_connections_evicted_total"
+	ConnectionLimitPackets  = "kdissect_connection_limit_packets_total"
 )
 
 // Buckets are the latency histograms' upper bounds, in seconds: 100µs (a
@@ -82,6 +86,7 @@ type Collector struct {
 	brokers map[netip.AddrPort]string // label strings of the brokers seen
 
 	packets, snapBytes, holeBytes atomic.Int64
+	connEvicted, connLimit        atomic.Int64
 }
 
 // Options configures a Collector.
@@ -144,6 +149,12 @@ func New(opts Options) *Collector {
 			ConstLabels: prometheus.Labels{"cause": n.cause}},
 			func() float64 { return float64(n.v.Load()) }))
 	}
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: ConnectionsEvictedTotal,
+		Help: "Connections evicted from the full connection table to make room for a new one: those with the least evidence of being real (no handshake, one way only, no frame), silent longest, first."},
+		func() float64 { return float64(c.connEvicted.Load()) }))
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: ConnectionLimitPackets,
+		Help: "Packets not dissected because the connection table was full of connections with more evidence of being real than theirs."},
+		func() float64 { return float64(c.connLimit.Load()) }))
 	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return c
 }
@@ -197,11 +208,14 @@ func (c *Collector) SetSink(counts func() SinkCounts) {
 }
 
 // SetCapture takes the dissector's counts so far (dissect.Dissector.Stats,
-// on the dissector's goroutine): packets read and bytes not captured.
+// on the dissector's goroutine): packets read, bytes not captured, what
+// the full connection table evicted and refused.
 func (c *Collector) SetCapture(st dissect.Stats) {
 	c.packets.Store(st.Packets)
 	c.snapBytes.Store(st.SnapBytes)
 	c.holeBytes.Store(st.HoleBytes)
+	c.connEvicted.Store(st.ConnEvicted)
+	c.connLimit.Store(st.ConnLimit)
 }
 
 // Add counts one decoded exchange (Decoder.Decode ran on it), as stats

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -16,6 +18,7 @@ import (
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/stats"
 	"github.com/kdissect/kdissect/internal/capedit"
+	"github.com/kdissect/kdissect/internal/capgen"
 	"github.com/kdissect/kdissect/internal/testcap"
 )
 
@@ -211,4 +214,39 @@ func TestNoteKindsOfDamagedCaptures(t *testing.T) {
 		t.Errorf("notes of %d kinds only: %v", len(kinds), kinds)
 	}
 	t.Logf("notes by kind: %v", kinds)
+}
+
+// TestConnectionTableCounts: the counts of the full connection table are
+// served as the dissector counted them: a flood of one-packet flows
+// (capgen.WriteFlood) one more than the table holds, then a real
+// capture, evict connections.
+func TestConnectionTableCounts(t *testing.T) {
+	const limit = 100
+	real, err := os.ReadFile("../../testdata/pcaps/kcat_produce_lz4.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flood bytes.Buffer
+	if err := capgen.WriteFlood(&flood, limit+1, netip.MustParseAddrPort("127.0.0.1:9092"), time.Unix(1700000000, 0), time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	d := dissect.New(dissect.Options{MaxConnections: limit})
+	exchanges := 0
+	caps := []dissect.Capture{{Name: "flood", Reader: &flood}, {Name: "kcat", Reader: bytes.NewReader(real)}}
+	if err := d.ReadCaptures(caps, dissect.ReadOptions{}, func(*dissect.Exchange) { exchanges++ }); err != nil {
+		t.Fatal(err)
+	}
+	st := d.Stats()
+	if st.ConnEvicted == 0 || exchanges == 0 {
+		t.Fatalf("%d connections evicted, %d exchanges: the flood did not fill the table, or kept kcat out", st.ConnEvicted, exchanges)
+	}
+	c := New(Options{})
+	c.SetCapture(st)
+	mfs := scrape(t, c)
+	if got := sum(mfs, ConnectionsEvictedTotal, nil); got != float64(st.ConnEvicted) {
+		t.Errorf("%s %v, dissector %d", ConnectionsEvictedTotal, got, st.ConnEvicted)
+	}
+	if got := sum(mfs, ConnectionLimitPackets, nil); got != float64(st.ConnLimit) {
+		t.Errorf("%s %v, dissector %d", ConnectionLimitPackets, got, st.ConnLimit)
+	}
 }

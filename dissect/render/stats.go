@@ -40,12 +40,18 @@ type CaptureLoss struct {
 	FragmentsReassembled int64
 	Reassembled          int64
 	FragmentsDropped     int64
+	// Connections evicted from the full connection table, and packets
+	// of connections refused by it (dissect.Stats.ConnEvicted,
+	// ConnLimit).
+	ConnEvicted int64
+	ConnLimit   int64
 }
 
 // LossOf takes what StatsInfo says of loss from the dissector's counts.
 func LossOf(st dissect.Stats) CaptureLoss {
 	return CaptureLoss{SnapTruncated: st.SnapTruncated, SnapBytes: st.SnapBytes, Holes: st.Holes, HoleBytes: st.HoleBytes, Retransmitted: st.Retransmitted, ReusedPorts: st.ReusedPorts,
-		FragmentsReassembled: st.FragmentsReassembled, Reassembled: st.Reassembled, FragmentsDropped: st.FragmentsDropped}
+		FragmentsReassembled: st.FragmentsReassembled, Reassembled: st.Reassembled, FragmentsDropped: st.FragmentsDropped,
+		ConnEvicted: st.ConnEvicted, ConnLimit: st.ConnLimit}
 }
 
 // WriteStatsTables writes the aggregate as tables: the capture, then per
@@ -96,6 +102,9 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 			parts = append(parts, fmt.Sprintf("%d dropped (not reassembled)", l.FragmentsDropped))
 		}
 		kv("IP fragments", strings.Join(parts, ", "))
+	}
+	if l := info.Loss; l.ConnEvicted > 0 || l.ConnLimit > 0 {
+		kv("connections", connTableText(l))
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -254,6 +263,10 @@ type captureJSON struct {
 	FragmentsReassembled int64 `json:"fragments_reassembled"`
 	ReassembledDatagrams int64 `json:"reassembled_datagrams"`
 	FragmentsDropped     int64 `json:"fragments_dropped"`
+	// Connections the full connection table evicted, and packets of
+	// connections it refused: only when there were some.
+	ConnectionsEvicted     int64 `json:"connections_evicted,omitempty"`
+	ConnectionLimitPackets int64 `json:"connection_limit_packets,omitempty"`
 }
 
 type trafficJSON struct {
@@ -341,6 +354,7 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 			Holes: info.Loss.Holes, HoleBytes: info.Loss.HoleBytes, Retransmitted: info.Loss.Retransmitted,
 			ReusedPorts:          info.Loss.ReusedPorts,
 			FragmentsReassembled: info.Loss.FragmentsReassembled, ReassembledDatagrams: info.Loss.Reassembled, FragmentsDropped: info.Loss.FragmentsDropped,
+			ConnectionsEvicted: info.Loss.ConnEvicted, ConnectionLimitPackets: info.Loss.ConnLimit,
 		},
 		APIs: []apiJSON{}, Partitions: []partitionJSON{}, Errors: []errorJSON{}, PartitionErrors: []partitionErrorJSON{},
 		Clients: []clientJSON{}, Connections: []connectionJSON{}, Transactions: toTransactionsJSON(r.Transactions),
@@ -391,4 +405,17 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// connTableText says what the full connection table did: connections
+// evicted to make room, packets of connections refused.
+func connTableText(l CaptureLoss) string {
+	var parts []string
+	if l.ConnEvicted > 0 {
+		parts = append(parts, fmt.Sprintf("%d evicted from the full table (those with the least evidence of being real first)", l.ConnEvicted))
+	}
+	if l.ConnLimit > 0 {
+		parts = append(parts, fmt.Sprintf("%d packets of others not dissected (the table full)", l.ConnLimit))
+	}
+	return strings.Join(parts, ", ")
 }

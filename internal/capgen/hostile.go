@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"net/netip"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -16,7 +17,8 @@ import (
 
 // Hostile input for the tests and benchmarks that bound what kdissect
 // spends on it: record batches that claim or hold far more than their
-// bytes, and a capture of one connection carrying given frames.
+// bytes, a capture of one connection carrying given frames, and a flood
+// of one-packet flows.
 
 // minimalRecord is the smallest v2 record: Length 6, Attributes 0,
 // TimestampDelta 0, OffsetDelta 0, null key, null value, no headers. It
@@ -158,6 +160,36 @@ func WriteExchanges(w io.Writer, frames [][2][]byte) error {
 	)
 	for _, s := range steps {
 		if err := s(); err != nil {
+			return err
+		}
+	}
+	if err := p.w.Flush(); err != nil {
+		return fmt.Errorf("write capture: %w", err)
+	}
+	return nil
+}
+
+// FloodFrame is what each flow of WriteFlood carries: the first 8 bytes
+// of a Produce v7 request frame of 256 bytes (size, ApiKey, ApiVersion).
+var FloodFrame = []byte{0, 0, 1, 0, 0, 0, 0, 7}
+
+// WriteFlood writes a classic pcap (Ethernet, IPv4) of flows one-packet
+// TCP flows to broker, as anyone who can reach a broker port can send
+// from spoofed addresses: each from its own client address (10.1.0.0
+// on), without a handshake, carrying FloodFrame; the first at start, the
+// others step apart. broker must be IPv4.
+func WriteFlood(w io.Writer, flows int, broker netip.AddrPort, start time.Time, step time.Duration) error {
+	if !broker.Addr().Unmap().Is4() {
+		return fmt.Errorf("flood: broker %v is not IPv4", broker)
+	}
+	p := &pcapWriter{w: bufio.NewWriterSize(w, 1<<16), pkt: make([]byte, 0, 128)}
+	if err := p.header(262144); err != nil {
+		return err
+	}
+	dst := endpoint{ip: broker.Addr().Unmap().As4(), port: broker.Port(), seq: 1}
+	for i := range flows {
+		src := endpoint{ip: [4]byte{10, byte(1 + i>>16), byte(i >> 8), byte(i)}, port: uint16(1024 + i%60000), seq: uint32(i) * 7919}
+		if err := p.packet(start.Add(time.Duration(i)*step), &src, &dst, flagACK|flagPSH, FloodFrame); err != nil {
 			return err
 		}
 	}
