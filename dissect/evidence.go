@@ -48,23 +48,17 @@ func (c *conn) nextRequest(id int32) bool {
 // has it, or it is within numberedSlack of the last request framed, on
 // either side (the request it answers may have been lost, or not be
 // framed yet while the client's stream waits behind a hole of its own).
-func (c *conn) responseNumbered(id int32) bool {
+// known says a request was framed.
+func (c *conn) responseNumbered(id int32) (ok, known bool) {
 	if c.byCorr[id] > 0 {
-		return true
+		return true, true
 	}
 	if c.nCorr == 0 {
-		return false
+		return false, false
 	}
 	d := id - c.lastCorr[1] // wraps around as the ids do
-	return d > -numberedSlack && d <= numberedSlack
+	return d > -numberedSlack && d <= numberedSlack, true
 }
-
-// numberedSlack bounds how far the CorrelationId of a response found
-// after a hole may be from the last request's: clients keep a few
-// requests in flight on a connection (5 by default for Kafka's and
-// librdkafka's producers), and a hole that lost hundreds of requests
-// leaves the response to be found by the stricter rules.
-const numberedSlack = 256
 
 // bodyFits reports whether a frame decodes as what it says it is, as far
 // as it was captured (frameSink): a request as its ApiKey and ApiVersion,

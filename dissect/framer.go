@@ -82,10 +82,11 @@ type frameSink interface {
 	bodyFits(dir frameDir, b []byte, size int, holes []Hole) bool
 	// responseNumbered reports whether a response with this
 	// CorrelationId can answer a request of the connection's numbering,
-	// captured or not (near the CorrelationIds of the requests framed);
-	// used to recognise a response at the first byte after a hole, whose
-	// request may have been lost too.
-	responseNumbered(correlationID int32) bool
+	// captured or not (near the CorrelationIds of the requests framed),
+	// and whether that numbering is known (a request was framed); used to
+	// recognise a response at the first byte after a hole, whose request
+	// may have been lost too.
+	responseNumbered(correlationID int32) (ok, known bool)
 	// sameClient reports whether a request frame (without its size
 	// prefix) names the ClientId of the request framed before it on the
 	// connection; false when there is none to compare. Evidence for a
@@ -777,7 +778,7 @@ func (f *framer) judgeWith(b []byte, at func() pktRef, how judgement, maxSize in
 		case judgeLenient:
 			return plausible
 		case judgeAligned:
-			if (!f.haveResp || corrStep(f.lastResp, id)) && f.sink.responseNumbered(id) {
+			if f.numbered(id) {
 				return plausible
 			}
 		}
@@ -827,6 +828,27 @@ func judgeRequestHeader(h []byte, size int, valid func(apiKey, apiVersion int16)
 	}
 	return plausible
 }
+
+// numbered reports whether a response with CorrelationId id found at the
+// first byte after a hole is of the connection's numbering
+// (judgeAligned): after the last response framed and near it, and near
+// the requests framed, as far as either is known (the client's stream
+// may wait behind a hole of its own); one must be.
+func (f *framer) numbered(id int32) bool {
+	near, known := f.sink.responseNumbered(id)
+	if f.haveResp {
+		d := id - f.lastResp // wraps around as the ids do
+		return d > 0 && d <= numberedSlack && (near || !known)
+	}
+	return near && known
+}
+
+// numberedSlack bounds how far the CorrelationId of a response found
+// after a hole may be from the last response's and the last request's:
+// clients keep a few requests in flight on a connection (5 by default for
+// Kafka's and librdkafka's producers), and a hole that lost hundreds of
+// responses leaves the next to be found by the stricter rules.
+const numberedSlack = 256
 
 // lowMark returns the smallest packet index among the bytes the framer
 // holds that may still begin a frame (a partial frame, a size prefix, the

@@ -13,8 +13,8 @@ import (
 	"github.com/kdissect/kdissect/internal/capedit"
 )
 
-// TestLostPacketsPairWholeExchanges drops 1 to 4 packets carrying data
-// from a real capture of MTU-sized packets (kcat_mtu), many times over:
+// TestLostPacketsPairWholeExchanges drops 1 to 4 packets carrying data,
+// close together, from a real capture of MTU-sized packets (kcat_mtu), many times over:
 // every exchange whose request and response frames are both whole in the
 // damaged copy is reported paired, and nothing is invented: every frame is
 // a frame of the clean capture (its lost bytes holes), a request and a
@@ -72,9 +72,13 @@ func TestLostPacketsPairWholeExchanges(t *testing.T) {
 	payload := payloadPackets(pkts)
 	rng := rand.New(rand.NewPCG(uint64(seed), 26))
 	for trial := range trials {
+		// Kernel drops come in bursts: 1 to 4 of 8 packets in a row that
+		// carry data, so that a lost request and a lost response are
+		// often close together.
 		drop := map[int]bool{}
+		at := rng.IntN(len(payload))
 		for n := 1 + rng.IntN(4); len(drop) < n; {
-			drop[payload[rng.IntN(len(payload))]] = true
+			drop[payload[min(at+rng.IntN(burstSpan), len(payload)-1)]] = true
 		}
 		var buf bytes.Buffer
 		if _, err := capedit.Rewrite(&buf, bytes.NewReader(plain.Bytes()), capedit.Options{Drop: func(p capedit.Packet) bool { return drop[p.Index] }}); err != nil {
@@ -159,6 +163,10 @@ func TestLostPacketsPairWholeExchanges(t *testing.T) {
 		}
 	}
 }
+
+// burstSpan is how many packets in a row carrying data the packets a
+// trial drops are chosen from.
+const burstSpan = 8
 
 // lostAny reports whether a packet that carried bytes of o was dropped.
 func lostAny(o *origFrame, drop map[int]bool) bool {
