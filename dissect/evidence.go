@@ -60,6 +60,12 @@ func (c *conn) responseNumbered(id int32) (ok, known bool) {
 	return d > -numberedSlack && d <= numberedSlack, true
 }
 
+// requestsHeld reports whether bytes of the client's stream wait behind a
+// hole in reassembly (frameSink).
+func (c *conn) requestsHeld() bool {
+	return len(c.tcp[toBroker].queue) > 0
+}
+
 // bodyFits reports whether a frame decodes as what it says it is, as far
 // as it was captured (frameSink): a request as its ApiKey and ApiVersion,
 // a response as the response to the oldest waiting request with its

@@ -87,6 +87,10 @@ type frameSink interface {
 	// recognise a response at the first byte after a hole, whose request
 	// may have been lost too.
 	responseNumbered(correlationID int32) (ok, known bool)
+	// requestsHeld reports whether bytes of the client's stream were
+	// captured but wait behind a hole, not framed yet: a response's
+	// request may be among them.
+	requestsHeld() bool
 	// sameClient reports whether a request frame (without its size
 	// prefix) names the ClientId of the request framed before it on the
 	// connection; false when there is none to compare. Evidence for a
@@ -501,7 +505,7 @@ func (f *framer) emit(end pktRef, notes []string) {
 	fr := &Frame{Bytes: f.buf, Size: f.size, Time: captureTime(f.start.time), EndTime: captureTime(end.time), Packet: f.start.index,
 		Oversized: f.state == stateSkip, Holes: f.holes, FilePacket: int64(f.start.num), capture: f.start.src,
 		LastPacket: end.index, LastFilePacket: int64(end.num), lastCapture: end.src}
-	if f.dir == toClient && !f.raw && len(f.buf) >= respHeaderMin && !fr.Oversized {
+	if f.dir == toClient && !f.raw && fr.HeadLen() >= respHeaderMin {
 		f.lastResp, f.haveResp = int32(binary.BigEndian.Uint32(f.buf)), true
 	}
 	f.buf, f.holes, f.pend = nil, nil, 0
@@ -736,8 +740,10 @@ const (
 	// holds whole responses more often than not). A response there may
 	// answer a request lost too, or not framed yet: its CorrelationId
 	// need only follow the last response's and be of the connection's
-	// numbering (responseNumbered). What follows it is judged the same
-	// way, so only a chain of such frames is taken.
+	// numbering (numbered). So it is too while the client's stream waits
+	// behind a hole of its own (requestsHeld): the request a response
+	// answers may be held there. What follows it is judged the same way,
+	// so only a chain of such frames is taken.
 	judgeAligned
 	// judgeLenient: a response by its size alone, at the start of a
 	// connection picked up mid-stream (it may answer a request never
@@ -911,7 +917,7 @@ func (f *framer) resync(data []byte, i int, loc locator, base int64, chunk bool)
 		switch {
 		case lenient:
 			how = judgeLenient
-		case f.holeEndOK && base+int64(i-f.nwin+v) == f.holeEnd:
+		case f.holeEndOK && base+int64(i-f.nwin+v) == f.holeEnd, f.dir == toClient && f.sink.requestsHeld():
 			how = judgeAligned
 		}
 		verdict := f.judgeWith(b, at, how, f.max)

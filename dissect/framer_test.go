@@ -31,6 +31,8 @@ func (s *testSink) sameClient([]byte) bool { return false }
 
 func (s *testSink) responseNumbered(int32) (ok, known bool) { return false, true }
 
+func (s *testSink) requestsHeld() bool { return false }
+
 func (s *testSink) pendingRequest(id int32, _ pktRef) bool {
 	if s.pending == nil {
 		return false

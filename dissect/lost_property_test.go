@@ -76,9 +76,9 @@ func TestLostPacketsPairWholeExchanges(t *testing.T) {
 		// carry data, so that a lost request and a lost response are
 		// often close together.
 		drop := map[int]bool{}
-		at := rng.IntN(len(payload))
+		at := rng.IntN(len(payload) - burstSpan + 1)
 		for n := 1 + rng.IntN(4); len(drop) < n; {
-			drop[payload[min(at+rng.IntN(burstSpan), len(payload)-1)]] = true
+			drop[payload[at+rng.IntN(burstSpan)]] = true
 		}
 		var buf bytes.Buffer
 		if _, err := capedit.Rewrite(&buf, bytes.NewReader(plain.Bytes()), capedit.Options{Drop: func(p capedit.Packet) bool { return drop[p.Index] }}); err != nil {
