@@ -218,6 +218,8 @@ type framer struct {
 	// haveResp: responses come in request order.
 	lastResp int32
 	haveResp bool
+	// midStream says the stream was picked up after its start.
+	midStream bool
 }
 
 // resyncCause records why the framer lost the frame boundary, to note on
@@ -246,7 +248,7 @@ func (h *holeCauses) String() string {
 }
 
 func newFramer(dir frameDir, maxSize int, valid func(int16, int16) bool, sink frameSink, midStream bool, pool *FramePool) *framer {
-	f := &framer{dir: dir, max: maxSize, valid: valid, sink: sink, pool: pool}
+	f := &framer{dir: dir, max: maxSize, valid: valid, sink: sink, pool: pool, midStream: midStream}
 	if midStream {
 		f.state = stateResync
 		f.fresh = true
@@ -839,14 +841,21 @@ func judgeRequestHeader(h []byte, size int, valid func(apiKey, apiVersion int16)
 // first byte after a hole is of the connection's numbering
 // (judgeAligned): after the last response framed and near it, and near
 // the requests framed, as far as either is known (the client's stream
-// may wait behind a hole of its own); one must be.
+// may wait behind a hole of its own). When neither is, on a connection
+// seen from its start: near its first CorrelationId (librdkafka and
+// franz-go number a connection's requests from 0 or 1; Kafka's Java
+// client numbers all of a client's requests, which leaves its later
+// connections to the stricter rules).
 func (f *framer) numbered(id int32) bool {
 	near, known := f.sink.responseNumbered(id)
-	if f.haveResp {
+	switch {
+	case f.haveResp:
 		d := id - f.lastResp // wraps around as the ids do
 		return d > 0 && d <= numberedSlack && (near || !known)
+	case known:
+		return near
 	}
-	return near && known
+	return !f.midStream && id >= 0 && id <= numberedSlack
 }
 
 // numberedSlack bounds how far the CorrelationId of a response found
