@@ -220,13 +220,44 @@ func sameOutsideHoles(o []byte, f *Frame) bool {
 }
 
 func (dc *damageCheck) frameOf(f *Frame, src, dst netip.AddrPort) *origFrame {
-	for i := range dc.frames {
-		o := &dc.frames[i]
+	return findFrame(dc.frames, f, src, dst)
+}
+
+// findFrame returns the original frame that f, whole, is, or nil.
+func findFrame(frames []origFrame, f *Frame, src, dst netip.AddrPort) *origFrame {
+	for i := range frames {
+		o := &frames[i]
 		if o.dir == [2]netip.AddrPort{src, dst} && o.first == int(f.Packet) && bytes.Equal(o.bytes, f.Bytes) {
 			return o
 		}
 	}
 	return nil
+}
+
+// frameSide is a frame of an exchange and the direction it flowed in.
+type frameSide struct {
+	f        *Frame
+	src, dst netip.AddrPort
+}
+
+// origIndex returns the index of the original frame that f is where it
+// was captured (sameOutsideHoles), or -1.
+func origIndex(frames []origFrame, f frameSide) int {
+	return slices.IndexFunc(frames, func(o origFrame) bool {
+		return o.dir == [2]netip.AddrPort{f.src, f.dst} && sameOutsideHoles(o.bytes, f.f)
+	})
+}
+
+// sides returns the frames of an exchange, request first.
+func sides(e *Exchange) []frameSide {
+	var out []frameSide
+	if e.Request != nil {
+		out = append(out, frameSide{e.Request, e.Client, e.Broker})
+	}
+	if e.Response != nil {
+		out = append(out, frameSide{e.Response, e.Broker, e.Client})
+	}
+	return out
 }
 
 // check runs it: touchedFrame says whether the damage touched an original
@@ -270,13 +301,7 @@ func (dc *damageCheck) check(damaged []capPacket, touchedFrame func(*origFrame) 
 	touched := 0
 	for _, r := range dc.ref {
 		isTouched := false
-		for _, f := range []struct {
-			f        *Frame
-			src, dst netip.AddrPort
-		}{{r.Request, r.Client, r.Broker}, {r.Response, r.Broker, r.Client}} {
-			if f.f == nil {
-				continue
-			}
+		for _, f := range sides(r) {
 			o := dc.frameOf(f.f, f.src, f.dst)
 			if o == nil {
 				t.Fatalf("%s: reference frame not found: %s", dc.name, describe(r))
@@ -306,13 +331,7 @@ func (dc *damageCheck) check(damaged []capPacket, touchedFrame func(*origFrame) 
 		}
 		// No exchange is invented: its frames are original frames, with
 		// holes where the damage took bytes.
-		for _, f := range []struct {
-			f        *Frame
-			src, dst netip.AddrPort
-		}{{e.Request, e.Client, e.Broker}, {e.Response, e.Broker, e.Client}} {
-			if f.f == nil {
-				continue
-			}
+		for _, f := range sides(e) {
 			var match *origFrame
 			for i := range dc.frames {
 				o := &dc.frames[i]

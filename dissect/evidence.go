@@ -43,6 +43,29 @@ func (c *conn) nextRequest(id int32) bool {
 	return corrStep(last, id)
 }
 
+// responseNumbered reports whether a response with CorrelationId id can
+// answer a request of the connection's numbering (frameSink): one waiting
+// has it, or it is within numberedSlack of the last request framed, on
+// either side (the request it answers may have been lost, or not be
+// framed yet while the client's stream waits behind a hole of its own).
+// known says a request was framed.
+func (c *conn) responseNumbered(id int32) (ok, known bool) {
+	if c.byCorr[id] > 0 {
+		return true, true
+	}
+	if c.nCorr == 0 {
+		return false, false
+	}
+	d := id - c.lastCorr[1] // wraps around as the ids do
+	return d > -numberedSlack && d <= numberedSlack, true
+}
+
+// requestsHeld reports whether bytes of the client's stream wait behind a
+// hole in reassembly (frameSink).
+func (c *conn) requestsHeld() bool {
+	return len(c.tcp[toBroker].queue) > 0
+}
+
 // bodyFits reports whether a frame decodes as what it says it is, as far
 // as it was captured (frameSink): a request as its ApiKey and ApiVersion,
 // a response as the response to the oldest waiting request with its

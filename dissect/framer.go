@@ -80,6 +80,17 @@ type frameSink interface {
 	// decodes as what its header says it is as far as it was captured, or
 	// cannot be judged; used to confirm a frame start found by scanning.
 	bodyFits(dir frameDir, b []byte, size int, holes []Hole) bool
+	// responseNumbered reports whether a response with this
+	// CorrelationId can answer a request of the connection's numbering,
+	// captured or not (near the CorrelationIds of the requests framed),
+	// and whether that numbering is known (a request was framed); used to
+	// recognise a response at the first byte after a hole, whose request
+	// may have been lost too.
+	responseNumbered(correlationID int32) (ok, known bool)
+	// requestsHeld reports whether bytes of the client's stream were
+	// captured but wait behind a hole, not framed yet: a response's
+	// request may be among them.
+	requestsHeld() bool
 	// sameClient reports whether a request frame (without its size
 	// prefix) names the ClientId of the request framed before it on the
 	// connection; false when there is none to compare. Evidence for a
@@ -172,6 +183,7 @@ type framer struct {
 	// byte after its start.
 	tentative   bool
 	tentLenient bool   // it was found leniently: at the first byte of a stream picked up mid-stream
+	tentAligned bool   // it was found at the first byte after a hole (see judgeAligned)
 	tentChunk   bool   // it starts at the first byte of a segment
 	tentChecked bool   // its bytes before its first hole were found to fit
 	marks       []mark // which packets the bytes of the tentative frame came from
@@ -197,6 +209,17 @@ type framer struct {
 	fresh   bool  // mid-stream start, nothing judged yet: offset 0 is judged leniently
 	skipped int64 // bytes passed over since resynchronisation began
 	why     *resyncCause
+	// holeEnd is the stream offset right after the latest hole that left
+	// the framer resynchronising, while holeEndOK: the bytes there are
+	// judged as judgeAligned says.
+	holeEnd   int64
+	holeEndOK bool
+	// lastResp is the CorrelationId of the last response framed, when
+	// haveResp: responses come in request order.
+	lastResp int32
+	haveResp bool
+	// midStream says the stream was picked up after its start.
+	midStream bool
 }
 
 // resyncCause records why the framer lost the frame boundary, to note on
@@ -225,7 +248,7 @@ func (h *holeCauses) String() string {
 }
 
 func newFramer(dir frameDir, maxSize int, valid func(int16, int16) bool, sink frameSink, midStream bool, pool *FramePool) *framer {
-	f := &framer{dir: dir, max: maxSize, valid: valid, sink: sink, pool: pool}
+	f := &framer{dir: dir, max: maxSize, valid: valid, sink: sink, pool: pool, midStream: midStream}
 	if midStream {
 		f.state = stateResync
 		f.fresh = true
@@ -251,6 +274,11 @@ func (f *framer) hole(n int64, cause HoleCause) {
 	}
 	f.pos += n
 	f.skipHole(n, cause)
+	if f.state == stateResync {
+		// TCP says where the hole ends: when it took whole frames, the
+		// next frame starts right there.
+		f.holeEnd, f.holeEndOK = f.pos, true
+	}
 }
 
 // have is how many bytes of the frame being collected have passed,
@@ -466,7 +494,7 @@ func (f *framer) accept() {
 	if !f.tentative {
 		f.rejects, f.rejected = 0, 0
 	}
-	f.tentative, f.marks = false, nil
+	f.tentative, f.tentAligned, f.marks = false, false, nil
 	var notes []string
 	if len(f.holes) > 0 {
 		notes = []string{holesNote(f.holes, int(f.size))}
@@ -479,6 +507,9 @@ func (f *framer) emit(end pktRef, notes []string) {
 	fr := &Frame{Bytes: f.buf, Size: f.size, Time: captureTime(f.start.time), EndTime: captureTime(end.time), Packet: f.start.index,
 		Oversized: f.state == stateSkip, Holes: f.holes, FilePacket: int64(f.start.num), capture: f.start.src,
 		LastPacket: end.index, LastFilePacket: int64(end.num), lastCapture: end.src}
+	if f.dir == toClient && !f.raw && fr.HeadLen() >= respHeaderMin {
+		f.lastResp, f.haveResp = int32(binary.BigEndian.Uint32(f.buf)), true
+	}
 	f.buf, f.holes, f.pend = nil, nil, 0
 	f.state = stateHeader
 	f.resynced = f.why != nil
@@ -699,18 +730,46 @@ const (
 	needMore
 )
 
+// judgement says how strictly a frame start is judged.
+type judgement uint8
+
+const (
+	// judgeStrict: a response must answer a request waiting that the
+	// broker had received (pendingRequest).
+	judgeStrict judgement = iota
+	// judgeAligned: at the first byte after a hole whose length TCP
+	// gave, a frame starts when the hole took whole frames (a lost packet
+	// holds whole responses more often than not). A response there may
+	// answer a request lost too, or not framed yet: its CorrelationId
+	// need only follow the last response's and be of the connection's
+	// numbering (numbered). So it is too while the client's stream waits
+	// behind a hole of its own (requestsHeld): the request a response
+	// answers may be held there. What follows it is judged the same way,
+	// so only a chain of such frames is taken.
+	judgeAligned
+	// judgeLenient: a response by its size alone, at the start of a
+	// connection picked up mid-stream (it may answer a request never
+	// captured).
+	judgeLenient
+)
+
 // judge decides whether b (at most resyncWindow bytes, fewer at the end of
 // what has arrived) starts a frame; at returns the packet of its first
 // byte. lenient judges a response by its size alone: at the start of a
 // connection picked up mid-stream the response may answer a request that
 // was never captured.
 func (f *framer) judge(b []byte, at func() pktRef, lenient bool) verdict {
-	return f.judgeWith(b, at, lenient, f.max)
+	how := judgeStrict
+	if lenient {
+		how = judgeLenient
+	}
+	return f.judgeWith(b, at, how, f.max)
 }
 
-// judgeWith is judge with maxSize as the largest plausible size; at may be
-// nil when lenient.
-func (f *framer) judgeWith(b []byte, at func() pktRef, lenient bool, maxSize int) verdict {
+// judgeWith is judge with how as the strictness and maxSize as the largest
+// plausible size; at may be nil unless how is judgeStrict.
+func (f *framer) judgeWith(b []byte, at func() pktRef, how judgement, maxSize int) verdict {
+	lenient := how == judgeLenient
 	if len(b) < 4 {
 		return needMore
 	}
@@ -722,7 +781,16 @@ func (f *framer) judgeWith(b []byte, at func() pktRef, lenient bool, maxSize int
 		if len(b) < 8 {
 			return needMore
 		}
-		if lenient || f.sink.pendingRequest(int32(binary.BigEndian.Uint32(b[4:8])), at()) {
+		id := int32(binary.BigEndian.Uint32(b[4:8]))
+		switch how {
+		case judgeLenient:
+			return plausible
+		case judgeAligned:
+			if f.numbered(id) {
+				return plausible
+			}
+		}
+		if at != nil && f.sink.pendingRequest(id, at()) {
 			return plausible
 		}
 		return implausible
@@ -768,6 +836,34 @@ func judgeRequestHeader(h []byte, size int, valid func(apiKey, apiVersion int16)
 	}
 	return plausible
 }
+
+// numbered reports whether a response with CorrelationId id found at the
+// first byte after a hole is of the connection's numbering
+// (judgeAligned): after the last response framed and near it, and near
+// the requests framed, as far as either is known (the client's stream
+// may wait behind a hole of its own). When neither is, on a connection
+// seen from its start: near its first CorrelationId (librdkafka and
+// franz-go number a connection's requests from 0 or 1; Kafka's Java
+// client numbers all of a client's requests, which leaves its later
+// connections to the stricter rules).
+func (f *framer) numbered(id int32) bool {
+	near, known := f.sink.responseNumbered(id)
+	switch {
+	case f.haveResp:
+		d := id - f.lastResp // wraps around as the ids do
+		return d > 0 && d <= numberedSlack && (near || !known)
+	case known:
+		return near
+	}
+	return !f.midStream && id >= 0 && id <= numberedSlack
+}
+
+// numberedSlack bounds how far the CorrelationId of a response found
+// after a hole may be from the last response's and the last request's:
+// clients keep a few requests in flight on a connection (5 by default for
+// Kafka's and librdkafka's producers), and a hole that lost hundreds of
+// responses leaves the next to be found by the stricter rules.
+const numberedSlack = 256
 
 // lowMark returns the smallest packet index among the bytes the framer
 // holds that may still begin a frame (a partial frame, a size prefix, the
@@ -826,7 +922,14 @@ func (f *framer) resync(data []byte, i int, loc locator, base int64, chunk bool)
 			}
 			return loc.at(i + v - f.nwin)
 		}
-		verdict := f.judge(b, at, lenient)
+		how := judgeStrict
+		switch {
+		case lenient:
+			how = judgeLenient
+		case f.holeEndOK && base+int64(i-f.nwin+v) == f.holeEnd, f.dir == toClient && f.sink.requestsHeld():
+			how = judgeAligned
+		}
+		verdict := f.judgeWith(b, at, how, f.max)
 		if verdict == plausible && v >= f.nwin && !lenient {
 			// A start whose frame ends beyond the bytes at hand cannot be
 			// checked by what follows it: if a start the bytes do confirm
@@ -870,6 +973,8 @@ func (f *framer) resync(data []byte, i int, loc locator, base int64, chunk bool)
 			// start on frame boundaries.
 			f.tentative = f.rejects < maxRejects || f.rejected < rejectBudget
 			f.tentLenient = lenient
+			f.tentAligned = how == judgeAligned
+			f.holeEndOK = false
 			f.tentChunk = chunk && v == f.nwin && i == 0
 			f.tentSkipped = f.skipped
 			f.fresh = false
@@ -971,9 +1076,13 @@ func (f *framer) followerOK(b []byte, loc locator, off int) bool {
 		// mid-stream, the follower is judged as leniently (responses may
 		// answer requests never captured), and a size above the limit is
 		// still frame-like: it is skipped by its length.
-		return f.judgeWith(b, nil, true, 1<<31-1) != implausible
+		return f.judgeWith(b, nil, judgeLenient, 1<<31-1) != implausible
 	}
-	return f.judge(b, func() pktRef { return loc.at(off) }, false) != implausible
+	how := judgeStrict
+	if f.tentAligned {
+		how = judgeAligned
+	}
+	return f.judgeWith(b, func() pktRef { return loc.at(off) }, how, f.max) != implausible
 }
 
 // corrFollows reports whether next, the bytes after frame (without its
@@ -1104,7 +1213,7 @@ func (f *framer) reject() []scanPiece {
 	run(at, len(f.buf))
 	f.rejects++
 	f.rejected += int64(len(f.buf))
-	f.buf, f.marks, f.tentative = nil, nil, false
+	f.buf, f.marks, f.tentative, f.tentAligned = nil, nil, false, false
 	f.holes, f.pend = nil, 0
 	f.state = stateResync
 	f.fresh = false
@@ -1131,8 +1240,10 @@ func (w windowLocator) at(off int) pktRef { return w[off] }
 
 // finish ends the stream for cause (HoleCaptureEnded, or
 // HoleConnectionEnded): a partial frame is handed over with the rest of
-// it a hole.
-func (f *framer) finish(cause HoleCause) {
+// it a hole. It returns how many bytes of the stream after the last frame
+// handed over were not captured (holes before the end with no frame
+// found after them): bytes the peer sent, which were lost.
+func (f *framer) finish(cause HoleCause) (lost int64) {
 	for f.state == stateBody {
 		if rest := int(f.size) - f.have(); rest > 0 {
 			if f.tentative {
@@ -1158,6 +1269,9 @@ func (f *framer) finish(cause HoleCause) {
 			f.npre = 0
 		}
 	case stateResync:
+		if f.why != nil && f.why.gaps > 0 {
+			lost = f.why.missing
+		}
 		if n := f.skipped + int64(f.nwin); n > 0 || (f.why != nil && f.why.gaps > 0) {
 			why := "no frame boundary found after it"
 			if f.why != nil && !(f.why.midStream && f.why.gaps == 0 && !f.why.invalid) {
@@ -1169,6 +1283,7 @@ func (f *framer) finish(cause HoleCause) {
 	}
 	f.why = nil
 	f.state = stateHeader
+	return lost
 }
 
 // hasClientID reports whether a request header carries a ClientId: every

@@ -29,6 +29,10 @@ func (s *testSink) bodyFits(frameDir, []byte, int, []Hole) bool { return true }
 
 func (s *testSink) sameClient([]byte) bool { return false }
 
+func (s *testSink) responseNumbered(int32) (ok, known bool) { return false, true }
+
+func (s *testSink) requestsHeld() bool { return false }
+
 func (s *testSink) pendingRequest(id int32, _ pktRef) bool {
 	if s.pending == nil {
 		return false

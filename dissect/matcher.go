@@ -94,6 +94,11 @@ type conn struct {
 	sasl    *saslPhase       // raw SASL tokens are flowing (KIP-43)
 	noMore  NoResponseReason // set once no response can come any more
 	ended   [2]bool          // the direction ended (FIN or RST), by frameDir
+	// lostAtClose is how many bytes of the broker's stream were lost
+	// after its last frame, before its FIN at closeSeq (noMore is
+	// ResponseLost).
+	lostAtClose int64
+	closeSeq    uint32
 	// The CorrelationIds of the last two requests framed, and how many
 	// were framed (up to 2): clients number requests upward.
 	lastCorr [2]int32
@@ -238,7 +243,7 @@ func acksZero(head []byte) bool {
 func (c *conn) wait(w waiting) {
 	if c.noMore != ResponseSeen && len(c.early) == 0 {
 		// No response will be framed any more, and none is waiting.
-		c.unanswered(w.sl, c.noMore)
+		c.unansweredAtEnd(w, w.sl)
 		return
 	}
 	if limit := c.s.d.lim.pendingRequests; len(c.pending) >= limit {
@@ -346,6 +351,7 @@ func (c *conn) match(r framed) bool {
 	if c.matchUnknown(r, id) {
 		return true
 	}
+	c.lostBefore(r, id)
 	c.orphan(r)
 	return true
 }
@@ -584,9 +590,14 @@ func (c *conn) dequeue(i int) *slot {
 // unanswered completes a request that will get no response, with a note
 // saying why.
 func (c *conn) unanswered(sl *slot, why NoResponseReason) {
+	c.unansweredWith(sl, why, c.reasonNote(why))
+}
+
+// unansweredWith is unanswered with the note saying why.
+func (c *conn) unansweredWith(sl *slot, why NoResponseReason, reason string) {
 	ex := sl.ex
 	ex.NoResponse = why
-	ex.AddNote(c.reasonNote(why))
+	ex.AddNote(reason)
 	if c.replaced {
 		ex.AddNote("a new connection on the same ports (a SYN with a new initial sequence number) replaced this one")
 	}
@@ -669,13 +680,14 @@ func (c *conn) computeLow() int64 {
 // rather than when the connection is flushed.
 func (c *conn) directionEnded(dir frameDir) {
 	c.ended[dir] = true
+	var lost int64
 	if f := c.fr[dir]; f != nil {
-		f.finish(HoleConnectionEnded)
+		lost = f.finish(HoleConnectionEnded)
 	}
 	c.touch()
 	if dir == toClient || c.rst[toBroker] {
 		c.drainEarly()
-		c.stopWaiting(ConnectionClosed)
+		c.stopWaiting(c.closedWith(dir, lost))
 	}
 }
 
@@ -697,7 +709,8 @@ func (c *conn) settleEarly() {
 		return
 	}
 	for len(c.pending) > 0 {
-		c.unanswered(c.dequeue(0), c.noMore)
+		w := c.pending[0]
+		c.unansweredAtEnd(w, c.dequeue(0))
 	}
 	if c.sasl != nil {
 		c.endSASL()

@@ -182,7 +182,7 @@ func TestNoteKindsCoverProducers(t *testing.T) {
 			notCapturedNote("response", api, 9, []codec.NotCaptured{{Path: "Responses", Start: 1, End: 30, Stop: true}}),
 			notCapturedNote("response", api, 9, []codec.NotCaptured{{Path: "A", Start: 1, End: 3}, {Path: "B", Start: 5, End: 30, Stop: true}}),
 		},
-		"c.reasonNote(why)": reasons,
+		"reason": append(reasons, lostAtCloseNote(64)),
 		"a.note(recordsWhere(rr))": {
 			SequenceAnomaly{Topic: "orders", ProducerId: 7, BaseSequence: 9, Expected: 5, Kind: SequenceGap}.note("orders[0]"),
 			SequenceAnomaly{Topic: "orders", ProducerId: 7, BaseSequence: 0, Expected: 5, Kind: SequenceDuplicate}.note("orders[0]"),

@@ -80,13 +80,7 @@ func snapCheck(t *testing.T, name string, pkts []capPacket, opts Options, n int)
 		if e.Request != nil {
 			byKey[key{e.Client, e.Broker, e.CorrelationID, e.Request.Packet}] = e
 		}
-		for _, f := range []struct {
-			f        *Frame
-			src, dst netip.AddrPort
-		}{{e.Request, e.Client, e.Broker}, {e.Response, e.Broker, e.Client}} {
-			if f.f == nil {
-				continue
-			}
+		for _, f := range sides(e) {
 			found := false
 			for i := range frames {
 				o := &frames[i]
