@@ -74,7 +74,7 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	}
 	kv("request bytes", strconv.FormatInt(t.RequestBytes, 10)+sizeSuffix(t.RequestBytes))
 	kv("response bytes", strconv.FormatInt(t.ResponseBytes, 10)+sizeSuffix(t.ResponseBytes))
-	kv("errors", strconv.FormatInt(t.Errors, 10))
+	kv("errors", countCell(t.Errors, t.ErrorsNotCaptured > 0)+errorsNotCapturedNote(t.ErrorsNotCaptured))
 	if l := info.Loss; l.SnapTruncated > 0 {
 		kv("snap length", fmt.Sprintf("%d packets cut, %d bytes not captured%s", l.SnapTruncated, l.SnapBytes, sizeSuffix(l.SnapBytes)))
 	}
@@ -111,9 +111,11 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		return append([]string{
 			strconv.FormatInt(tr.Exchanges, 10), strconv.FormatInt(tr.NoResponse, 10),
 			strconv.FormatInt(tr.RequestBytes, 10), strconv.FormatInt(tr.ResponseBytes, 10),
-			strconv.FormatInt(tr.Errors, 10),
+			countCell(tr.Errors, tr.ErrorsNotCaptured > 0),
 		}, lat(&tr.Latency)...)
 	}
+	// Errors are a lower bound in every row when any is.
+	errNote := footnoteIf(t.ErrorsNotCaptured > 0)
 	trafficHeader := []string{"exchanges", "no response", "request bytes", "response bytes", "errors", "p50", "p90", "p99", "max"}
 
 	var rows [][]string
@@ -124,25 +126,38 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		}
 		rows = append(rows, append([]string{a.Name, key}, traffic(&a.Traffic)...))
 	}
-	if err := statsTable(w, "APIs", append([]string{"api", "key"}, trafficHeader...), rows); err != nil {
+	if err := statsTable(w, "APIs", append([]string{"api", "key"}, trafficHeader...), rows, errNote...); err != nil {
 		return err
 	}
 
 	rows = rows[:0]
 	for _, p := range r.Partitions {
+		pj := toPartitionJSON(p, t)
 		rows = append(rows, []string{sanitize(p.Topic), strconv.Itoa(int(p.Partition)),
-			strconv.FormatInt(p.ProducedRecords, 10), strconv.FormatInt(p.ProducedBytes, 10),
-			strconv.FormatInt(p.FetchedRecords, 10), strconv.FormatInt(p.FetchedBytes, 10)})
+			countCell(p.ProducedRecords, pj.ProducedRecordsNotCaptured), countCell(p.ProducedBytes, pj.ProducedBytesNotCaptured),
+			countCell(p.FetchedRecords, pj.FetchedRecordsNotCaptured), countCell(p.FetchedBytes, pj.FetchedBytesNotCaptured)})
 	}
-	if err := statsTable(w, "Topic-partitions (records and record batch bytes)", []string{"topic", "partition", "produced records", "produced bytes", "fetched records", "fetched bytes"}, rows); err != nil {
+	var recNote []string
+	if t.RecordsNotCaptured > 0 {
+		recNote = footnoteIf(true)
+	}
+	if n := t.ProducedUnnamed + t.FetchedUnnamed; n > 0 {
+		recNote = append(recNote, fmt.Sprintf("%d Produce and Fetch exchanges lacked record sets of topic-partitions the capture may not name: every row is a lower bound in their direction", n))
+	}
+	if err := statsTable(w, "Topic-partitions (records and record batch bytes)", []string{"topic", "partition", "produced records", "produced bytes", "fetched records", "fetched bytes"}, rows, recNote...); err != nil {
 		return err
+	}
+	// Error codes not captured may be of any name and topic-partition.
+	errTableNote := errNote
+	if len(errNote) > 0 {
+		errTableNote = []string{fmt.Sprintf("counts of the error codes captured; %d exchanges had error codes not captured", t.ErrorsNotCaptured)}
 	}
 
 	rows = rows[:0]
 	for _, e := range r.Errors {
 		rows = append(rows, []string{e.Name, strconv.Itoa(int(e.Code)), strconv.FormatInt(e.Count, 10)})
 	}
-	if err := statsTable(w, "Errors", []string{"error", "code", "count"}, rows); err != nil {
+	if err := statsTable(w, "Errors", []string{"error", "code", "count"}, rows, errTableNote...); err != nil {
 		return err
 	}
 	rows = rows[:0]
@@ -153,7 +168,7 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		}
 		rows = append(rows, []string{sanitize(e.Topic), part, e.Name, strconv.FormatInt(e.Count, 10)})
 	}
-	if err := statsTable(w, "Errors by topic-partition", []string{"topic", "partition", "error", "count"}, rows); err != nil {
+	if err := statsTable(w, "Errors by topic-partition", []string{"topic", "partition", "error", "count"}, rows, errTableNote...); err != nil {
 		return err
 	}
 
@@ -165,7 +180,7 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		}
 		rows = append(rows, append([]string{id}, traffic(&c.Traffic)...))
 	}
-	if err := statsTable(w, "Client ids", append([]string{"client id"}, trafficHeader...), rows); err != nil {
+	if err := statsTable(w, "Client ids", append([]string{"client id"}, trafficHeader...), rows, errNote...); err != nil {
 		return err
 	}
 
@@ -177,7 +192,7 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		}
 		rows = append(rows, append([]string{strconv.Itoa(c.Stream), c.Client, c.Broker, id}, traffic(&c.Traffic)...))
 	}
-	if err := statsTable(w, "Connections", append([]string{"stream", "client", "broker", "client id"}, trafficHeader...), rows); err != nil {
+	if err := statsTable(w, "Connections", append([]string{"stream", "client", "broker", "client id"}, trafficHeader...), rows, errNote...); err != nil {
 		return err
 	}
 	if err := writeTransactionsTables(w, r.Transactions); err != nil { // stats_transactions.go
@@ -189,14 +204,29 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	return writeIntervalTables(w, r.Intervals)
 }
 
-// statsTable writes a titled table, or nothing without rows.
-func statsTable(w io.Writer, title string, header []string, rows [][]string) error {
-	if len(rows) == 0 {
+// statsTable writes a titled table and its footnotes, the title and
+// footnotes alone without rows, or nothing without either.
+func statsTable(w io.Writer, title string, header []string, rows [][]string, footnotes ...string) error {
+	if len(rows) == 0 && len(footnotes) == 0 {
 		return nil
 	}
 	if _, err := fmt.Fprintf(w, "\n%s\n", title); err != nil {
 		return err
 	}
+	if len(rows) > 0 {
+		if err := renderTable(w, header, rows); err != nil {
+			return err
+		}
+	}
+	for _, f := range footnotes {
+		if _, err := fmt.Fprintf(w, "  %s\n", f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func renderTable(w io.Writer, header []string, rows [][]string) error {
 	tbl := tablewriter.NewTable(w,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
@@ -207,6 +237,24 @@ func statsTable(w io.Writer, title string, header []string, rows [][]string) err
 		return err
 	}
 	return tbl.Render()
+}
+
+// footnoteIf is the footnote of a table whose cells countCell may have
+// marked, when any is.
+func footnoteIf(marked bool) []string {
+	if !marked {
+		return nil
+	}
+	return []string{notCapturedFootnote}
+}
+
+// errorsNotCapturedNote says, in the capture table, how many exchanges
+// lacked error codes.
+func errorsNotCapturedNote(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d exchanges with error codes not captured)", n)
 }
 
 // usLatency formats a latency in microseconds.
@@ -239,7 +287,11 @@ type captureJSON struct {
 	DurationUs    int64    `json:"duration_us"`
 	RequestBytes  int64    `json:"request_bytes"`
 	ResponseBytes int64    `json:"response_bytes"`
-	Errors        int64    `json:"errors"`
+	Errors        *int64   `json:"errors"` // null: none captured, some not (errors_not_captured)
+	// ErrorsNotCaptured and RecordsNotCaptured: some exchanges' error
+	// codes, records, were not captured; left out when false.
+	ErrorsNotCaptured  bool `json:"errors_not_captured,omitempty"`
+	RecordsNotCaptured bool `json:"records_not_captured,omitempty"`
 	// What the capture lacks (extensions): packets the snap length cut
 	// and the payload bytes cut, runs of TCP segments not captured and
 	// their bytes, segments retransmitted; connections a new one on
@@ -261,8 +313,11 @@ type trafficJSON struct {
 	NoResponse    int64       `json:"no_response"`
 	RequestBytes  int64       `json:"request_bytes"`
 	ResponseBytes int64       `json:"response_bytes"`
-	Errors        int64       `json:"errors"`
-	Latency       latencyJSON `json:"latency_us"`
+	Errors        *int64      `json:"errors"`
+	// ErrorsNotCaptured: Errors counts the error codes captured, some
+	// were not (null: none was); left out when false.
+	ErrorsNotCaptured bool        `json:"errors_not_captured,omitempty"`
+	Latency           latencyJSON `json:"latency_us"`
 }
 
 // latencyJSON holds nearest-rank percentiles; Exact says they are exact,
@@ -282,13 +337,31 @@ type apiJSON struct {
 	trafficJSON
 }
 
+// partitionJSON: a count is null when the capture held none of it and
+// lacked some, a lower bound when its *_not_captured companion is true
+// (left out when false).
 type partitionJSON struct {
-	Topic           string `json:"topic"`
-	Partition       int32  `json:"partition"`
-	ProducedRecords int64  `json:"produced_records"`
-	ProducedBytes   int64  `json:"produced_bytes"`
-	FetchedRecords  int64  `json:"fetched_records"`
-	FetchedBytes    int64  `json:"fetched_bytes"`
+	Topic                      string `json:"topic"`
+	Partition                  int32  `json:"partition"`
+	ProducedRecords            *int64 `json:"produced_records"`
+	ProducedBytes              *int64 `json:"produced_bytes"`
+	FetchedRecords             *int64 `json:"fetched_records"`
+	FetchedBytes               *int64 `json:"fetched_bytes"`
+	ProducedRecordsNotCaptured bool   `json:"produced_records_not_captured,omitempty"`
+	ProducedBytesNotCaptured   bool   `json:"produced_bytes_not_captured,omitempty"`
+	FetchedRecordsNotCaptured  bool   `json:"fetched_records_not_captured,omitempty"`
+	FetchedBytesNotCaptured    bool   `json:"fetched_bytes_not_captured,omitempty"`
+}
+
+// toPartitionJSON takes the totals for the record sets no row holds
+// (Totals.ProducedUnnamed).
+func toPartitionJSON(p *stats.PartitionStats, t stats.Totals) partitionJSON {
+	pu, fu := t.ProducedUnnamed > 0, t.FetchedUnnamed > 0
+	prn, pbn := pu || p.ProducedRecordsNotCaptured > 0, pu || p.ProducedBytesNotCaptured > 0
+	frn, fbn := fu || p.FetchedRecordsNotCaptured > 0, fu || p.FetchedBytesNotCaptured > 0
+	return partitionJSON{p.Topic, p.Partition,
+		countJSON(p.ProducedRecords, prn), countJSON(p.ProducedBytes, pbn), countJSON(p.FetchedRecords, frn), countJSON(p.FetchedBytes, fbn),
+		prn, pbn, frn, fbn}
 }
 
 type errorJSON struct {
@@ -319,7 +392,9 @@ type connectionJSON struct {
 }
 
 func toTrafficJSON(t *stats.Traffic) trafficJSON {
-	out := trafficJSON{Exchanges: t.Exchanges, NoResponse: t.NoResponse, RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes, Errors: t.Errors}
+	nc := t.ErrorsNotCaptured > 0
+	out := trafficJSON{Exchanges: t.Exchanges, NoResponse: t.NoResponse, RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes,
+		Errors: countJSON(t.Errors, nc), ErrorsNotCaptured: nc}
 	h := &t.Latency
 	out.Latency = latencyJSON{Count: h.Count(), Exact: h.Exact()}
 	if h.Count() > 0 {
@@ -336,7 +411,8 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 	out := statsJSON{
 		Capture: captureJSON{
 			Files: info.Files, Packets: info.Packets, Exchanges: t.Exchanges,
-			DurationUs: t.Duration().Microseconds(), RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes, Errors: t.Errors,
+			DurationUs: t.Duration().Microseconds(), RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes,
+			Errors: countJSON(t.Errors, t.ErrorsNotCaptured > 0), ErrorsNotCaptured: t.ErrorsNotCaptured > 0, RecordsNotCaptured: t.RecordsNotCaptured > 0,
 			SnapTruncatedPackets: info.Loss.SnapTruncated, SnapBytes: info.Loss.SnapBytes,
 			Holes: info.Loss.Holes, HoleBytes: info.Loss.HoleBytes, Retransmitted: info.Loss.Retransmitted,
 			ReusedPorts:          info.Loss.ReusedPorts,
@@ -364,7 +440,7 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 		out.APIs = append(out.APIs, aj)
 	}
 	for _, p := range r.Partitions {
-		out.Partitions = append(out.Partitions, partitionJSON{p.Topic, p.Partition, p.ProducedRecords, p.ProducedBytes, p.FetchedRecords, p.FetchedBytes})
+		out.Partitions = append(out.Partitions, toPartitionJSON(p, t))
 	}
 	for _, e := range r.Errors {
 		out.Errors = append(out.Errors, errorJSON{e.Code, e.Name, e.Count})
