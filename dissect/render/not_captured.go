@@ -1,6 +1,11 @@
 package render
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/dissect"
+)
 
 // A count the capture held only in part is shown the same way in every
 // view (README, "What unknown looks like"): the count of what was
@@ -30,5 +35,28 @@ func countJSON(n int64, notCaptured bool) *int64 {
 	return &n
 }
 
+// writeCount writes a count as countJSON gives it.
+func writeCount(w *codec.JSONWriter, n int64, notCaptured bool) {
+	if v := countJSON(n, notCaptured); v != nil {
+		w.Int(*v)
+	} else {
+		w.Null()
+	}
+}
+
 // notCapturedFootnote follows a table with a cell countCell marked.
 const notCapturedFootnote = "?: not captured (beyond the snap length, in a hole, or a response not captured); ≥ N: N captured, more not captured"
+
+// errorsCell is the summary table's errors cell: the error codes
+// captured, led by "?" when the response's error codes were not all
+// captured (truncation keeps the mark).
+func errorsCell(dec *dissect.Decoded) string {
+	s := FormatErrors(dec.Errors)
+	switch {
+	case !dec.ErrorsNotCaptured:
+		return s
+	case s == "":
+		return "?"
+	}
+	return "?, " + s
+}

@@ -74,7 +74,10 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	}
 	kv("request bytes", strconv.FormatInt(t.RequestBytes, 10)+sizeSuffix(t.RequestBytes))
 	kv("response bytes", strconv.FormatInt(t.ResponseBytes, 10)+sizeSuffix(t.ResponseBytes))
-	kv("errors", countCell(t.Errors, t.ErrorsNotCaptured > 0)+errorsNotCapturedNote(t.ErrorsNotCaptured))
+	// Frames lost whole make every count of errors and records a lower
+	// bound (stats.Totals.FramesNotCaptured).
+	lost := t.FramesNotCaptured > 0
+	kv("errors", countCell(t.Errors, lost || t.ErrorsNotCaptured > 0)+errorsNotCapturedNote(t))
 	if l := info.Loss; l.SnapTruncated > 0 {
 		kv("snap length", fmt.Sprintf("%d packets cut, %d bytes not captured%s", l.SnapTruncated, l.SnapBytes, sizeSuffix(l.SnapBytes)))
 	}
@@ -111,11 +114,11 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		return append([]string{
 			strconv.FormatInt(tr.Exchanges, 10), strconv.FormatInt(tr.NoResponse, 10),
 			strconv.FormatInt(tr.RequestBytes, 10), strconv.FormatInt(tr.ResponseBytes, 10),
-			countCell(tr.Errors, tr.ErrorsNotCaptured > 0),
+			countCell(tr.Errors, lost || tr.ErrorsNotCaptured > 0),
 		}, lat(&tr.Latency)...)
 	}
 	// Errors are a lower bound in every row when any is.
-	errNote := footnoteIf(t.ErrorsNotCaptured > 0)
+	errNote := footnoteIf(lost || t.ErrorsNotCaptured > 0)
 	trafficHeader := []string{"exchanges", "no response", "request bytes", "response bytes", "errors", "p50", "p90", "p99", "max"}
 
 	var rows [][]string
@@ -138,8 +141,11 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 			countCell(p.FetchedRecords, pj.FetchedRecordsNotCaptured), countCell(p.FetchedBytes, pj.FetchedBytesNotCaptured)})
 	}
 	var recNote []string
-	if t.RecordsNotCaptured > 0 {
+	if lost || t.RecordsNotCaptured > 0 {
 		recNote = footnoteIf(true)
+	}
+	if lost {
+		recNote = append(recNote, framesLostNote(t))
 	}
 	if n := t.ProducedUnnamed + t.FetchedUnnamed; n > 0 {
 		recNote = append(recNote, fmt.Sprintf("%d Produce and Fetch exchanges lacked record sets of topic-partitions the capture may not name: every row is a lower bound in their direction", n))
@@ -150,7 +156,7 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	// Error codes not captured may be of any name and topic-partition.
 	errTableNote := errNote
 	if len(errNote) > 0 {
-		errTableNote = []string{fmt.Sprintf("counts of the error codes captured; %d exchanges had error codes not captured", t.ErrorsNotCaptured)}
+		errTableNote = []string{"counts of the error codes captured" + errorsNotCapturedNote(t)}
 	}
 
 	rows = rows[:0]
@@ -201,7 +207,7 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	if err := writeNotesTable(w, r.Notes); err != nil { // stats_intervals.go
 		return err
 	}
-	return writeIntervalTables(w, r.Intervals)
+	return writeIntervalTables(w, r.Intervals, lost)
 }
 
 // statsTable writes a titled table and its footnotes, the title and
@@ -249,12 +255,24 @@ func footnoteIf(marked bool) []string {
 }
 
 // errorsNotCapturedNote says, in the capture table, how many exchanges
-// lacked error codes.
-func errorsNotCapturedNote(n int64) string {
-	if n == 0 {
+// lacked error codes and whether whole frames may be missing.
+func errorsNotCapturedNote(t stats.Totals) string {
+	var parts []string
+	if n := t.ErrorsNotCaptured; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d exchanges with error codes not captured", n))
+	}
+	if t.FramesNotCaptured > 0 {
+		parts = append(parts, "frames may be missing whole")
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d exchanges with error codes not captured)", n)
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// framesLostNote says why every row is a lower bound.
+func framesLostNote(t stats.Totals) string {
+	return fmt.Sprintf("%d exchanges follow stream bytes not captured between frames, where frames may be missing whole: every count is a lower bound", t.FramesNotCaptured)
 }
 
 // usLatency formats a latency in microseconds.
@@ -309,11 +327,11 @@ type captureJSON struct {
 }
 
 type trafficJSON struct {
-	Exchanges     int64       `json:"exchanges"`
-	NoResponse    int64       `json:"no_response"`
-	RequestBytes  int64       `json:"request_bytes"`
-	ResponseBytes int64       `json:"response_bytes"`
-	Errors        *int64      `json:"errors"`
+	Exchanges     int64  `json:"exchanges"`
+	NoResponse    int64  `json:"no_response"`
+	RequestBytes  int64  `json:"request_bytes"`
+	ResponseBytes int64  `json:"response_bytes"`
+	Errors        *int64 `json:"errors"`
 	// ErrorsNotCaptured: Errors counts the error codes captured, some
 	// were not (null: none was); left out when false.
 	ErrorsNotCaptured bool        `json:"errors_not_captured,omitempty"`
@@ -356,7 +374,8 @@ type partitionJSON struct {
 // toPartitionJSON takes the totals for the record sets no row holds
 // (Totals.ProducedUnnamed).
 func toPartitionJSON(p *stats.PartitionStats, t stats.Totals) partitionJSON {
-	pu, fu := t.ProducedUnnamed > 0, t.FetchedUnnamed > 0
+	lost := t.FramesNotCaptured > 0
+	pu, fu := lost || t.ProducedUnnamed > 0, lost || t.FetchedUnnamed > 0
 	prn, pbn := pu || p.ProducedRecordsNotCaptured > 0, pu || p.ProducedBytesNotCaptured > 0
 	frn, fbn := fu || p.FetchedRecordsNotCaptured > 0, fu || p.FetchedBytesNotCaptured > 0
 	return partitionJSON{p.Topic, p.Partition,
@@ -391,8 +410,10 @@ type connectionJSON struct {
 	trafficJSON
 }
 
-func toTrafficJSON(t *stats.Traffic) trafficJSON {
-	nc := t.ErrorsNotCaptured > 0
+// toTrafficJSON takes whether frames were lost whole
+// (stats.Totals.FramesNotCaptured): errors are then a lower bound.
+func toTrafficJSON(t *stats.Traffic, lost bool) trafficJSON {
+	nc := lost || t.ErrorsNotCaptured > 0
 	out := trafficJSON{Exchanges: t.Exchanges, NoResponse: t.NoResponse, RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes,
 		Errors: countJSON(t.Errors, nc), ErrorsNotCaptured: nc}
 	h := &t.Latency
@@ -408,11 +429,13 @@ func toTrafficJSON(t *stats.Traffic) trafficJSON {
 // the tables' data with exact numbers.
 func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 	t := r.Totals
+	lost := t.FramesNotCaptured > 0 // as in WriteStatsTables
 	out := statsJSON{
 		Capture: captureJSON{
 			Files: info.Files, Packets: info.Packets, Exchanges: t.Exchanges,
 			DurationUs: t.Duration().Microseconds(), RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes,
-			Errors: countJSON(t.Errors, t.ErrorsNotCaptured > 0), ErrorsNotCaptured: t.ErrorsNotCaptured > 0, RecordsNotCaptured: t.RecordsNotCaptured > 0,
+			Errors: countJSON(t.Errors, lost || t.ErrorsNotCaptured > 0), ErrorsNotCaptured: lost || t.ErrorsNotCaptured > 0,
+			RecordsNotCaptured:   lost || t.RecordsNotCaptured > 0,
 			SnapTruncatedPackets: info.Loss.SnapTruncated, SnapBytes: info.Loss.SnapBytes,
 			Holes: info.Loss.Holes, HoleBytes: info.Loss.HoleBytes, Retransmitted: info.Loss.Retransmitted,
 			ReusedPorts:          info.Loss.ReusedPorts,
@@ -432,7 +455,7 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 		out.Capture.First, out.Capture.Last = &first, &last
 	}
 	for _, a := range r.APIs {
-		aj := apiJSON{API: a.Name, trafficJSON: toTrafficJSON(&a.Traffic)}
+		aj := apiJSON{API: a.Name, trafficJSON: toTrafficJSON(&a.Traffic, lost)}
 		if a.Key >= 0 {
 			k := a.Key
 			aj.APIKey = &k
@@ -454,16 +477,16 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 		out.PartitionErrors = append(out.PartitionErrors, pe)
 	}
 	for _, c := range r.Clients {
-		out.Clients = append(out.Clients, clientJSON{c.ClientID, toTrafficJSON(&c.Traffic)})
+		out.Clients = append(out.Clients, clientJSON{c.ClientID, toTrafficJSON(&c.Traffic, lost)})
 	}
 	for _, c := range r.Connections {
 		out.Connections = append(out.Connections, connectionJSON{
 			Stream: c.Stream, Client: c.Client, Broker: c.Broker, ClientID: c.ClientID,
-			First: c.First.UTC().Format(tsFormat), Last: c.Last.UTC().Format(tsFormat), trafficJSON: toTrafficJSON(&c.Traffic),
+			First: c.First.UTC().Format(tsFormat), Last: c.Last.UTC().Format(tsFormat), trafficJSON: toTrafficJSON(&c.Traffic, lost),
 		})
 	}
 	out.Notes = notesToJSON(r.Notes)
-	out.Interval, out.Intervals = intervalsToJSON(r.Intervals)
+	out.Interval, out.Intervals = intervalsToJSON(r.Intervals, lost)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)

@@ -59,7 +59,8 @@ func intervalTitle(r *stats.IntervalReport) string {
 
 // writeIntervalTables writes the traffic of each interval, empty ones as
 // zeros, then each interval's APIs.
-func writeIntervalTables(w io.Writer, r *stats.IntervalReport) error {
+// lost: frames were lost whole (stats.Totals.FramesNotCaptured).
+func writeIntervalTables(w io.Writer, r *stats.IntervalReport, lost bool) error {
 	if r == nil || len(r.Rows) == 0 {
 		return nil
 	}
@@ -73,12 +74,12 @@ func writeIntervalTables(w io.Writer, r *stats.IntervalReport) error {
 		return append([]string{
 			strconv.FormatInt(t.Exchanges, 10), strconv.FormatInt(t.NoResponse, 10),
 			strconv.FormatInt(t.RequestBytes, 10), strconv.FormatInt(t.ResponseBytes, 10),
-			countCell(t.Records, t.RecordsNotCaptured > 0), countCell(t.Errors, t.ErrorsNotCaptured > 0),
+			countCell(t.Records, lost || t.RecordsNotCaptured > 0), countCell(t.Errors, lost || t.ErrorsNotCaptured > 0),
 		}, lat(&t.Latency)...)
 	}
 	header := []string{"exchanges", "no response", "request bytes", "response bytes", "records", "errors", "p50", "p99"}
 	var rows, apiRows [][]string
-	var marked bool
+	marked := lost
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		marked = marked || row.RecordsNotCaptured > 0 || row.ErrorsNotCaptured > 0
@@ -120,9 +121,9 @@ type intervalTrafficJSON struct {
 	RecordsNotCaptured bool   `json:"records_not_captured,omitempty"`
 }
 
-func toIntervalTrafficJSON(t *stats.IntervalTraffic) intervalTrafficJSON {
-	nc := t.RecordsNotCaptured > 0
-	return intervalTrafficJSON{toTrafficJSON(&t.Traffic), countJSON(t.Records, nc), nc}
+func toIntervalTrafficJSON(t *stats.IntervalTraffic, lost bool) intervalTrafficJSON {
+	nc := lost || t.RecordsNotCaptured > 0
+	return intervalTrafficJSON{toTrafficJSON(&t.Traffic, lost), countJSON(t.Records, nc), nc}
 }
 
 // intervalJSON is one interval: its start (time, and microseconds since
@@ -150,7 +151,7 @@ func notesToJSON(notes []stats.NoteCount) []noteJSON {
 
 // intervalsToJSON returns the interval set and its rows, nil and nil
 // without intervals asked for.
-func intervalsToJSON(r *stats.IntervalReport) (*intervalSetJSON, []intervalJSON) {
+func intervalsToJSON(r *stats.IntervalReport, lost bool) (*intervalSetJSON, []intervalJSON) {
 	if r == nil {
 		return nil, nil
 	}
@@ -164,11 +165,11 @@ func intervalsToJSON(r *stats.IntervalReport) (*intervalSetJSON, []intervalJSON)
 		row := &r.Rows[i]
 		ij := intervalJSON{
 			Start: row.Start.UTC().Format(tsFormat), OffsetUs: (time.Duration(row.Index) * r.Width).Microseconds(),
-			intervalTrafficJSON: toIntervalTrafficJSON(&row.IntervalTraffic), APIs: []intervalAPIJSON{},
+			intervalTrafficJSON: toIntervalTrafficJSON(&row.IntervalTraffic, lost), APIs: []intervalAPIJSON{},
 		}
 		for j := range row.APIs {
 			a := &row.APIs[j]
-			aj := intervalAPIJSON{API: a.Name, intervalTrafficJSON: toIntervalTrafficJSON(&a.IntervalTraffic)}
+			aj := intervalAPIJSON{API: a.Name, intervalTrafficJSON: toIntervalTrafficJSON(&a.IntervalTraffic, lost)}
 			if a.Key >= 0 {
 				k := a.Key
 				aj.APIKey = &k

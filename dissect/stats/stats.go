@@ -92,6 +92,13 @@ type Totals struct {
 	// may not name (dissect.Decoded.RecordsUnnamed): when not 0, every
 	// topic-partition's produced (fetched) counts are lower bounds.
 	ProducedUnnamed, FetchedUnnamed int64
+	// FramesNotCaptured counts the exchanges noting stream bytes not
+	// captured before their frames (a gap between frames, a frame
+	// boundary lost: dissect.NoteGap, NoteResync) and the responses whose
+	// request was not captured: whole frames are missing there, of any
+	// API, so every count of records, record bytes and errors is a lower
+	// bound when it is not 0.
+	FramesNotCaptured int64
 	// First and Last are the capture times of the first byte of the
 	// first frame and of the last byte of the last frame.
 	First, Last time.Time
@@ -193,6 +200,9 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 	}
 	if dec.RecordsNotCaptured {
 		t.RecordsNotCaptured++
+	}
+	if framesLost(ex) {
+		t.FramesNotCaptured++
 	}
 	for _, f := range []*dissect.Frame{ex.Request, ex.Response} {
 		if f == nil {
@@ -353,6 +363,21 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 			}
 		}
 	}
+}
+
+// framesLost reports a response whose request was not captured, or an
+// exchange whose notes say stream bytes before its frames were not
+// captured: frames there may be lost whole.
+func framesLost(ex *dissect.Exchange) bool {
+	if ex.Request == nil && ex.Response != nil && !ex.SASLToken {
+		return true
+	}
+	for _, n := range ex.Notes {
+		if k := dissect.NoteKind(n); k == dissect.NoteGap || k == dissect.NoteResync {
+			return true
+		}
+	}
+	return false
 }
 
 // partition returns the row of k, made if need be (Other past maxRows).
