@@ -99,6 +99,7 @@ func NewDecoder(opts DecodeOptions) *Decoder {
 // exchanges.
 func (d *Decoder) Decode(ex *Exchange) {
 	d.DecodeFrames(ex)
+	markFramesNotCaptured(ex, ex.Decoded)
 	// The dissector notes why a response is missing (ex.NoResponse).
 	if ex.Request != nil && ex.Response == nil && ex.NoResponse == ResponseSeen && !ex.SASLToken && !noResponseExpected(ex) {
 		ex.AddNote("no response captured")
@@ -418,7 +419,7 @@ func (d *Decoder) finish(ex *Exchange, p *prepared) {
 	}
 	markFetchTransactions(ex, dec, d.topicNames)
 	d.seqs.check(ex, dec)
-	markNotCaptured(ex, dec)
+	MarkNotCaptured(ex) // not_captured.go
 }
 
 // SequencesUntracked counts the batches of idempotent producers whose

@@ -6,31 +6,50 @@ import (
 	"github.com/kdissect/kdissect/codec"
 )
 
-// markNotCaptured sets dec.RecordsNotCaptured and dec.ErrorsNotCaptured:
-// whether Records and Errors hold less than the exchange carried because
-// the capture lacks some of its bytes. Only capture loss counts (holes,
-// the snap length, a response not captured); a malformed body is a note,
-// not an unknown.
-func markNotCaptured(ex *Exchange, dec *Decoded) {
-	if ex.SASLToken {
+// MarkNotCaptured sets, on ex.Decoded filled from the frames ex holds,
+// RecordsNotCaptured, ErrorsNotCaptured, RecordSetsNotCaptured and
+// RecordsUnnamed: whether Records and Errors hold less than the frames
+// carried because bytes of them were not captured (holes, the snap
+// length, a frame cut short). A malformed body is a note, not an unknown.
+// Decoder.DecodeFrames calls it; a caller that fills Decoded itself (the
+// decode command) calls it after. Decoder.Decode also judges the frames
+// the capture lacks (markFramesNotCaptured).
+func MarkNotCaptured(ex *Exchange) {
+	dec := ex.Decoded
+	if ex.SASLToken || dec == nil {
 		return
 	}
 	switch ex.APIKey {
 	case codec.ApiKeyProduce:
-		// A response alone (its ApiKey from the CorrelationId): the
-		// request and its records were not captured.
-		dec.RecordSetsNotCaptured = ex.Request == nil && ex.Response != nil || sideNotCaptured(ex.Request, dec.Request, false, recordsPath)
+		dec.RecordSetsNotCaptured = sideNotCaptured(ex.Request, dec.Request, false, recordsPath)
 		// The response names every topic-partition of the request.
 		named := ex.Response != nil && dec.Response != nil && dec.Response.NotCaptured() == nil
 		dec.RecordsUnnamed = dec.RecordSetsNotCaptured && !named
 	case codec.ApiKeyFetch:
 		// The request need not name what the response returns (fetch
 		// sessions leave out partitions unchanged).
-		dec.RecordSetsNotCaptured = responseLost(ex) || sideNotCaptured(ex.Response, dec.Response, ex.Request == nil, recordsPath)
+		dec.RecordSetsNotCaptured = sideNotCaptured(ex.Response, dec.Response, ex.Request == nil, recordsPath)
 		dec.RecordsUnnamed = dec.RecordSetsNotCaptured
 	}
 	dec.RecordsNotCaptured = dec.RecordSetsNotCaptured || setsNotCaptured(dec.RecordSets)
-	dec.ErrorsNotCaptured = responseLost(ex) || sideNotCaptured(ex.Response, dec.Response, ex.Request == nil || !ex.Request.Captured(), errorPath)
+	dec.ErrorsNotCaptured = sideNotCaptured(ex.Response, dec.Response, ex.Request == nil || !ex.Request.Captured(), errorPath)
+}
+
+// markFramesNotCaptured adds to what MarkNotCaptured set the frames the
+// capture lacks: a response sent but not captured (its errors, and a
+// Fetch's records), a Produce response whose request was not captured
+// (its ApiKey from the CorrelationId: the records).
+func markFramesNotCaptured(ex *Exchange, dec *Decoded) {
+	if ex.SASLToken {
+		return
+	}
+	lost := responseLost(ex)
+	if lost {
+		dec.ErrorsNotCaptured = true
+	}
+	if lost && ex.APIKey == codec.ApiKeyFetch || ex.Request == nil && ex.Response != nil && ex.APIKey == codec.ApiKeyProduce {
+		dec.RecordsNotCaptured, dec.RecordSetsNotCaptured, dec.RecordsUnnamed = true, true, true
+	}
 }
 
 // responseLost reports a request whose response the broker sent (or may

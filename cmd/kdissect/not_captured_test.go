@@ -73,6 +73,13 @@ func lowerBound(t *testing.T, what string, cut *int64, marked bool, clean int64)
 	}
 }
 
+// capturedRecords is a JSON line's records: the count captured, 0 for
+// null (none captured).
+func capturedRecords(m map[string]any) int64 {
+	n, _ := m["records"].(float64)
+	return int64(n)
+}
+
 func fmtCount(v *int64) string {
 	if v == nil {
 		return "null"
