@@ -148,7 +148,7 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		recNote = append(recNote, framesLostNote(t))
 	}
 	if n := t.ProducedUnnamed + t.FetchedUnnamed; n > 0 {
-		recNote = append(recNote, fmt.Sprintf("%d Produce and Fetch exchanges lacked record sets of topic-partitions the capture may not name: every row is a lower bound in their direction", n))
+		recNote = append(recNote, fmt.Sprintf("Produce and Fetch exchanges lacking record sets of topic-partitions the capture may not name: %d; every row is a lower bound in their direction", n))
 	}
 	if err := statsTable(w, "Topic-partitions (records and record batch bytes)", []string{"topic", "partition", "produced records", "produced bytes", "fetched records", "fetched bytes"}, rows, recNote...); err != nil {
 		return err
@@ -259,7 +259,7 @@ func footnoteIf(marked bool) []string {
 func errorsNotCapturedNote(t stats.Totals) string {
 	var parts []string
 	if n := t.ErrorsNotCaptured; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d exchanges with error codes not captured", n))
+		parts = append(parts, fmt.Sprintf("exchanges with error codes not captured: %d", n))
 	}
 	if t.FramesNotCaptured > 0 {
 		parts = append(parts, "frames may be missing whole")
@@ -272,7 +272,7 @@ func errorsNotCapturedNote(t stats.Totals) string {
 
 // framesLostNote says why every row is a lower bound.
 func framesLostNote(t stats.Totals) string {
-	return fmt.Sprintf("%d exchanges follow stream bytes not captured between frames, where frames may be missing whole: every count is a lower bound", t.FramesNotCaptured)
+	return fmt.Sprintf("exchanges after stream bytes not captured between frames, where frames may be missing whole: %d; every count is a lower bound", t.FramesNotCaptured)
 }
 
 // usLatency formats a latency in microseconds.
