@@ -32,6 +32,7 @@ type exchangeLine struct {
 	ErrorsNC      bool              `json:"errors_not_captured"`
 	Records       *int64            `json:"records"`
 	RecordsNC     bool              `json:"records_not_captured"`
+	Response      any               `json:"response"`
 	Topics        []struct {
 		Topic   *string `json:"topic"`
 		TopicID string  `json:"topic_id"`
@@ -87,6 +88,24 @@ func fmtCount(v *int64) string {
 	return strconv.FormatInt(*v, 10)
 }
 
+// errorCodePaths adds to out the paths of the error code fields of a
+// JSON body (keys ending in ErrorCode), arrays by index.
+func errorCodePaths(v any, path string, out map[string]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, f := range x {
+			if strings.HasSuffix(k, "ErrorCode") {
+				out[path+"."+k] = true
+			}
+			errorCodePaths(f, path+"."+k, out)
+		}
+	case []any:
+		for i, f := range x {
+			errorCodePaths(f, path+"["+strconv.Itoa(i)+"]", out)
+		}
+	}
+}
+
 // cellOf is the table cell of a count as JSON has it: "?", "≥ N" or N.
 func cellOf(v *int64, marked bool) string {
 	switch {
@@ -105,7 +124,7 @@ func cellOf(v *int64, marked bool) string {
 // that reads as exact.
 func TestViewsNotCaptured(t *testing.T) {
 	dir := t.TempDir()
-	var marked struct{ records, recordsNull, errors, partitions, tableCells int }
+	var marked struct{ records, recordsNull, errors, errorFieldsLost, partitions, tableCells int }
 	for _, name := range notCapturedCaptures {
 		src, err := os.ReadFile(filepath.Join("../../testdata/pcaps", name))
 		if err != nil {
@@ -118,6 +137,7 @@ func TestViewsNotCaptured(t *testing.T) {
 
 		// JSON Lines, exchange by exchange.
 		cleanLines, cutLines := readLines(t, clean), readLines(t, cut)
+		errorsLost := false // an error code field of a response not captured
 		byKey := map[exchangeKey]exchangeLine{}
 		idToName := map[string]string{}
 		for _, e := range cleanLines {
@@ -148,6 +168,21 @@ func TestViewsNotCaptured(t *testing.T) {
 			if e.ErrorsNC {
 				marked.errors++
 			}
+			// An error code field the clean response has and the cut one
+			// lacks (ErrorCode, PartitionErrorCode...: 0 or not) leaves
+			// the errors unknown.
+			held, all := map[string]bool{}, map[string]bool{}
+			errorCodePaths(e.Response, "", held)
+			errorCodePaths(c.Response, "", all)
+			for p := range all {
+				if !held[p] && !e.ErrorsNC {
+					t.Errorf("%s: the cut response lacks %s, errors not marked not captured", what, p)
+				}
+			}
+			if len(held) < len(all) {
+				errorsLost = true
+				marked.errorFieldsLost++
+			}
 			if e.RecordsNC && *c.Records > 0 {
 				marked.records++
 				if e.Records == nil {
@@ -159,13 +194,13 @@ func TestViewsNotCaptured(t *testing.T) {
 		checkSummaryTable(t, name, cut, cutLines)
 		checkCSV(t, name, cut, cutLines)
 		checkParquet(t, name, cut, filepath.Join(dir, "cut.parquet"), cutLines)
-		n, cells := checkStats(t, name, clean, cut, idToName)
+		n, cells := checkStats(t, name, clean, cut, idToName, errorsLost)
 		marked.partitions += n
 		marked.tableCells += cells
 	}
 	// The cut takes records and error codes from real exchanges: the
 	// checks above saw them marked.
-	if marked.records == 0 || marked.recordsNull == 0 || marked.errors == 0 || marked.partitions == 0 || marked.tableCells == 0 {
+	if marked.records == 0 || marked.recordsNull == 0 || marked.errors == 0 || marked.errorFieldsLost == 0 || marked.partitions == 0 || marked.tableCells == 0 {
 		t.Errorf("too little marked not captured to check: %+v", marked)
 	}
 	t.Logf("marked not captured: %+v", marked)
@@ -309,10 +344,13 @@ func statsJSON(t *testing.T, path string) (statsNC, []statsPartition) {
 // checkStats holds stats' counts of the cut copy to the clean one's, and
 // its partitions table to its JSON. It returns how many partition counts
 // and table cells were marked.
-func checkStats(t *testing.T, name, clean, cut string, idToName map[string]string) (marked, cells int) {
+func checkStats(t *testing.T, name, clean, cut string, idToName map[string]string, errorsLost bool) (marked, cells int) {
 	t.Helper()
 	cst, cparts := statsJSON(t, clean)
 	st, parts := statsJSON(t, cut)
+	if errorsLost && !st.Capture.ErrorsNC {
+		t.Errorf("%s: error code fields not captured, stats' errors not marked", name)
+	}
 	lowerBound(t, name+": stats errors", st.Capture.Errors, st.Capture.ErrorsNC, *cst.Capture.Errors)
 	for _, a := range st.APIs {
 		for _, c := range cst.APIs {
