@@ -48,6 +48,18 @@ type Decoded struct {
 	// Transactions holds the marking per partition, in wire order.
 	RecordsAborted int
 	Transactions   []PartitionTransactions
+	// RecordsNotCaptured says the capture lacks some of the records the
+	// exchange carried, so Records (and RecordsAborted) count only those
+	// captured: a lower bound, and nothing known when 0 (not_captured.go).
+	// ErrorsNotCaptured says the same of Errors: an error code of the
+	// response fell in a hole, decoding stopped before its end, or the
+	// response was sent but not captured.
+	RecordsNotCaptured, ErrorsNotCaptured bool
+	// RecordSetsNotCaptured says, of those records, that whole record
+	// sets are missing from RecordSets (decoding stopped before them, or
+	// their frame was not captured), not only records of sets it holds;
+	// RecordsUnnamed that Topics may not name their topic-partitions.
+	RecordSetsNotCaptured, RecordsUnnamed bool
 	// SequenceAnomalies lists, of a Produce request, the batches of
 	// idempotent producers whose BaseSequence does not follow what the
 	// capture showed before (each also a note).
@@ -87,6 +99,7 @@ func NewDecoder(opts DecodeOptions) *Decoder {
 // exchanges.
 func (d *Decoder) Decode(ex *Exchange) {
 	d.DecodeFrames(ex)
+	markFramesNotCaptured(ex, ex.Decoded)
 	// The dissector notes why a response is missing (ex.NoResponse).
 	if ex.Request != nil && ex.Response == nil && ex.NoResponse == ResponseSeen && !ex.SASLToken && !noResponseExpected(ex) {
 		ex.AddNote("no response captured")
@@ -405,6 +418,7 @@ func (d *Decoder) finish(ex *Exchange, p *prepared) {
 	}
 	markFetchTransactions(ex, dec, d.topicNames)
 	d.seqs.check(ex, dec)
+	MarkNotCaptured(ex) // not_captured.go
 }
 
 // SequencesUntracked counts the batches of idempotent producers whose

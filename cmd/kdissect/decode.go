@@ -403,6 +403,7 @@ func decodeCutFrame(ex *dissect.Exchange, frame []byte, size int) {
 	if ex.Response != nil {
 		dec.Errors = sm.Errors
 	}
+	defer dissect.MarkNotCaptured(ex) // records and errors the cut took
 	opts := codec.RecordDecodeOptions{Budget: codec.NewRecordBudget(0)}
 	counts := ex.APIKey == codec.ApiKeyProduce && ex.Request != nil || ex.APIKey == codec.ApiKeyFetch && ex.Response != nil
 	for _, rr := range sm.Records {

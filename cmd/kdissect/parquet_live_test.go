@@ -63,7 +63,7 @@ func TestLiveParquetRolled(t *testing.T) {
 			}
 			seen[key] = true
 			if r.API != nil && *r.API == "Produce" {
-				produced += int(r.Records)
+				produced += int(recordsOf(r))
 			}
 		}
 		rows += len(rs)
@@ -150,8 +150,8 @@ func TestLiveParquetRolledBySize(t *testing.T) {
 		}
 		want := map[string]int{} // stream and correlation id: records
 		for _, r := range rows {
-			if r.API != nil && *r.API == "Produce" && r.Records > 0 {
-				want[fmt.Sprint(r.Stream, r.CorrelationID)] += int(r.Records)
+			if r.API != nil && *r.API == "Produce" && recordsOf(r) > 0 {
+				want[fmt.Sprint(r.Stream, r.CorrelationID)] += int(recordsOf(r))
 			}
 		}
 		got := map[string]int{}
@@ -175,4 +175,12 @@ func TestLiveParquetRolledBySize(t *testing.T) {
 	if len(keys) != rounds*perRound {
 		t.Errorf("%d records in the records files, want %d", len(keys), rounds*perRound)
 	}
+}
+
+// recordsOf is a row's records, 0 when null (none captured).
+func recordsOf(r render.ExchangeRow) int64 {
+	if r.Records == nil {
+		return 0
+	}
+	return *r.Records
 }

@@ -220,7 +220,7 @@ func TestParquetRecordsFile(t *testing.T) {
 			}
 			var jsonRecords int64
 			for _, l := range readJSON(t, c) {
-				jsonRecords += int64(l["records"].(float64))
+				jsonRecords += capturedRecords(l)
 			}
 			if int64(len(rows)) != jsonRecords {
 				t.Errorf("%d rows, JSON lines count %d records", len(rows), jsonRecords)

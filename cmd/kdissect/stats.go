@@ -32,6 +32,11 @@ nearest-rank: exact up to 1024 exchanges per row, within 0.4% beyond (a
 log-linear histogram, as HdrHistogram's, with 128 buckets per power of two).
 The exchange filters select what is aggregated.
 
+A count the capture did not wholly hold (records or errors beyond the snap
+length or in a hole, a response not captured) is "?" when nothing of it was
+captured and "≥ N" when N were, with a footnote; in JSON null or N, with
+"<key>_not_captured": true beside it (README: What unknown looks like).
+
 ` + notesHelp + `
 
 ` + intervalHelp,

@@ -134,7 +134,7 @@ func checkIntervals(t *testing.T, run string, st *intervalStatsOut, exs []map[st
 			want[idx] = newRecount()
 		}
 		want[idx].add(t, ex)
-		n := int64(ex["records"].(float64))
+		n := capturedRecords(ex)
 		wantRecords[intervalKey{idx, ""}] += n
 		wantRecords[intervalKey{idx, recountAPI(ex)}] += n
 		records += n

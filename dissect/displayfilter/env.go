@@ -35,11 +35,18 @@ type Env struct {
 	Latency       any          `expr:"latency"`    // time.Duration, nil without both sides
 	Topics        []Topic      `expr:"topics"`
 	Errors        []ErrorEntry `expr:"errors"`
-	Records       int          `expr:"records"`
+	// ErrorsNotCaptured is "errors_not_captured": the response's error
+	// codes were not all captured (dissect.Decoded.ErrorsNotCaptured).
+	ErrorsNotCaptured bool `expr:"errors_not_captured"`
+	Records           any  `expr:"records"` // int, nil when none was captured and some were not
 	// RecordsAborted is "records_aborted": of a Fetch response read at
 	// read_committed, the records of Records that aborted transactions
-	// wrote (dissect.Decoded.RecordsAborted); 0 otherwise.
-	RecordsAborted int `expr:"records_aborted"`
+	// wrote (dissect.Decoded.RecordsAborted); 0 otherwise, nil with
+	// Records.
+	RecordsAborted any `expr:"records_aborted"`
+	// RecordsNotCaptured is "records_not_captured": Records counts the
+	// records captured, some were not (dissect.Decoded.RecordsNotCaptured).
+	RecordsNotCaptured bool `expr:"records_not_captured"`
 	// RequestPackets and ResponsePackets are "request_packets" and
 	// "response_packets": []int{first, last}, the frame numbers (from 1,
 	// as Wireshark numbers the packets of the file) of the packets that
@@ -144,8 +151,13 @@ func (e *Env) fill(ex *dissect.Exchange, n need) {
 	if dec == nil {
 		dec = &dissect.Decoded{}
 	}
-	*e = Env{Stream: ex.Stream, CorrelationID: int(ex.CorrelationID), Records: dec.Records, RecordsAborted: dec.RecordsAborted,
+	*e = Env{Stream: ex.Stream, CorrelationID: int(ex.CorrelationID),
+		ErrorsNotCaptured: dec.ErrorsNotCaptured, RecordsNotCaptured: dec.RecordsNotCaptured,
 		File: ex.File, PacketComments: ex.PacketComments}
+	// As the JSON writes them: nothing known is null (render/not_captured.go).
+	if !dec.RecordsNotCaptured || dec.Records > 0 {
+		e.Records, e.RecordsAborted = dec.Records, dec.RecordsAborted
+	}
 	if ex.Request != nil {
 		e.RequestPackets = framePackets(ex.Request)
 	}

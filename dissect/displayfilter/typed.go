@@ -22,31 +22,33 @@ import (
 // (expr allows nil on either side of == and of ??), and the bodies stay
 // any: bodyChecker types them.
 type typedEnv struct {
-	TS              string        `expr:"ts"`
-	Stream          int           `expr:"stream"`
-	Client          string        `expr:"client"`
-	Broker          string        `expr:"broker"`
-	APIKey          int           `expr:"api_key"`
-	API             string        `expr:"api"`
-	APIVersion      int           `expr:"api_version"`
-	CorrelationID   int           `expr:"correlation_id"`
-	ClientID        string        `expr:"client_id"`
-	Request         any           `expr:"request"`
-	Response        any           `expr:"response"`
-	RequestSize     int           `expr:"request_size"`
-	ResponseSize    int           `expr:"response_size"`
-	LatencyUS       int64         `expr:"latency_us"`
-	Latency         time.Duration `expr:"latency"`
-	Topics          []Topic       `expr:"topics"`
-	Errors          []ErrorEntry  `expr:"errors"`
-	Records         int           `expr:"records"`
-	RecordsAborted  int           `expr:"records_aborted"`
-	RequestPackets  []int         `expr:"request_packets"`
-	ResponsePackets []int         `expr:"response_packets"`
-	PacketComments  []string      `expr:"packet_comments"`
-	Notes           []string      `expr:"notes"`
-	File            string        `expr:"file"`
-	TLS             *TLS          `expr:"tls"`
+	TS                 string        `expr:"ts"`
+	Stream             int           `expr:"stream"`
+	Client             string        `expr:"client"`
+	Broker             string        `expr:"broker"`
+	APIKey             int           `expr:"api_key"`
+	API                string        `expr:"api"`
+	APIVersion         int           `expr:"api_version"`
+	CorrelationID      int           `expr:"correlation_id"`
+	ClientID           string        `expr:"client_id"`
+	Request            any           `expr:"request"`
+	Response           any           `expr:"response"`
+	RequestSize        int           `expr:"request_size"`
+	ResponseSize       int           `expr:"response_size"`
+	LatencyUS          int64         `expr:"latency_us"`
+	Latency            time.Duration `expr:"latency"`
+	Topics             []Topic       `expr:"topics"`
+	Errors             []ErrorEntry  `expr:"errors"`
+	ErrorsNotCaptured  bool          `expr:"errors_not_captured"`
+	Records            int           `expr:"records"`
+	RecordsAborted     int           `expr:"records_aborted"`
+	RecordsNotCaptured bool          `expr:"records_not_captured"`
+	RequestPackets     []int         `expr:"request_packets"`
+	ResponsePackets    []int         `expr:"response_packets"`
+	PacketComments     []string      `expr:"packet_comments"`
+	Notes              []string      `expr:"notes"`
+	File               string        `expr:"file"`
+	TLS                *TLS          `expr:"tls"`
 }
 
 // checkTyped checks src against typedEnv; a condition (asBool) must give

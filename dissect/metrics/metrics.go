@@ -53,6 +53,7 @@ const (
 	NotesTotal          = "kdissect_notes_total"
 	PacketsTotal        = "kdissect_packets_total"
 	NotCapturedBytes    = "kdissect_not_captured_bytes_total"
+	CountsNotCaptured   = "kdissect_counts_not_captured_total"
 	KernelReceivedTotal = "kdissect_kernel_received_packets_total"
 	KernelDroppedTotal  = "kdissect_kernel_dropped_packets_total"
 	SinkRecordsTotal    = "kdissect_sink_records_total"
@@ -80,6 +81,7 @@ type Collector struct {
 	records     *counters
 	recordBytes *counters
 	notes       *counters
+	notCaptured *counters
 	duration    *histograms
 	fetchWait   *histograms
 
@@ -134,6 +136,8 @@ func New(opts Options) *Collector {
 		[]string{"direction", "topic"}, 1)
 	c.notes = counter(NotesTotal, "Notes on exchanges (what a user must know: missing request or response, bytes not captured, malformed fields...), by kind.",
 		[]string{"kind"}, 1)
+	c.notCaptured = counter(CountsNotCaptured, "Exchanges whose records (of Produce requests and Fetch responses) or response error codes the capture lacked in part, by API and count (records, errors): "+RecordsTotal+" and "+ErrorsTotal+" count only those captured.",
+		[]string{"api", "count"}, 2)
 	for _, k := range dissect.NoteKinds() {
 		c.notes.child(k).Add(0) // every kind served from the start, so that rate() sees the first
 	}
@@ -257,6 +261,13 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 	}
 	for _, e := range dec.Errors {
 		c.errors.child(api, codec.ErrorName(e.Code)).Inc()
+	}
+	// What the capture lacked is not counted, only that it was lacking.
+	if dec.ErrorsNotCaptured {
+		c.notCaptured.child(api, "errors").Inc()
+	}
+	if dec.RecordsNotCaptured {
+		c.notCaptured.child(api, "records").Inc()
 	}
 	if ex.SASLToken || ex.APIKey != codec.ApiKeyProduce && ex.APIKey != codec.ApiKeyFetch {
 		return

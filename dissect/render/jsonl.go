@@ -324,10 +324,19 @@ func writeSummaryJSON(w *codec.JSONWriter, ex *dissect.Exchange, dec *dissect.De
 		w.EndObject()
 	}
 	w.EndArray()
+	if dec.ErrorsNotCaptured {
+		w.Key("errors_not_captured")
+		w.Bool(true)
+	}
+	// Counts the capture held in part: not_captured.go.
 	w.Key("records")
-	w.Int(int64(dec.Records))
+	writeCount(w, int64(dec.Records), dec.RecordsNotCaptured)
 	w.Key("records_aborted")
-	w.Int(int64(dec.RecordsAborted))
+	writeCount(w, int64(dec.RecordsAborted), dec.RecordsNotCaptured && dec.Records == 0)
+	if dec.RecordsNotCaptured {
+		w.Key("records_not_captured")
+		w.Bool(true)
+	}
 	w.Key("notes")
 	w.BeginArray()
 	for _, n := range ex.Notes {

@@ -40,12 +40,20 @@ type ExchangeRow struct {
 	TLS           *TLSRow    `parquet:"tls,optional"`
 	Topics        []TopicRow `parquet:"topics,list"`
 	Errors        []ErrorRow `parquet:"errors,list"`
-	Records       int64      `parquet:"records"`
+	// ErrorsNotCaptured: the response's error codes were not all
+	// captured, Errors holds those that were (JSON's errors_not_captured,
+	// false where JSON leaves it out).
+	ErrorsNotCaptured bool `parquet:"errors_not_captured"`
+	// Records is null when the capture held none of the exchange's
+	// records and lacked some, a lower bound when RecordsNotCaptured
+	// (README, "What unknown looks like").
+	Records *int64 `parquet:"records,optional"`
 	// RecordsAborted: of Records, those of aborted transactions (JSON's
-	// records_aborted).
-	RecordsAborted int64    `parquet:"records_aborted"`
-	Notes          []string `parquet:"notes,list"`
-	File           *string  `parquet:"file,optional,dict"`
+	// records_aborted), null with Records.
+	RecordsAborted     *int64   `parquet:"records_aborted,optional"`
+	RecordsNotCaptured bool     `parquet:"records_not_captured"`
+	Notes              []string `parquet:"notes,list"`
+	File               *string  `parquet:"file,optional,dict"`
 	// RequestPackets and ResponsePackets are [first, last] frame numbers
 	// as Wireshark numbers the file's frames; empty for a side not
 	// captured (JSON's null).
@@ -256,8 +264,9 @@ func (p *ParquetRows) Row(ex *dissect.Exchange) (ExchangeRow, int64) {
 		}
 		n += 32
 	}
-	r.Records = int64(dec.Records)
-	r.RecordsAborted = int64(dec.RecordsAborted)
+	r.ErrorsNotCaptured, r.RecordsNotCaptured = dec.ErrorsNotCaptured, dec.RecordsNotCaptured
+	r.Records = countJSON(int64(dec.Records), dec.RecordsNotCaptured)
+	r.RecordsAborted = countJSON(int64(dec.RecordsAborted), dec.RecordsNotCaptured && dec.Records == 0)
 	r.RequestPackets = framePackets(ex.Request)
 	r.ResponsePackets = framePackets(ex.Response)
 	for _, c := range ex.PacketComments {

@@ -203,6 +203,12 @@ func rowAsJSON(t *testing.T, r *ExchangeRow) map[string]any {
 		}
 		return *v
 	}
+	opt64 := func(v *int64) any {
+		if v == nil {
+			return nil
+		}
+		return num(*v)
+	}
 	body := func(v *string) any {
 		if v == nil {
 			return nil
@@ -222,7 +228,7 @@ func rowAsJSON(t *testing.T, r *ExchangeRow) map[string]any {
 		"response":       body(r.Response),
 		"request_size":   opt32(r.RequestSize),
 		"response_size":  opt32(r.ResponseSize),
-		"records":        num(r.Records),
+		"records":        opt64(r.Records),
 		"file":           optStr(r.File),
 		"tls":            nil,
 		"latency_us":     nil,
@@ -279,7 +285,13 @@ func rowAsJSON(t *testing.T, r *ExchangeRow) map[string]any {
 		notes = append(notes, n)
 	}
 	m["notes"] = notes
-	m["records_aborted"] = num(r.RecordsAborted)
+	m["records_aborted"] = opt64(r.RecordsAborted)
+	if r.RecordsNotCaptured { // as JSON, which writes the key only then
+		m["records_not_captured"] = true
+	}
+	if r.ErrorsNotCaptured {
+		m["errors_not_captured"] = true
+	}
 	packets := func(v []int64) any {
 		if v == nil {
 			return nil

@@ -80,7 +80,10 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	}
 	kv("request bytes", strconv.FormatInt(t.RequestBytes, 10)+sizeSuffix(t.RequestBytes))
 	kv("response bytes", strconv.FormatInt(t.ResponseBytes, 10)+sizeSuffix(t.ResponseBytes))
-	kv("errors", strconv.FormatInt(t.Errors, 10))
+	// Frames lost whole make every count of errors and records a lower
+	// bound (stats.Totals.FramesNotCaptured).
+	lost := t.FramesNotCaptured > 0
+	kv("errors", countCell(t.Errors, lost || t.ErrorsNotCaptured > 0)+errorsNotCapturedNote(t))
 	if l := info.Loss; l.SnapTruncated > 0 {
 		kv("snap length", fmt.Sprintf("%d packets cut, %d bytes not captured%s", l.SnapTruncated, l.SnapBytes, sizeSuffix(l.SnapBytes)))
 	}
@@ -120,9 +123,11 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		return append([]string{
 			strconv.FormatInt(tr.Exchanges, 10), strconv.FormatInt(tr.NoResponse, 10),
 			strconv.FormatInt(tr.RequestBytes, 10), strconv.FormatInt(tr.ResponseBytes, 10),
-			strconv.FormatInt(tr.Errors, 10),
+			countCell(tr.Errors, lost || tr.ErrorsNotCaptured > 0),
 		}, lat(&tr.Latency)...)
 	}
+	// Errors are a lower bound in every row when any is.
+	errNote := footnoteIf(lost || t.ErrorsNotCaptured > 0)
 	trafficHeader := []string{"exchanges", "no response", "request bytes", "response bytes", "errors", "p50", "p90", "p99", "max"}
 
 	var rows [][]string
@@ -133,25 +138,41 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		}
 		rows = append(rows, append([]string{a.Name, key}, traffic(&a.Traffic)...))
 	}
-	if err := statsTable(w, "APIs", append([]string{"api", "key"}, trafficHeader...), rows); err != nil {
+	if err := statsTable(w, "APIs", append([]string{"api", "key"}, trafficHeader...), rows, errNote...); err != nil {
 		return err
 	}
 
 	rows = rows[:0]
 	for _, p := range r.Partitions {
+		pj := toPartitionJSON(p, t)
 		rows = append(rows, []string{sanitize(p.Topic), strconv.Itoa(int(p.Partition)),
-			strconv.FormatInt(p.ProducedRecords, 10), strconv.FormatInt(p.ProducedBytes, 10),
-			strconv.FormatInt(p.FetchedRecords, 10), strconv.FormatInt(p.FetchedBytes, 10)})
+			countCell(p.ProducedRecords, pj.ProducedRecordsNotCaptured), countCell(p.ProducedBytes, pj.ProducedBytesNotCaptured),
+			countCell(p.FetchedRecords, pj.FetchedRecordsNotCaptured), countCell(p.FetchedBytes, pj.FetchedBytesNotCaptured)})
 	}
-	if err := statsTable(w, "Topic-partitions (records and record batch bytes)", []string{"topic", "partition", "produced records", "produced bytes", "fetched records", "fetched bytes"}, rows); err != nil {
+	var recNote []string
+	if lost || t.RecordsNotCaptured > 0 {
+		recNote = footnoteIf(true)
+	}
+	if lost {
+		recNote = append(recNote, framesLostNote(t))
+	}
+	if n := t.ProducedUnnamed + t.FetchedUnnamed; n > 0 {
+		recNote = append(recNote, fmt.Sprintf("Produce and Fetch exchanges lacking record sets of topic-partitions the capture may not name: %d; every row is a lower bound in their direction", n))
+	}
+	if err := statsTable(w, "Topic-partitions (records and record batch bytes)", []string{"topic", "partition", "produced records", "produced bytes", "fetched records", "fetched bytes"}, rows, recNote...); err != nil {
 		return err
+	}
+	// Error codes not captured may be of any name and topic-partition.
+	errTableNote := errNote
+	if len(errNote) > 0 {
+		errTableNote = []string{"counts of the error codes captured" + errorsNotCapturedNote(t)}
 	}
 
 	rows = rows[:0]
 	for _, e := range r.Errors {
 		rows = append(rows, []string{e.Name, strconv.Itoa(int(e.Code)), strconv.FormatInt(e.Count, 10)})
 	}
-	if err := statsTable(w, "Errors", []string{"error", "code", "count"}, rows); err != nil {
+	if err := statsTable(w, "Errors", []string{"error", "code", "count"}, rows, errTableNote...); err != nil {
 		return err
 	}
 	rows = rows[:0]
@@ -162,7 +183,7 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		}
 		rows = append(rows, []string{sanitize(e.Topic), part, e.Name, strconv.FormatInt(e.Count, 10)})
 	}
-	if err := statsTable(w, "Errors by topic-partition", []string{"topic", "partition", "error", "count"}, rows); err != nil {
+	if err := statsTable(w, "Errors by topic-partition", []string{"topic", "partition", "error", "count"}, rows, errTableNote...); err != nil {
 		return err
 	}
 
@@ -174,7 +195,7 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		}
 		rows = append(rows, append([]string{id}, traffic(&c.Traffic)...))
 	}
-	if err := statsTable(w, "Client ids", append([]string{"client id"}, trafficHeader...), rows); err != nil {
+	if err := statsTable(w, "Client ids", append([]string{"client id"}, trafficHeader...), rows, errNote...); err != nil {
 		return err
 	}
 
@@ -186,7 +207,7 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 		}
 		rows = append(rows, append([]string{strconv.Itoa(c.Stream), c.Client, c.Broker, id}, traffic(&c.Traffic)...))
 	}
-	if err := statsTable(w, "Connections", append([]string{"stream", "client", "broker", "client id"}, trafficHeader...), rows); err != nil {
+	if err := statsTable(w, "Connections", append([]string{"stream", "client", "broker", "client id"}, trafficHeader...), rows, errNote...); err != nil {
 		return err
 	}
 	if err := writeTransactionsTables(w, r.Transactions); err != nil { // stats_transactions.go
@@ -195,17 +216,32 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	if err := writeNotesTable(w, r.Notes); err != nil { // stats_intervals.go
 		return err
 	}
-	return writeIntervalTables(w, r.Intervals)
+	return writeIntervalTables(w, r.Intervals, lost)
 }
 
-// statsTable writes a titled table, or nothing without rows.
-func statsTable(w io.Writer, title string, header []string, rows [][]string) error {
-	if len(rows) == 0 {
+// statsTable writes a titled table and its footnotes, the title and
+// footnotes alone without rows, or nothing without either.
+func statsTable(w io.Writer, title string, header []string, rows [][]string, footnotes ...string) error {
+	if len(rows) == 0 && len(footnotes) == 0 {
 		return nil
 	}
 	if _, err := fmt.Fprintf(w, "\n%s\n", title); err != nil {
 		return err
 	}
+	if len(rows) > 0 {
+		if err := renderTable(w, header, rows); err != nil {
+			return err
+		}
+	}
+	for _, f := range footnotes {
+		if _, err := fmt.Fprintf(w, "  %s\n", f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func renderTable(w io.Writer, header []string, rows [][]string) error {
 	tbl := tablewriter.NewTable(w,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
@@ -216,6 +252,36 @@ func statsTable(w io.Writer, title string, header []string, rows [][]string) err
 		return err
 	}
 	return tbl.Render()
+}
+
+// footnoteIf is the footnote of a table whose cells countCell may have
+// marked, when any is.
+func footnoteIf(marked bool) []string {
+	if !marked {
+		return nil
+	}
+	return []string{notCapturedFootnote}
+}
+
+// errorsNotCapturedNote says, in the capture table, how many exchanges
+// lacked error codes and whether whole frames may be missing.
+func errorsNotCapturedNote(t stats.Totals) string {
+	var parts []string
+	if n := t.ErrorsNotCaptured; n > 0 {
+		parts = append(parts, fmt.Sprintf("exchanges with error codes not captured: %d", n))
+	}
+	if t.FramesNotCaptured > 0 {
+		parts = append(parts, "frames may be missing whole")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// framesLostNote says why every row is a lower bound.
+func framesLostNote(t stats.Totals) string {
+	return fmt.Sprintf("exchanges after stream bytes not captured between frames, where frames may be missing whole: %d; every count is a lower bound", t.FramesNotCaptured)
 }
 
 // usLatency formats a latency in microseconds.
@@ -248,7 +314,11 @@ type captureJSON struct {
 	DurationUs    int64    `json:"duration_us"`
 	RequestBytes  int64    `json:"request_bytes"`
 	ResponseBytes int64    `json:"response_bytes"`
-	Errors        int64    `json:"errors"`
+	Errors        *int64   `json:"errors"` // null: none captured, some not (errors_not_captured)
+	// ErrorsNotCaptured and RecordsNotCaptured: some exchanges' error
+	// codes, records, were not captured; left out when false.
+	ErrorsNotCaptured  bool `json:"errors_not_captured,omitempty"`
+	RecordsNotCaptured bool `json:"records_not_captured,omitempty"`
 	// What the capture lacks (extensions): packets the snap length cut
 	// and the payload bytes cut, runs of TCP segments not captured and
 	// their bytes, segments retransmitted; connections a new one on
@@ -270,12 +340,15 @@ type captureJSON struct {
 }
 
 type trafficJSON struct {
-	Exchanges     int64       `json:"exchanges"`
-	NoResponse    int64       `json:"no_response"`
-	RequestBytes  int64       `json:"request_bytes"`
-	ResponseBytes int64       `json:"response_bytes"`
-	Errors        int64       `json:"errors"`
-	Latency       latencyJSON `json:"latency_us"`
+	Exchanges     int64  `json:"exchanges"`
+	NoResponse    int64  `json:"no_response"`
+	RequestBytes  int64  `json:"request_bytes"`
+	ResponseBytes int64  `json:"response_bytes"`
+	Errors        *int64 `json:"errors"`
+	// ErrorsNotCaptured: Errors counts the error codes captured, some
+	// were not (null: none was); left out when false.
+	ErrorsNotCaptured bool        `json:"errors_not_captured,omitempty"`
+	Latency           latencyJSON `json:"latency_us"`
 }
 
 // latencyJSON holds nearest-rank percentiles; Exact says they are exact,
@@ -295,13 +368,32 @@ type apiJSON struct {
 	trafficJSON
 }
 
+// partitionJSON: a count is null when the capture held none of it and
+// lacked some, a lower bound when its *_not_captured companion is true
+// (left out when false).
 type partitionJSON struct {
-	Topic           string `json:"topic"`
-	Partition       int32  `json:"partition"`
-	ProducedRecords int64  `json:"produced_records"`
-	ProducedBytes   int64  `json:"produced_bytes"`
-	FetchedRecords  int64  `json:"fetched_records"`
-	FetchedBytes    int64  `json:"fetched_bytes"`
+	Topic                      string `json:"topic"`
+	Partition                  int32  `json:"partition"`
+	ProducedRecords            *int64 `json:"produced_records"`
+	ProducedBytes              *int64 `json:"produced_bytes"`
+	FetchedRecords             *int64 `json:"fetched_records"`
+	FetchedBytes               *int64 `json:"fetched_bytes"`
+	ProducedRecordsNotCaptured bool   `json:"produced_records_not_captured,omitempty"`
+	ProducedBytesNotCaptured   bool   `json:"produced_bytes_not_captured,omitempty"`
+	FetchedRecordsNotCaptured  bool   `json:"fetched_records_not_captured,omitempty"`
+	FetchedBytesNotCaptured    bool   `json:"fetched_bytes_not_captured,omitempty"`
+}
+
+// toPartitionJSON takes the totals for the record sets no row holds
+// (Totals.ProducedUnnamed).
+func toPartitionJSON(p *stats.PartitionStats, t stats.Totals) partitionJSON {
+	lost := t.FramesNotCaptured > 0
+	pu, fu := lost || t.ProducedUnnamed > 0, lost || t.FetchedUnnamed > 0
+	prn, pbn := pu || p.ProducedRecordsNotCaptured > 0, pu || p.ProducedBytesNotCaptured > 0
+	frn, fbn := fu || p.FetchedRecordsNotCaptured > 0, fu || p.FetchedBytesNotCaptured > 0
+	return partitionJSON{p.Topic, p.Partition,
+		countJSON(p.ProducedRecords, prn), countJSON(p.ProducedBytes, pbn), countJSON(p.FetchedRecords, frn), countJSON(p.FetchedBytes, fbn),
+		prn, pbn, frn, fbn}
 }
 
 type errorJSON struct {
@@ -331,8 +423,12 @@ type connectionJSON struct {
 	trafficJSON
 }
 
-func toTrafficJSON(t *stats.Traffic) trafficJSON {
-	out := trafficJSON{Exchanges: t.Exchanges, NoResponse: t.NoResponse, RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes, Errors: t.Errors}
+// toTrafficJSON takes whether frames were lost whole
+// (stats.Totals.FramesNotCaptured): errors are then a lower bound.
+func toTrafficJSON(t *stats.Traffic, lost bool) trafficJSON {
+	nc := lost || t.ErrorsNotCaptured > 0
+	out := trafficJSON{Exchanges: t.Exchanges, NoResponse: t.NoResponse, RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes,
+		Errors: countJSON(t.Errors, nc), ErrorsNotCaptured: nc}
 	h := &t.Latency
 	out.Latency = latencyJSON{Count: h.Count(), Exact: h.Exact()}
 	if h.Count() > 0 {
@@ -346,10 +442,13 @@ func toTrafficJSON(t *stats.Traffic) trafficJSON {
 // the tables' data with exact numbers.
 func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 	t := r.Totals
+	lost := t.FramesNotCaptured > 0 // as in WriteStatsTables
 	out := statsJSON{
 		Capture: captureJSON{
 			Files: info.Files, Packets: info.Packets, Exchanges: t.Exchanges,
-			DurationUs: t.Duration().Microseconds(), RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes, Errors: t.Errors,
+			DurationUs: t.Duration().Microseconds(), RequestBytes: t.RequestBytes, ResponseBytes: t.ResponseBytes,
+			Errors: countJSON(t.Errors, lost || t.ErrorsNotCaptured > 0), ErrorsNotCaptured: lost || t.ErrorsNotCaptured > 0,
+			RecordsNotCaptured:   lost || t.RecordsNotCaptured > 0,
 			SnapTruncatedPackets: info.Loss.SnapTruncated, SnapBytes: info.Loss.SnapBytes,
 			Holes: info.Loss.Holes, HoleBytes: info.Loss.HoleBytes, Retransmitted: info.Loss.Retransmitted,
 			ReusedPorts:          info.Loss.ReusedPorts,
@@ -370,7 +469,7 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 		out.Capture.First, out.Capture.Last = &first, &last
 	}
 	for _, a := range r.APIs {
-		aj := apiJSON{API: a.Name, trafficJSON: toTrafficJSON(&a.Traffic)}
+		aj := apiJSON{API: a.Name, trafficJSON: toTrafficJSON(&a.Traffic, lost)}
 		if a.Key >= 0 {
 			k := a.Key
 			aj.APIKey = &k
@@ -378,7 +477,7 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 		out.APIs = append(out.APIs, aj)
 	}
 	for _, p := range r.Partitions {
-		out.Partitions = append(out.Partitions, partitionJSON{p.Topic, p.Partition, p.ProducedRecords, p.ProducedBytes, p.FetchedRecords, p.FetchedBytes})
+		out.Partitions = append(out.Partitions, toPartitionJSON(p, t))
 	}
 	for _, e := range r.Errors {
 		out.Errors = append(out.Errors, errorJSON{e.Code, e.Name, e.Count})
@@ -392,16 +491,16 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 		out.PartitionErrors = append(out.PartitionErrors, pe)
 	}
 	for _, c := range r.Clients {
-		out.Clients = append(out.Clients, clientJSON{c.ClientID, toTrafficJSON(&c.Traffic)})
+		out.Clients = append(out.Clients, clientJSON{c.ClientID, toTrafficJSON(&c.Traffic, lost)})
 	}
 	for _, c := range r.Connections {
 		out.Connections = append(out.Connections, connectionJSON{
 			Stream: c.Stream, Client: c.Client, Broker: c.Broker, ClientID: c.ClientID,
-			First: c.First.UTC().Format(tsFormat), Last: c.Last.UTC().Format(tsFormat), trafficJSON: toTrafficJSON(&c.Traffic),
+			First: c.First.UTC().Format(tsFormat), Last: c.Last.UTC().Format(tsFormat), trafficJSON: toTrafficJSON(&c.Traffic, lost),
 		})
 	}
 	out.Notes = notesToJSON(r.Notes)
-	out.Interval, out.Intervals = intervalsToJSON(r.Intervals)
+	out.Interval, out.Intervals = intervalsToJSON(r.Intervals, lost)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)

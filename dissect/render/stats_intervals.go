@@ -59,7 +59,8 @@ func intervalTitle(r *stats.IntervalReport) string {
 
 // writeIntervalTables writes the traffic of each interval, empty ones as
 // zeros, then each interval's APIs.
-func writeIntervalTables(w io.Writer, r *stats.IntervalReport) error {
+// lost: frames were lost whole (stats.Totals.FramesNotCaptured).
+func writeIntervalTables(w io.Writer, r *stats.IntervalReport, lost bool) error {
 	if r == nil || len(r.Rows) == 0 {
 		return nil
 	}
@@ -73,13 +74,15 @@ func writeIntervalTables(w io.Writer, r *stats.IntervalReport) error {
 		return append([]string{
 			strconv.FormatInt(t.Exchanges, 10), strconv.FormatInt(t.NoResponse, 10),
 			strconv.FormatInt(t.RequestBytes, 10), strconv.FormatInt(t.ResponseBytes, 10),
-			strconv.FormatInt(t.Records, 10), strconv.FormatInt(t.Errors, 10),
+			countCell(t.Records, lost || t.RecordsNotCaptured > 0), countCell(t.Errors, lost || t.ErrorsNotCaptured > 0),
 		}, lat(&t.Latency)...)
 	}
 	header := []string{"exchanges", "no response", "request bytes", "response bytes", "records", "errors", "p50", "p99"}
 	var rows, apiRows [][]string
+	marked := lost
 	for i := range r.Rows {
 		row := &r.Rows[i]
+		marked = marked || row.RecordsNotCaptured > 0 || row.ErrorsNotCaptured > 0
 		label := intervalLabel(r, row.Index)
 		rows = append(rows, append([]string{label}, traffic(&row.IntervalTraffic)...))
 		for j := range row.APIs {
@@ -87,10 +90,10 @@ func writeIntervalTables(w io.Writer, r *stats.IntervalReport) error {
 			apiRows = append(apiRows, append([]string{label, a.Name}, traffic(&a.IntervalTraffic)...))
 		}
 	}
-	if err := statsTable(w, intervalTitle(r), append([]string{"interval (s)"}, header...), rows); err != nil {
+	if err := statsTable(w, intervalTitle(r), append([]string{"interval (s)"}, header...), rows, footnoteIf(marked)...); err != nil {
 		return err
 	}
-	return statsTable(w, "Intervals by API", append([]string{"interval (s)", "api"}, header...), apiRows)
+	return statsTable(w, "Intervals by API", append([]string{"interval (s)", "api"}, header...), apiRows, footnoteIf(marked)...)
 }
 
 // notesJSON is a kind of note: the exchanges carrying it, the notes of it
@@ -114,7 +117,13 @@ type intervalSetJSON struct {
 
 type intervalTrafficJSON struct {
 	trafficJSON
-	Records int64 `json:"records"`
+	Records            *int64 `json:"records"` // null and lower bounds as in partitionJSON
+	RecordsNotCaptured bool   `json:"records_not_captured,omitempty"`
+}
+
+func toIntervalTrafficJSON(t *stats.IntervalTraffic, lost bool) intervalTrafficJSON {
+	nc := lost || t.RecordsNotCaptured > 0
+	return intervalTrafficJSON{toTrafficJSON(&t.Traffic, lost), countJSON(t.Records, nc), nc}
 }
 
 // intervalJSON is one interval: its start (time, and microseconds since
@@ -142,7 +151,7 @@ func notesToJSON(notes []stats.NoteCount) []noteJSON {
 
 // intervalsToJSON returns the interval set and its rows, nil and nil
 // without intervals asked for.
-func intervalsToJSON(r *stats.IntervalReport) (*intervalSetJSON, []intervalJSON) {
+func intervalsToJSON(r *stats.IntervalReport, lost bool) (*intervalSetJSON, []intervalJSON) {
 	if r == nil {
 		return nil, nil
 	}
@@ -156,11 +165,11 @@ func intervalsToJSON(r *stats.IntervalReport) (*intervalSetJSON, []intervalJSON)
 		row := &r.Rows[i]
 		ij := intervalJSON{
 			Start: row.Start.UTC().Format(tsFormat), OffsetUs: (time.Duration(row.Index) * r.Width).Microseconds(),
-			intervalTrafficJSON: intervalTrafficJSON{toTrafficJSON(&row.Traffic), row.Records}, APIs: []intervalAPIJSON{},
+			intervalTrafficJSON: toIntervalTrafficJSON(&row.IntervalTraffic, lost), APIs: []intervalAPIJSON{},
 		}
 		for j := range row.APIs {
 			a := &row.APIs[j]
-			aj := intervalAPIJSON{API: a.Name, intervalTrafficJSON: intervalTrafficJSON{toTrafficJSON(&a.Traffic), a.Records}}
+			aj := intervalAPIJSON{API: a.Name, intervalTrafficJSON: toIntervalTrafficJSON(&a.IntervalTraffic, lost)}
 			if a.Key >= 0 {
 				k := a.Key
 				aj.APIKey = &k

@@ -178,7 +178,7 @@ func toTransactionsJSON(r *stats.TransactionsReport) transactionsJSON {
 	for _, p := range r.Producers {
 		pj := producerTxnsJSON{TransactionalId: p.TransactionalId, ProducerId: p.ProducerId, ProducerEpoch: p.ProducerEpoch, Epochs: p.Epochs, Inits: p.Inits,
 			Committed: p.Committed, Aborted: p.Aborted, Failed: p.Failed, Open: p.Open, ProduceBatches: p.ProduceBatches, ProduceRecords: p.ProduceRecords,
-			EndTxnLatency: toTrafficJSON(&stats.Traffic{Latency: p.EndTxnLatency}).Latency, Sequences: map[string]int64{}, Errors: p.Errors}
+			EndTxnLatency: toTrafficJSON(&stats.Traffic{Latency: p.EndTxnLatency}, false).Latency, Sequences: map[string]int64{}, Errors: p.Errors}
 		for k, n := range p.Sequences {
 			pj.Sequences[k.String()] = n
 		}

@@ -289,8 +289,8 @@ func summaryCells(ex *dissect.Exchange) []string {
 		strconv.Itoa(int(ex.CorrelationID)),
 		truncate(clientID, 32),
 		truncate(FormatTopics(dec.Topics), 48),
-		strconv.Itoa(dec.Records),
-		truncate(FormatErrors(dec.Errors), 48),
+		countCell(int64(dec.Records), dec.RecordsNotCaptured),
+		truncate(errorsCell(dec), 48),
 		latency,
 		notes,
 	}

@@ -36,10 +36,13 @@ type intervalCell struct {
 }
 
 // IntervalTraffic is what an interval counts, in all or for one API: as
-// Traffic, with the records of the JSON Lines "records" key.
+// Traffic, with the records of the JSON Lines "records" key and the
+// exchanges whose records the capture lacked in part (when not 0,
+// Records is a lower bound).
 type IntervalTraffic struct {
 	Traffic
-	Records int64
+	Records            int64
+	RecordsNotCaptured int64
 }
 
 func (t *IntervalTraffic) merge(o *IntervalTraffic) {
@@ -48,7 +51,9 @@ func (t *IntervalTraffic) merge(o *IntervalTraffic) {
 	t.ResponseBytes += o.ResponseBytes
 	t.NoResponse += o.NoResponse
 	t.Errors += o.Errors
+	t.ErrorsNotCaptured += o.ErrorsNotCaptured
 	t.Records += o.Records
+	t.RecordsNotCaptured += o.RecordsNotCaptured
 	t.Latency.Merge(&o.Latency)
 }
 
@@ -81,7 +86,7 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func (iv *intervals) add(ex *dissect.Exchange, key apiKey, records, errors int) {
+func (iv *intervals) add(ex *dissect.Exchange, key apiKey, dec *dissect.Decoded) {
 	t := ex.Time()
 	if !iv.originSet && !t.IsZero() {
 		iv.origin, iv.originSet = t, true
@@ -108,8 +113,9 @@ func (iv *intervals) add(ex *dissect.Exchange, key apiKey, records, errors int) 
 		cell.apis[key] = a
 	}
 	for _, tr := range []*IntervalTraffic{&cell.total, a} {
-		tr.add(ex, errors)
-		tr.Records += int64(records)
+		tr.add(ex, dec)
+		tr.Records += int64(dec.Records)
+		tr.RecordsNotCaptured += b2i(dec.RecordsNotCaptured)
 	}
 }
 

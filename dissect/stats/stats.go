@@ -80,6 +80,25 @@ type Totals struct {
 	RequestBytes  int64 // sizes of the requests as their size prefixes say
 	ResponseBytes int64
 	Errors        int64 // non-zero error codes in responses
+	// ErrorsNotCaptured counts the exchanges whose responses' error codes
+	// the capture lacked in part (dissect.Decoded.ErrorsNotCaptured):
+	// when not 0, Errors counts those captured, a lower bound.
+	ErrorsNotCaptured int64
+	// RecordsNotCaptured counts the Produce and Fetch exchanges whose
+	// records the capture lacked in part (dissect.Decoded.RecordsNotCaptured).
+	RecordsNotCaptured int64
+	// ProducedUnnamed and FetchedUnnamed count the Produce and Fetch
+	// exchanges that lacked record sets of topic-partitions the capture
+	// may not name (dissect.Decoded.RecordsUnnamed): when not 0, every
+	// topic-partition's produced (fetched) counts are lower bounds.
+	ProducedUnnamed, FetchedUnnamed int64
+	// FramesNotCaptured counts the exchanges noting stream bytes not
+	// captured before their frames (a gap between frames, a frame
+	// boundary lost: dissect.NoteGap, NoteResync) and the responses whose
+	// request was not captured: whole frames are missing there, of any
+	// API, so every count of records, record bytes and errors is a lower
+	// bound when it is not 0.
+	FramesNotCaptured int64
 	// First and Last are the capture times of the first byte of the
 	// first frame and of the last byte of the last frame.
 	First, Last time.Time
@@ -92,10 +111,17 @@ type Traffic struct {
 	ResponseBytes int64
 	NoResponse    int64 // requests without a response (Produce with Acks=0 included)
 	Errors        int64 // non-zero error codes in responses
-	Latency       Histogram
+	// ErrorsNotCaptured counts the exchanges whose error codes the
+	// capture lacked in part: when not 0, Errors is a lower bound.
+	ErrorsNotCaptured int64
+	Latency           Histogram
 }
 
-func (t *Traffic) add(ex *dissect.Exchange, errors int) {
+func (t *Traffic) add(ex *dissect.Exchange, dec *dissect.Decoded) {
+	errors := len(dec.Errors)
+	if dec.ErrorsNotCaptured {
+		t.ErrorsNotCaptured++
+	}
 	t.Exchanges++
 	if ex.Request != nil {
 		t.RequestBytes += int64(ex.Request.Size)
@@ -124,7 +150,10 @@ type APIStats struct {
 // Lines "records" key; bytes are the sizes of the complete record batches
 // and legacy messages (12 + BatchLength or MessageSize each), so a
 // partial batch at the end of a Fetch response, fetched again later, is
-// not counted twice.
+// not counted twice. The *NotCaptured counts are of the record sets (or
+// of the exchanges naming the topic-partition without a record set the
+// capture held) whose records or bytes the capture lacked in part: when
+// not 0, the count beside is of what was captured, a lower bound.
 type PartitionStats struct {
 	Topic           string // name, or "id:" and the topic ID when the name is unknown
 	Partition       int32
@@ -134,6 +163,9 @@ type PartitionStats struct {
 	FetchedBytes    int64
 	Produces        int64 // record sets in Produce requests
 	Fetches         int64 // record sets in Fetch responses
+
+	ProducedRecordsNotCaptured, ProducedBytesNotCaptured int64
+	FetchedRecordsNotCaptured, FetchedBytesNotCaptured   int64
 }
 
 // ClientStats is one client id's row.
@@ -163,6 +195,15 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 	t := &c.total
 	t.Exchanges++
 	t.Errors += int64(nerr)
+	if dec.ErrorsNotCaptured {
+		t.ErrorsNotCaptured++
+	}
+	if dec.RecordsNotCaptured {
+		t.RecordsNotCaptured++
+	}
+	if framesLost(ex) {
+		t.FramesNotCaptured++
+	}
 	for _, f := range []*dissect.Frame{ex.Request, ex.Response} {
 		if f == nil {
 			continue
@@ -194,9 +235,9 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 		a = &APIStats{Key: ak.key, Name: apiName(ak)}
 		c.apis[ak] = a
 	}
-	a.add(ex, nerr)
+	a.add(ex, dec)
 	if c.intervals != nil {
-		c.intervals.add(ex, ak, dec.Records, nerr)
+		c.intervals.add(ex, ak, dec)
 	}
 	c.notes.add(ex)
 
@@ -219,7 +260,7 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 			}
 		}
 	}
-	cs.add(ex, nerr)
+	cs.add(ex, dec)
 
 	conn := c.connections[ex.Stream]
 	if conn == nil {
@@ -249,7 +290,7 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 			conn.Last = f.Time
 		}
 	}
-	conn.add(ex, nerr)
+	conn.add(ex, dec)
 
 	for _, e := range dec.Errors {
 		c.errors[e.Code]++
@@ -267,49 +308,103 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 	if ex.SASLToken || ex.APIKey != codec.ApiKeyProduce && ex.APIKey != codec.ApiKeyFetch {
 		return
 	}
+	produce := ex.APIKey == codec.ApiKeyProduce
+	var held []tpKey // topic-partitions with a record set wholly captured
 	for _, rr := range dec.RecordSets {
 		set := rr.Records.Set
 		if set == nil {
 			continue
 		}
-		k := tpKey{TopicName(rr.Topic, rr.TopicID), rr.Partition}
-		p := c.partitions[k]
-		if p == nil {
-			if len(c.partitions) >= c.maxRows {
-				k = tpKey{Other, -1}
-			}
-			if p = c.partitions[k]; p == nil {
-				p = &PartitionStats{Topic: k.topic, Partition: k.partition}
-				c.partitions[k] = p
-			}
-		}
+		p := c.partition(tpKey{TopicName(rr.Topic, rr.TopicID), rr.Partition})
 		n, size := int64(set.Count()), EntryBytes(set)
-		if ex.APIKey == codec.ApiKeyProduce {
+		recsLost, bytesLost := dissect.RecordSetNotCaptured(rr.Records)
+		if !recsLost && !bytesLost {
+			held = append(held, tpKey{TopicName(rr.Topic, rr.TopicID), rr.Partition})
+		}
+		if produce {
 			p.ProducedRecords += n
 			p.ProducedBytes += size
 			p.Produces++
+			p.ProducedRecordsNotCaptured += b2i(recsLost)
+			p.ProducedBytesNotCaptured += b2i(bytesLost)
 		} else {
 			p.FetchedRecords += n
 			p.FetchedBytes += size
 			p.Fetches++
+			p.FetchedRecordsNotCaptured += b2i(recsLost)
+			p.FetchedBytesNotCaptured += b2i(bytesLost)
+		}
+	}
+	if !dec.RecordSetsNotCaptured {
+		return
+	}
+	if dec.RecordsUnnamed && produce {
+		t.ProducedUnnamed++
+	} else if dec.RecordsUnnamed {
+		t.FetchedUnnamed++
+	}
+	// Record sets the capture lacked whole (decoding stopped before them,
+	// or the frame holding them was not captured): the topic-partitions
+	// the exchange names without a record set held are unknown. Those it
+	// may not name make every row a lower bound (ProducedUnnamed).
+	for _, tp := range dec.Topics {
+		for _, part := range tp.Partitions {
+			k := tpKey{TopicName(tp.Topic, tp.TopicID), part}
+			if slices.Contains(held, k) {
+				continue
+			}
+			p := c.partition(k)
+			if produce {
+				p.ProducedRecordsNotCaptured++
+				p.ProducedBytesNotCaptured++
+			} else {
+				p.FetchedRecordsNotCaptured++
+				p.FetchedBytesNotCaptured++
+			}
 		}
 	}
 }
 
-// EntryBytes is the size of the complete entries of a record set, as
-// PartitionStats counts them: 12 + BatchLength or MessageSize each.
-func EntryBytes(s *codec.RecordSet) int64 {
-	var n int64
-	for _, e := range s.Entries {
-		switch {
-		case e.Batch != nil:
-			n += 12 + int64(e.Batch.BatchLength)
-		case e.Message != nil:
-			n += 12 + int64(e.Message.MessageSize)
+// framesLost reports a response whose request was not captured, or an
+// exchange whose notes say stream bytes before its frames were not
+// captured: frames there may be lost whole.
+func framesLost(ex *dissect.Exchange) bool {
+	if ex.Request == nil && ex.Response != nil && !ex.SASLToken {
+		return true
+	}
+	for _, n := range ex.Notes {
+		if k := dissect.NoteKind(n); k == dissect.NoteGap || k == dissect.NoteResync {
+			return true
 		}
 	}
-	return n
+	return false
 }
+
+// partition returns the row of k, made if need be (Other past maxRows).
+func (c *Collector) partition(k tpKey) *PartitionStats {
+	p := c.partitions[k]
+	if p == nil {
+		if len(c.partitions) >= c.maxRows {
+			k = tpKey{Other, -1}
+		}
+		if p = c.partitions[k]; p == nil {
+			p = &PartitionStats{Topic: k.topic, Partition: k.partition}
+			c.partitions[k] = p
+		}
+	}
+	return p
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// EntryBytes is the size of the complete entries of a record set, as
+// PartitionStats counts them: 12 + BatchLength or MessageSize each.
+func EntryBytes(s *codec.RecordSet) int64 { return dissect.EntryBytes(s) }
 
 func apiName(k apiKey) string {
 	switch {
