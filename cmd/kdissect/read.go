@@ -150,7 +150,7 @@ has fixed column widths, as in live.
 
 On a terminal the summary table is fitted to its width ($COLUMNS, else the
 terminal's size; --width N for any output), dropping and shortening columns in
-the order the README gives, and each row is printed as it comes; into a file or
+the order docs/views.md gives, and each row is printed as it comes; into a file or
 a pipe it is the whole table at full width. Ctrl-C (or SIGTERM) stops reading,
 finishes the line being written, flushes, and exits with status 130 (143).`,
 		Example: `  kdissect read testdata/pcaps/kcat_produce_lz4.pcap

@@ -35,7 +35,7 @@ The exchange filters select what is aggregated.
 A count the capture did not wholly hold (records or errors beyond the snap
 length or in a hole, a response not captured) is "?" when nothing of it was
 captured and "≥ N" when N were, with a footnote; in JSON null or N, with
-"<key>_not_captured": true beside it (README: What unknown looks like).
+"<key>_not_captured": true beside it (docs/lossy.md: What unknown looks like).
 
 ` + notesHelp + `
 

@@ -8,7 +8,7 @@ import (
 )
 
 // A count the capture held only in part is shown the same way in every
-// view (README, "What unknown looks like"): the count of what was
+// view (docs/lossy.md, "What unknown looks like"): the count of what was
 // captured beside a "not captured" mark, never a bare number that reads
 // as exact. In tables: "?" when nothing of it was captured (the count so
 // far is 0), "≥ N" when N were captured and more were not, with a

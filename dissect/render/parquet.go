@@ -46,7 +46,7 @@ type ExchangeRow struct {
 	ErrorsNotCaptured bool `parquet:"errors_not_captured"`
 	// Records is null when the capture held none of the exchange's
 	// records and lacked some, a lower bound when RecordsNotCaptured
-	// (README, "What unknown looks like").
+	// (docs/lossy.md, "What unknown looks like").
 	Records *int64 `parquet:"records,optional"`
 	// RecordsAborted: of Records, those of aborted transactions (JSON's
 	// records_aborted), null with Records.

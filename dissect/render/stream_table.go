@@ -34,7 +34,7 @@ type StreamTable struct {
 	// Time is the time column's format.
 	Time TimeFormat
 	// Width, when positive, fits the table into that many terminal cells
-	// by the steps of fitSteps (README, "The summary table"); 0 shows
+	// by the steps of fitSteps (docs/views.md, "The summary table"); 0 shows
 	// every column at its full width.
 	Width int
 	// Now is the current time, for the year of absolute times; zero:

@@ -113,7 +113,7 @@ type fitStep struct {
 }
 
 // fitSteps are the steps, in order, that fit a StreamTable into a
-// terminal's width, taken until it fits (README, "The summary table"):
+// terminal's width, taken until it fits (docs/views.md, "The summary table"):
 // the long free-text cells are shortened first, then the columns that
 // say the least about an exchange dropped, then what remains shortened
 // again. Columns chosen by name (Columns) are shortened, never dropped.
