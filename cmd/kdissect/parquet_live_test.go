@@ -105,7 +105,7 @@ func TestLiveParquetRolledBySize(t *testing.T) {
 			}
 			recs = append(recs, &kgo.Record{Key: fmt.Appendf(nil, "r%d-%d", round, i), Value: v})
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 		err := cl.ProduceSync(ctx, recs...).FirstErr()
 		cancel()
 		if err != nil {
