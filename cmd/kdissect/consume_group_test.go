@@ -88,7 +88,7 @@ func TestConsumeGroup(t *testing.T) {
 		t.Skip("kcat not installed")
 	}
 	produceLines(71, 75)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	kout, err := exec.CommandContext(ctx, "kcat", "-b", b, "-G", "g1", "gt", "-e", "-q", "-X", "fetch.wait.max.ms=10").Output()
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // seed produces values to topic[partition] with the given timestamp start.
 func seed(t *testing.T, addr, topic string, partition int32, t0 time.Time, recs ...client.Record) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	cl, err := client.New(ctx, client.Config{Brokers: []string{addr}})
 	if err != nil {
@@ -116,8 +116,8 @@ func TestConsumeOffsetsAndCount(t *testing.T) {
 		if out != "0\n1\n2\n3\n4\n" {
 			t.Errorf("-c 5: %q", out)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("-c 5 did not return")
+	case <-time.After(hangCap):
+		t.Fatalf("-c 5 did not return in %v", hangCap)
 	}
 }
 

@@ -362,14 +362,14 @@ func pipeRead(args ...string) (w *io.PipeWriter, stdout, stderr *syncBuffer, don
 	return pw, stdout, stderr, done
 }
 
-// waitShown waits, up to 10 s, for out to show n exchanges; the writer
+// waitShown waits, up to hangCap, for out to show n exchanges; the writer
 // meanwhile waits too.
 func waitShown(t *testing.T, format string, out *syncBuffer, n int, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(hangCap)
 	for shownExchanges(format, out.String()) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: %d of the %d exchanges complete %s shown after 10 s:\n%s", format, shownExchanges(format, out.String()), n, what, out)
+			t.Fatalf("%s: %d of the %d exchanges complete %s shown after %v:\n%s", format, shownExchanges(format, out.String()), n, what, hangCap, out)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -381,7 +381,7 @@ func waitShown(t *testing.T, format string, out *syncBuffer, n int, what string)
 // TestReadPipeStreams writes a capture into read's standard input in
 // steps, as tcpdump -U -w - writes it, pausing where exchanges are
 // complete: in every format they are shown while the writer waits (it
-// waits for them, up to 10 s). In the end the output is the file's (the
+// waits for them, up to hangCap). In the end the output is the file's (the
 // summary table with fixed widths: the same rows). And -c ends the command
 // while the writer still waits.
 func TestReadPipeStreams(t *testing.T) {
@@ -427,8 +427,8 @@ func TestReadPipeStreams(t *testing.T) {
 		if code != 0 || shownExchanges("json", stdout.String()) != n {
 			t.Errorf("-c %d from a pipe: exit %d, %d exchanges shown: %s", n, code, shownExchanges("json", stdout.String()), stderr)
 		}
-	case <-time.After(10 * time.Second):
-		t.Errorf("-c %d from a pipe: still running 10 s after its %d exchanges were written", n, n)
+	case <-time.After(hangCap):
+		t.Errorf("-c %d from a pipe: still running %v after its %d exchanges were written", n, hangCap, n)
 	}
 	w.Close()
 

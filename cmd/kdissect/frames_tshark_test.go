@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -138,18 +139,25 @@ func TestFrameNumbersTshark(t *testing.T) {
 	if _, err := exec.LookPath("tshark"); err != nil {
 		t.Skip("tshark is not installed (.ci/run installs it)")
 	}
+	var mu sync.Mutex
 	total, spanning := 0, 0
-	for _, c := range oracleCaptures(t) {
-		t.Run(filepath.Base(c.path), func(t *testing.T) {
-			code, out, errs := runCLI(t, "read", "-p", strconv.Itoa(c.port), "--format", "json", c.path)
-			if code != 0 {
-				t.Fatalf("read: exit %d: %s", code, errs)
-			}
-			a, s := compareFrames(t, c.path, tsharkFrames(t, c.path, c.port), ourFrames(t, decodeLines(t, out)), true)
-			total += a
-			spanning += s
-		})
-	}
+	// The captures in parallel: most of the time goes to starting tshark.
+	t.Run("captures", func(t *testing.T) {
+		for _, c := range oracleCaptures(t) {
+			t.Run(filepath.Base(c.path), func(t *testing.T) {
+				t.Parallel()
+				code, out, errs := runCLI(t, "read", "-p", strconv.Itoa(c.port), "--format", "json", c.path)
+				if code != 0 {
+					t.Fatalf("read: exit %d: %s", code, errs)
+				}
+				a, s := compareFrames(t, c.path, tsharkFrames(t, c.path, c.port), ourFrames(t, decodeLines(t, out)), true)
+				mu.Lock()
+				total += a
+				spanning += s
+				mu.Unlock()
+			})
+		}
+	})
 	t.Logf("%d frames with tshark's frame numbers, %d of them carried by several packets", total, spanning)
 	if total < 100 || spanning < 10 {
 		t.Errorf("only %d frames compared (%d spanning packets): the test checks little", total, spanning)
@@ -227,8 +235,10 @@ func TestFrameNumbersFilteredAndSplit(t *testing.T) {
 		t.Fatal("kcat_mtu has one connection: -f removed none")
 	}
 
-	// Several files: the parts, read as one capture, against tshark on each part.
-	if b, err := exec.Command(editcap, "-F", "pcap", "-c", "150", whole, filepath.Join(dir, "part.pcap")).CombinedOutput(); err != nil {
+	// Several files: the parts, read as one capture, against tshark on each
+	// part: four parts of kcat_mtu's 1790 packets (three cuts), as each
+	// part more costs a tshark run.
+	if b, err := exec.Command(editcap, "-F", "pcap", "-c", "450", whole, filepath.Join(dir, "part.pcap")).CombinedOutput(); err != nil {
 		t.Fatalf("editcap: %v: %s", err, b)
 	}
 	parts, _ := filepath.Glob(filepath.Join(dir, "part_*.pcap"))

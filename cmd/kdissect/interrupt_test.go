@@ -117,7 +117,7 @@ func TestReadInterrupted(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang fails, not blocks
+			ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 			defer cancel()
 			outPath := filepath.Join(t.TempDir(), "out")
 			out, err := os.Create(outPath)

@@ -93,9 +93,9 @@ func startLive(t *testing.T, args ...string) *liveRun {
 	case err := <-r.done:
 		cancel()
 		t.Fatalf("kdissect %v ended before listening: %v\n%s", args, err, r.stderr)
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangCap):
 		cancel()
-		t.Fatalf("kdissect %v did not start listening in 10s:\n%s", args, r.stderr)
+		t.Fatalf("kdissect %v did not start listening in %v:\n%s", args, hangCap, r.stderr)
 	}
 	t.Cleanup(cancel)
 	return r
@@ -111,9 +111,9 @@ func (r *liveRun) wait(t *testing.T, stop bool) error {
 	select {
 	case err := <-r.done:
 		return err
-	case <-time.After(15 * time.Second):
+	case <-time.After(hangCap):
 		r.cancel()
-		t.Fatalf("kdissect live did not end in 15s:\n%s", r.stderr)
+		t.Fatalf("kdissect live did not end in %v:\n%s", hangCap, r.stderr)
 		return nil
 	}
 }
@@ -144,7 +144,7 @@ func produce(t *testing.T, addr string, records int) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	var recs []*kgo.Record
 	for i := range records {
@@ -246,7 +246,7 @@ func TestLiveBurst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	const records = 100
 	var recs []*kgo.Record
@@ -398,8 +398,8 @@ func TestLiveStreamsOutput(t *testing.T) {
 			case <-run.stdout.seen:
 			case err := <-run.done:
 				t.Fatalf("live ended by itself: %v\n%s", err, run.stderr)
-			case <-time.After(10 * time.Second):
-				t.Fatalf("no Produce exchange printed while live ran; stdout so far:\n%s", run.stdout)
+			case <-time.After(hangCap):
+				t.Fatalf("no Produce exchange printed in %v while live ran; stdout so far:\n%s", hangCap, run.stdout)
 			}
 			if format == "summary" && !strings.HasPrefix(run.stdout.String(), "┌") {
 				t.Errorf("summary rows without the header first:\n%s", run.stdout)

@@ -18,10 +18,10 @@ import (
 	"github.com/kdissect/kdissect/dissect/sink"
 )
 
-// kcatRun runs kcat with args and stdin, bounded to 30 s.
+// kcatRun runs kcat with args and stdin, bounded by hangCap.
 func kcatRun(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "kcat", args...)
 	cmd.Stdin = strings.NewReader(stdin)
@@ -65,7 +65,7 @@ func TestLiveMetricsKcat(t *testing.T) {
 	produced := map[string]string{"topic": "live-orders", "direction": "produced"}
 	fetched := map[string]string{"topic": "live-orders", "direction": "fetched"}
 	var mfs map[string]*dto.MetricFamily
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(hangCap)
 	for {
 		mfs = scrapeMetrics(t, c.metricsURL)
 		if metricSum(mfs, metrics.RecordsTotal, produced) >= n && metricSum(mfs, metrics.RecordsTotal, fetched) >= n &&
@@ -73,7 +73,7 @@ func TestLiveMetricsKcat(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after 15 s the metrics count %v records produced, %v fetched, %v Metadata errors; want %d, %d, >0",
+			t.Fatalf("after %v the metrics count %v records produced, %v fetched, %v Metadata errors; want %d, %d, >0", hangCap,
 				metricSum(mfs, metrics.RecordsTotal, produced), metricSum(mfs, metrics.RecordsTotal, fetched),
 				metricSum(mfs, metrics.ErrorsTotal, map[string]string{"api": "Metadata"}), n, n)
 		}

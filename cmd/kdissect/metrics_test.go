@@ -46,11 +46,11 @@ func (b *watchedBuffer) String() string {
 	return b.buf.String()
 }
 
-// await returns the first match of re, waiting for it up to 20 s or
+// await returns the first match of re, waiting for it up to hangCap or
 // until done is closed.
 func (b *watchedBuffer) await(t *testing.T, re *regexp.Regexp, done <-chan error) []string {
 	t.Helper()
-	timeout := time.After(20 * time.Second)
+	timeout := time.After(hangCap)
 	for {
 		b.mu.Lock()
 		m := re.FindStringSubmatch(b.buf.String())
@@ -64,7 +64,7 @@ func (b *watchedBuffer) await(t *testing.T, re *regexp.Regexp, done <-chan error
 		case err := <-done:
 			t.Fatalf("the command ended (%v) before %q appeared:\n%s", err, re, b)
 		case <-timeout:
-			t.Fatalf("%q did not appear in 20 s:\n%s", re, b)
+			t.Fatalf("%q did not appear in %v:\n%s", re, hangCap, b)
 		}
 	}
 }
@@ -109,8 +109,8 @@ func (c *backgroundCmd) stop(t *testing.T) error {
 	select {
 	case err := <-c.done:
 		return err
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the command did not end in 20 s after its context was cancelled:\n%s", c.stderr)
+	case <-time.After(hangCap):
+		t.Fatalf("the command did not end in %v after its context was cancelled:\n%s", hangCap, c.stderr)
 		return nil
 	}
 }

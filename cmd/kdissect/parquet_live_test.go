@@ -88,7 +88,10 @@ func TestLiveParquetRolledBySize(t *testing.T) {
 	base := t.TempDir()
 	dir, rdir := filepath.Join(base, "pq"), filepath.Join(base, "records")
 	run := startLive(t, "live", "-i", "lo", "-p", fmt.Sprint(port), "--format", "parquet", "-w", dir, "-C", "1", "--parquet-records", rdir)
-	const rounds, perRound, size = 3, 10, 800 << 10
+	// 12 MB in 15 records of 800 KB: two files with -C 1 (the 30 records
+	// before made four), and half the 24 MB that kept live writing Parquet
+	// for over 15 s after it was stopped on a loaded machine.
+	const rounds, perRound, size = 3, 5, 800 << 10
 	rng := rand.New(rand.NewPCG(1, 2))
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic("live-orders"), kgo.ClientID("kdissect-live-test"),
 		kgo.ProducerBatchCompression(kgo.NoCompression()))
@@ -105,7 +108,7 @@ func TestLiveParquetRolledBySize(t *testing.T) {
 			}
 			recs = append(recs, &kgo.Record{Key: fmt.Appendf(nil, "r%d-%d", round, i), Value: v})
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 		err := cl.ProduceSync(ctx, recs...).FirstErr()
 		cancel()
 		if err != nil {

@@ -16,7 +16,7 @@ import (
 // fetchAll reads every message of topic[partition] through the client.
 func fetchAll(t *testing.T, addr, topic string, partition int32) []client.Message {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	cl, err := client.New(ctx, client.Config{Brokers: []string{addr}})
 	if err != nil {
@@ -99,7 +99,7 @@ func TestProduceByKeyCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var got []string
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(hangCap)
 	for len(got) < 3 && time.Now().Before(deadline) {
 		got = got[:0]
 		for _, m := range fetchAll(t, addr, "bk", 3) {

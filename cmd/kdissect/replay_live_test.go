@@ -45,7 +45,7 @@ func mustLiveCapture(t *testing.T) {
 // kcatOn runs kcat with args and stdin, bounded, and returns its output.
 func kcatOn(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "kcat", args...)
 	cmd.Stdin = strings.NewReader(stdin)
@@ -112,7 +112,7 @@ func captureLiveTraffic(t *testing.T) (addrA, pcap string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	for round := range 3 {
 		var recs []*kgo.Record
@@ -242,7 +242,7 @@ func TestReplayLiveCapture(t *testing.T) {
 }
 
 func testCtxLive(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	t.Cleanup(cancel)
 	return ctx
 }

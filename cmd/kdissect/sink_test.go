@@ -91,7 +91,7 @@ func TestReadSink(t *testing.T) {
 // timestamps and headers (the host, and source: what was read).
 func checkSinkTopic(t *testing.T, addr, sourceHeader, source string, lines []string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	kout, err := exec.CommandContext(ctx, "kcat", "-b", addr, "-C", "-t", "exchanges", "-e", "-q", "-J").Output()
 	if err != nil {
@@ -187,10 +187,10 @@ func TestSinkBrokerStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	sent := map[string]string{"result": "sent"}
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(hangCap)
 	for metricSum(scrapeMetrics(t, c.metricsURL), metrics.SinkRecordsTotal, sent) < 1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the sink sent nothing of the first half in 15 s:\n%s", c.stderr)
+			t.Fatalf("the sink sent nothing of the first half in %v:\n%s", hangCap, c.stderr)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -205,8 +205,8 @@ func TestSinkBrokerStopped(t *testing.T) {
 		if err != nil {
 			t.Fatalf("read: %v\n%s", err, c.stderr)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("read did not end in 30 s after its input ended:\n%s", c.stderr)
+	case <-time.After(hangCap):
+		t.Fatalf("read did not end in %v after its input ended:\n%s", hangCap, c.stderr)
 	}
 
 	var whole bytes.Buffer

@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -55,7 +54,7 @@ func tlsWorkload(t *testing.T, clientTLS *tls.Config, keylog string) (string, st
 			t.Fatal(err)
 		}
 		defer cl.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 		defer cancel()
 		for i := range 10 {
 			r := &kgo.Record{Key: fmt.Appendf(nil, "k%d", i), Value: fmt.Appendf(nil, "value %d", i)}
@@ -324,7 +323,7 @@ func pythonWorkload(t *testing.T, py, mode, ciphers, keylog string) (string, str
 				args = append(args, ciphers)
 			}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 		defer cancel()
 		if out, err := exec.CommandContext(ctx, py, args...).CombinedOutput(); err != nil {
 			t.Fatalf("kafka-python %s: %v\n%s", mode, err, out)

@@ -37,7 +37,7 @@ type txnScenario struct {
 // every record it is to get.
 func runTxnScenario(t *testing.T, addr string) *txnScenario {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	s := &txnScenario{committed: map[string]bool{}, aborted: map[string]bool{}}
 	client := func(id string, opts ...kgo.Opt) *kgo.Client {
