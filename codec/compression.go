@@ -209,19 +209,32 @@ func decompressIn(c Compression, src []byte, maxBytes, budget int64, brokenLZ4He
 }
 
 // plausibleHint returns declared when it is a believable output size for n
-// compressed bytes, else a guess; never more than limit. The bound
-// (deflate's maximum ratio, about 1032:1) keeps a lying header from making
-// a few bytes allocate the whole cap up front; zstd can exceed it, and then
-// readCapped goes on in chunks. The guess is small because readCapped
-// copes with an undersized first buffer at the cost of one copy, while an
-// oversized one is waste, and the whole of it for a bomb.
-func plausibleHint(declared int64, n int, limit int64) int64 {
+// compressed bytes, else a guess; never more than limit. Believable is at
+// most maxRatio times n (plus a block's worth): the most the codec can
+// expand n bytes, so a lying header costs no more up front than an honest
+// bomb of the same size would. Past the bound (deflate's maximum ratio,
+// about 1032:1, for codecs without their own) readCapped goes on in
+// chunks. The guess is small because readCapped copes with an undersized
+// first buffer at the cost of one copy, while an oversized one is waste,
+// and the whole of it for a bomb.
+func plausibleHint(declared int64, n int, limit, maxRatio int64) int64 {
 	hint := declared
-	if hint <= 0 || hint > int64(n)*1032+1024 {
+	if hint <= 0 || hint > int64(n)*maxRatio+1024 {
 		hint = min(int64(n)*4, readChunkSize)
 	}
 	return min(hint, limit)
 }
+
+// deflateMaxRatio is deflate's largest expansion: a 258-byte match costs
+// at least 2 bits.
+const deflateMaxRatio = 1032
+
+// zstdMaxRatio is zstd's largest expansion: an RLE block of 4 bytes (a
+// 3-byte block header and the byte) stands for up to 128 KiB. Data this
+// compressible (a long run of text) is what a large value often is, and
+// its declared content size is then the only way to size the output
+// without a copy.
+const zstdMaxRatio = 128 << 10 / 4
 
 // readChunkSize is the size of the pooled buffers that readCapped fills
 // once its first buffer is full.
@@ -328,7 +341,7 @@ func gunzip(src []byte, limit int64) ([]byte, error) {
 	if len(src) >= 18 {
 		declared = int64(binary.LittleEndian.Uint32(src[len(src)-4:]))
 	}
-	return readCapped(zr, plausibleHint(declared, len(src), limit), limit)
+	return readCapped(zr, plausibleHint(declared, len(src), limit, deflateMaxRatio), limit)
 }
 
 // xerialMagic starts snappy data framed by the xerial snappy-java
@@ -444,7 +457,7 @@ func unlz4(src []byte, limit int64, brokenHeader bool) ([]byte, error) {
 		r = io.MultiReader(bytes.NewReader(fixed), bytes.NewReader(src[hdr.len:]))
 	}
 	zr.Reset(r)
-	return readCapped(zr, plausibleHint(hdr.contentSize, len(src), limit), limit)
+	return readCapped(zr, plausibleHint(hdr.contentSize, len(src), limit, deflateMaxRatio), limit)
 }
 
 // lz4Header is what parseLZ4Header reads of the first frame's descriptor.
@@ -543,7 +556,7 @@ func unzstd(src []byte, limit, maxWindow int64) ([]byte, error) {
 	if h.Decode(src) == nil && h.HasFCS {
 		declared = int64(min(h.FrameContentSize, 1<<62))
 	}
-	out, err := readCapped(zd, plausibleHint(declared, len(src), limit), limit)
+	out, err := readCapped(zd, plausibleHint(declared, len(src), limit, zstdMaxRatio), limit)
 	if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
 		// The frame's window is larger than the cap.
 		err = &capError{limit: maxWindow, window: true}

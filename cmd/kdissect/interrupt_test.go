@@ -20,10 +20,15 @@ import (
 
 // TestMain runs the command itself when asked to (KDISSECT_TEST_MAIN=1),
 // so that a test can run it as a process, send it signals and see its
-// exit status without building it.
+// exit status without building it; with KDISSECT_TEST_PEAK_RSS, it
+// writes its peak RSS there (see runMeasured).
 func TestMain(m *testing.M) {
 	if os.Getenv("KDISSECT_TEST_MAIN") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		if path := os.Getenv(peakRSSEnv); path != "" {
+			writePeakRSS(path)
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

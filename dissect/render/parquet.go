@@ -198,18 +198,18 @@ func (p *ParquetRows) Row(ex *dissect.Exchange) (ExchangeRow, int64) {
 		if dec.Request != nil {
 			jw.Reset()
 			dec.Request.WriteJSON(jw, ex.APIVersion)
-			s := string(jw.Bytes())
+			s := bodyString(jw)
 			r.Request = &s
 			n += int64(len(s))
 		}
 		if dec.Response != nil {
 			jw.Reset()
 			dec.Response.WriteJSON(jw, dec.ResponseVersion)
-			s := string(jw.Bytes())
+			s := bodyString(jw)
 			r.Response = &s
 			n += int64(len(s))
 		}
-		if cap(jw.Bytes()) > 1<<20 { // not kept: a huge Fetch's buffer
+		if cap(jw.Bytes()) > bodyBufferKept { // not kept: a huge Fetch's buffer
 			jw.SetBuffer(nil)
 		}
 		p.writers.Put(jw)
