@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/kdissect/kdissect/codec"
-	"github.com/kdissect/kdissect/dissect/stats"
+	"github.com/kdissect/kdissect/internal/histogram"
 )
 
 // Report is the outcome of a replay. Its JSON form (encoding/json) is the
@@ -76,7 +76,7 @@ type APIStat struct {
 	CapturedLatency Latency `json:"captured_latency"`
 	ReplayedLatency Latency `json:"replayed_latency"`
 
-	capHist, repHist stats.Histogram
+	capHist, repHist histogram.Histogram
 }
 
 // Latency is nearest-rank percentiles of response times, microseconds;
@@ -202,7 +202,7 @@ func (s *APIStat) finish() {
 	s.ReplayedLatency = latencyOf(&s.repHist)
 }
 
-func latencyOf(h *stats.Histogram) Latency {
+func latencyOf(h *histogram.Histogram) Latency {
 	l := Latency{Count: int(h.Count())}
 	if l.Count > 0 {
 		p50, p99 := h.Percentile(50), h.Percentile(99)

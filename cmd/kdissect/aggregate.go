@@ -9,7 +9,7 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/filter"
+	"github.com/kdissect/kdissect/output/filter"
 )
 
 // aggregated is what aggregate read.

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdissect/kdissect/codec"
-	"github.com/kdissect/kdissect/dissect/render"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 func newAPIsCmd() *cobra.Command {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/render"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 func newDecodeCmd() *cobra.Command {

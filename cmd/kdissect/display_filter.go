@@ -10,9 +10,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/displayfilter"
-	"github.com/kdissect/kdissect/dissect/filter"
-	"github.com/kdissect/kdissect/dissect/render"
+	"github.com/kdissect/kdissect/output/displayfilter"
+	"github.com/kdissect/kdissect/output/filter"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 // This file wires -Y/--display-filter (read, live, stats, replay) and the

@@ -17,8 +17,8 @@ import (
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/capfilter"
 	"github.com/kdissect/kdissect/dissect/live"
-	"github.com/kdissect/kdissect/dissect/sink"
 	"github.com/kdissect/kdissect/internal/outfile"
+	"github.com/kdissect/kdissect/output/sink"
 )
 
 // liveFlags are the flags of live beyond the capture flags.

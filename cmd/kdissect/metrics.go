@@ -13,10 +13,10 @@ import (
 
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/live"
-	"github.com/kdissect/kdissect/dissect/metrics"
+	"github.com/kdissect/kdissect/output/metrics"
 )
 
-// This file wires --metrics ADDR (package dissect/metrics) into read and
+// This file wires --metrics ADDR (package output/metrics) into read and
 // live: an HTTP server of the Prometheus text format at /metrics.
 
 // metricsFlags are --metrics and --metrics-linger.

@@ -14,8 +14,8 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/kdissect/kdissect/dissect/metrics"
-	"github.com/kdissect/kdissect/dissect/sink"
+	"github.com/kdissect/kdissect/output/metrics"
+	"github.com/kdissect/kdissect/output/sink"
 )
 
 // kcatRun runs kcat with args and stdin, bounded by hangCap.

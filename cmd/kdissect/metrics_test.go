@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/kdissect/kdissect/dissect/metrics"
+	"github.com/kdissect/kdissect/output/metrics"
 )
 
 // watchedBuffer is a buffer a command writes while a test waits for a

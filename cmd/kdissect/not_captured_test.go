@@ -13,8 +13,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/kdissect/kdissect/dissect/render"
 	"github.com/kdissect/kdissect/internal/capedit"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 // notCapturedCaptures are the real captures TestViewsNotCaptured cuts.

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/render"
 	"github.com/kdissect/kdissect/internal/outfile"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 // This file wires --format parquet: read writes one Parquet file (-w

@@ -15,7 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kdissect/kdissect/dissect/render"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 // TestLiveParquetRolled runs live --format parquet -w DIR -G 1 while two

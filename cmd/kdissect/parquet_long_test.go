@@ -16,7 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/kdissect/kdissect/codec"
-	"github.com/kdissect/kdissect/dissect/render"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 // longValuesBatch returns a zstd record batch of n records whose values

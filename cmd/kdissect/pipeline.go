@@ -6,8 +6,8 @@ import (
 	"runtime/debug"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/render"
 	"github.com/kdissect/kdissect/internal/ordered"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 // This file runs read's and stats' work on every core. The capture is

@@ -10,8 +10,8 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/render"
 	"github.com/kdissect/kdissect/internal/capgen"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 // read's parallel pipeline writes what decoding and writing each exchange

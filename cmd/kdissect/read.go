@@ -11,8 +11,8 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/sink"
 	"github.com/kdissect/kdissect/internal/outfile"
+	"github.com/kdissect/kdissect/output/sink"
 )
 
 // exchangeWriter is an output format.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/filter"
+	"github.com/kdissect/kdissect/output/filter"
 	"github.com/kdissect/kdissect/replay"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kdissect/kdissect/dissect/report"
 	"github.com/kdissect/kdissect/internal/outfile"
+	"github.com/kdissect/kdissect/output/report"
 )
 
 func newReportCmd() *cobra.Command {

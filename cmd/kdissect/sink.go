@@ -12,12 +12,12 @@ import (
 
 	"github.com/kdissect/kdissect/client"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/metrics"
-	"github.com/kdissect/kdissect/dissect/render"
-	"github.com/kdissect/kdissect/dissect/sink"
+	"github.com/kdissect/kdissect/output/metrics"
+	"github.com/kdissect/kdissect/output/render"
+	"github.com/kdissect/kdissect/output/sink"
 )
 
-// This file wires --sink kafka://HOST:PORT/TOPIC (package dissect/sink)
+// This file wires --sink kafka://HOST:PORT/TOPIC (package output/sink)
 // into read and live, with the TLS and SASL flags of the client commands
 // under --sink-*.
 

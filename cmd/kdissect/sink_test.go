@@ -19,8 +19,8 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/kdissect/kdissect/dissect/metrics"
-	"github.com/kdissect/kdissect/dissect/sink"
+	"github.com/kdissect/kdissect/output/metrics"
+	"github.com/kdissect/kdissect/output/sink"
 )
 
 // sinkCluster starts a one-broker kfake cluster with the topic exchanges

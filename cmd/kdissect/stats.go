@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/render"
-	"github.com/kdissect/kdissect/dissect/stats"
+	"github.com/kdissect/kdissect/output/render"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 func newStatsCmd() *cobra.Command {

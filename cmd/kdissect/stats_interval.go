@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/stats"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // intervalHelp is what stats' help says of --interval.

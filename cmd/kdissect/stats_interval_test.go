@@ -17,8 +17,8 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/stats"
 	"github.com/kdissect/kdissect/internal/capedit"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // The interval parts of `kdissect stats --format json --interval`, as the

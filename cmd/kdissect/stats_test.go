@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kdissect/kdissect/dissect/stats"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // The JSON of `kdissect stats --format json`, as the test reads it.

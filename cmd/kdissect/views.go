@@ -19,8 +19,8 @@ import (
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/capfilter"
-	"github.com/kdissect/kdissect/dissect/filter"
-	"github.com/kdissect/kdissect/dissect/render"
+	"github.com/kdissect/kdissect/output/filter"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 // This file wires the views (formats, colour, progress) and the exchange

@@ -8,9 +8,9 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/pcapout"
-	"github.com/kdissect/kdissect/dissect/render"
 	"github.com/kdissect/kdissect/internal/outfile"
+	"github.com/kdissect/kdissect/output/pcapout"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 // writeUsage is the help of -w on read and live.
@@ -20,7 +20,7 @@ const writeUsage = "also write the packets of the exchanges shown as pcapng, eac
 type packetHook = func(n int64, link layers.LinkType, data []byte, ci gopacket.CaptureInfo, comments []string)
 
 // packetFile is -w: the pcapng file of the packets of the exchanges that
-// passed the filters (dissect/pcapout), with the exchange's comment on the
+// passed the filters (output/pcapout), with the exchange's comment on the
 // first packet of its request and of its response. Without exchange
 // filters every packet read is written (the exchanges add their
 // comments): what tshark -w writes, commented.

@@ -1,6 +1,6 @@
 // Package testcap reads a capture of testdata/pcaps into decoded
 // exchanges, for the tests of the packages that consume them
-// (dissect/metrics, dissect/sink).
+// (output/metrics, output/sink).
 package testcap
 
 import (

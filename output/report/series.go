@@ -1,5 +1,5 @@
 // Package report builds the HTML report of a capture (kdissect report):
-// the aggregate of dissect/stats, the same numbers stats prints, and time
+// the aggregate of output/stats, the same numbers stats prints, and time
 // series of the exchanges drawn as inline SVG plots, in one file that
 // needs no network to be viewed.
 package report
@@ -9,7 +9,7 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/stats"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // maxBuckets bounds the points of a time series: past it, the buckets

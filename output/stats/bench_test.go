@@ -15,7 +15,7 @@ import (
 // does, codec.RecordDecodeOptions.CountOnly). Besides MB/s it reports
 // allocations and nanoseconds per record:
 //
-//	go test ./dissect/stats -run '^$' -bench Stats -benchmem
+//	go test ./output/stats -run '^$' -bench Stats -benchmem
 func BenchmarkStats(b *testing.B) {
 	var buf bytes.Buffer
 	res, err := capgen.Write(&buf, capgen.Config{Bytes: 16 << 20, Seed: 1})

@@ -29,7 +29,7 @@ func benchCapture(b *testing.B) (capture []byte, exchanges int, records int64) {
 // +json (JSON Lines to io.Discard). Besides MB/s it reports allocations
 // and nanoseconds per record decoded:
 //
-//	go test ./dissect/render -run '^$' -bench Stages -benchmem
+//	go test ./output/render -run '^$' -bench Stages -benchmem
 func BenchmarkStages(b *testing.B) {
 	capture, exchanges, records := benchCapture(b)
 	opts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: codec.DefaultMaxDecompressedBytes}}
@@ -155,7 +155,7 @@ func hostileExchange(b *testing.B, records []byte, budget int64) *dissect.Exchan
 // to the budget and decode no record past it, so the time grows with the
 // budget (ns/budget-byte stays flat), not with what the batch holds.
 //
-//	go test ./dissect/render -run '^$' -bench ViewsHostile -benchmem
+//	go test ./output/render -run '^$' -bench ViewsHostile -benchmem
 func BenchmarkViewsHostile(b *testing.B) {
 	bomb, err := capgen.ZstdBomb(256<<20, -1)
 	if err != nil {

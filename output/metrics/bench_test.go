@@ -6,8 +6,8 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/stats"
 	"github.com/kdissect/kdissect/internal/capgen"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // BenchmarkAdd times Collector.Add against stats' Collector.Add on the
@@ -15,7 +15,7 @@ import (
 // (cmd/kdissect), decoded as stats decodes them (records counted, not
 // decompressed): what --metrics adds per exchange to a capture's work.
 //
-//	go test ./dissect/metrics -run '^$' -bench Add -benchmem
+//	go test ./output/metrics -run '^$' -bench Add -benchmem
 func BenchmarkAdd(b *testing.B) {
 	var buf bytes.Buffer
 	if _, err := capgen.Write(&buf, capgen.Config{Bytes: 32 << 20, Seed: 1}); err != nil {

@@ -25,7 +25,7 @@ import (
 
 	"github.com/kdissect/kdissect/client"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/render"
+	"github.com/kdissect/kdissect/output/render"
 )
 
 // Key says what a record's key is.

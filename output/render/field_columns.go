@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/displayfilter"
+	"github.com/kdissect/kdissect/output/displayfilter"
 )
 
 // FieldColumns writes chosen fields of each exchange as a line of columns

@@ -12,7 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/stats"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // StatsInfo is what the stats views say besides the aggregate.

@@ -14,7 +14,7 @@ import (
 // of a 16 MB synthetic capture (package capgen): without intervals, and
 // with them at 1 ms (many intervals, merged past MaxIntervals) and 1 s:
 //
-//	go test ./dissect/stats -run '^$' -bench CollectorAdd -benchmem
+//	go test ./output/stats -run '^$' -bench CollectorAdd -benchmem
 func BenchmarkCollectorAdd(b *testing.B) {
 	var buf bytes.Buffer
 	if _, err := capgen.Write(&buf, capgen.Config{Bytes: 16 << 20, Seed: 1}); err != nil {

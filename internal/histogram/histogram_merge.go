@@ -1,4 +1,4 @@
-package stats
+package histogram
 
 // Merge adds o's samples to h, as if each had been added to h: exact while
 // both together are at most the exact store's size, else bucketed with the

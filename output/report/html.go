@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/stats"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // Builder aggregates exchanges for the report: the stats Collector (so
@@ -44,7 +44,7 @@ func (b *Builder) Add(ex *dissect.Exchange) {
 	}
 }
 
-// Stats returns the aggregate of stats (dissect/stats), the report's tables.
+// Stats returns the aggregate of stats (output/stats), the report's tables.
 func (b *Builder) Stats() *stats.Report { return b.col.Report() }
 
 var digits = regexp.MustCompile(`[0-9]+`)

@@ -29,7 +29,7 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/stats"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // MaxSeries is the most label sets a metric keeps apart (as stats.MaxRows

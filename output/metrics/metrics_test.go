@@ -16,10 +16,10 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/stats"
 	"github.com/kdissect/kdissect/internal/capedit"
 	"github.com/kdissect/kdissect/internal/capgen"
 	"github.com/kdissect/kdissect/internal/testcap"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // capture dissects and decodes a real capture of testdata/pcaps.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/stats"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // txnIDText is a producer's transactional id quoted, or "(none)".

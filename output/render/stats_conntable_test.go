@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/stats"
 	"github.com/kdissect/kdissect/internal/capgen"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // TestStatsConnectionTable: with a connection table of one, three

@@ -14,8 +14,8 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
-	"github.com/kdissect/kdissect/dissect/stats"
 	"github.com/kdissect/kdissect/internal/capedit"
+	"github.com/kdissect/kdissect/output/stats"
 )
 
 // The views on captures that lack bytes: every capture of testdata/pcaps
