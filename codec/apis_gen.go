@@ -26,7 +26,7 @@ var apiTable = [...]API{
 	{Key: 19, Name: "CreateTopics", MinVersion: 0, MaxVersion: 7, FlexibleFrom: 5, newRequest: func() Message { return new(CreateTopicsRequest) }, newResponse: func() Message { return new(CreateTopicsResponse) }},
 	{Key: 20, Name: "DeleteTopics", MinVersion: 0, MaxVersion: 6, FlexibleFrom: 4, newRequest: func() Message { return new(DeleteTopicsRequest) }, newResponse: func() Message { return new(DeleteTopicsResponse) }},
 	{Key: 21, Name: "DeleteRecords", MinVersion: 0, MaxVersion: 2, FlexibleFrom: 2, newRequest: func() Message { return new(DeleteRecordsRequest) }, newResponse: func() Message { return new(DeleteRecordsResponse) }},
-	{Key: 22, Name: "InitProducerId", MinVersion: 0, MaxVersion: 5, FlexibleFrom: 2, newRequest: func() Message { return new(InitProducerIdRequest) }, newResponse: func() Message { return new(InitProducerIdResponse) }},
+	{Key: 22, Name: "InitProducerId", MinVersion: 0, MaxVersion: 6, FlexibleFrom: 2, newRequest: func() Message { return new(InitProducerIdRequest) }, newResponse: func() Message { return new(InitProducerIdResponse) }},
 	{Key: 23, Name: "OffsetForLeaderEpoch", MinVersion: 0, MaxVersion: 4, FlexibleFrom: 4, newRequest: func() Message { return new(OffsetForLeaderEpochRequest) }, newResponse: func() Message { return new(OffsetForLeaderEpochResponse) }},
 	{Key: 24, Name: "AddPartitionsToTxn", MinVersion: 0, MaxVersion: 5, FlexibleFrom: 3, newRequest: func() Message { return new(AddPartitionsToTxnRequest) }, newResponse: func() Message { return new(AddPartitionsToTxnResponse) }},
 	{Key: 25, Name: "AddOffsetsToTxn", MinVersion: 0, MaxVersion: 4, FlexibleFrom: 3, newRequest: func() Message { return new(AddOffsetsToTxnRequest) }, newResponse: func() Message { return new(AddOffsetsToTxnResponse) }},
@@ -78,7 +78,7 @@ var apiTable = [...]API{
 	{Key: 71, Name: "GetTelemetrySubscriptions", MinVersion: 0, MaxVersion: 0, FlexibleFrom: 0, newRequest: func() Message { return new(GetTelemetrySubscriptionsRequest) }, newResponse: func() Message { return new(GetTelemetrySubscriptionsResponse) }},
 	{Key: 72, Name: "PushTelemetry", MinVersion: 0, MaxVersion: 0, FlexibleFrom: 0, newRequest: func() Message { return new(PushTelemetryRequest) }, newResponse: func() Message { return new(PushTelemetryResponse) }},
 	{Key: 73, Name: "AssignReplicasToDirs", MinVersion: 0, MaxVersion: 0, FlexibleFrom: 0, newRequest: func() Message { return new(AssignReplicasToDirsRequest) }, newResponse: func() Message { return new(AssignReplicasToDirsResponse) }},
-	{Key: 74, Name: "ListClientMetricsResources", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0, newRequest: func() Message { return new(ListClientMetricsResourcesRequest) }, newResponse: func() Message { return new(ListClientMetricsResourcesResponse) }},
+	{Key: 74, Name: "ListConfigResources", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0, newRequest: func() Message { return new(ListConfigResourcesRequest) }, newResponse: func() Message { return new(ListConfigResourcesResponse) }},
 	{Key: 75, Name: "DescribeTopicPartitions", MinVersion: 0, MaxVersion: 0, FlexibleFrom: 0, newRequest: func() Message { return new(DescribeTopicPartitionsRequest) }, newResponse: func() Message { return new(DescribeTopicPartitionsResponse) }},
 	{Key: 76, Name: "ShareGroupHeartbeat", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0, newRequest: func() Message { return new(ShareGroupHeartbeatRequest) }, newResponse: func() Message { return new(ShareGroupHeartbeatResponse) }},
 	{Key: 77, Name: "ShareGroupDescribe", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0, newRequest: func() Message { return new(ShareGroupDescribeRequest) }, newResponse: func() Message { return new(ShareGroupDescribeResponse) }},
@@ -177,7 +177,7 @@ const (
 	ApiKeyGetTelemetrySubscriptions             int16 = 71
 	ApiKeyPushTelemetry                         int16 = 72
 	ApiKeyAssignReplicasToDirs                  int16 = 73
-	ApiKeyListClientMetricsResources            int16 = 74
+	ApiKeyListConfigResources                   int16 = 74
 	ApiKeyDescribeTopicPartitions               int16 = 75
 	ApiKeyShareGroupHeartbeat                   int16 = 76
 	ApiKeyShareGroupDescribe                    int16 = 77

@@ -2,12 +2,14 @@
 
 package codec
 
-// InitProducerIdRequest is the body of a InitProducerId request (ApiKey 22), versions 0-5, flexible 2+.
+// InitProducerIdRequest is the body of a InitProducerId request (ApiKey 22), versions 0-6, flexible 2+.
 type InitProducerIdRequest struct {
 	TransactionalId      *string // versions 0+, nullable 0+
 	TransactionTimeoutMs int32   // versions 0+
 	ProducerId           int64   // versions 3+, default "-1"
 	ProducerEpoch        int16   // versions 3+, default "-1"
+	Enable2Pc            bool    // versions 6+, default "false"
+	KeepPreparedTxn      bool    // versions 6+, default "false"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
@@ -22,6 +24,8 @@ func (s *InitProducerIdRequest) SetDefaults() {
 	s.TransactionTimeoutMs = 0
 	s.ProducerId = -1
 	s.ProducerEpoch = -1
+	s.Enable2Pc = false
+	s.KeepPreparedTxn = false
 	s.UnknownTags = nil
 	s.nc = 0
 	s.notCaptured = nil
@@ -42,7 +46,7 @@ func (s *InitProducerIdRequest) readFrom(r *Reader, version int16) {
 		}
 		if r.err != nil {
 			if !r.skipped() {
-				s.nc |= 0xf
+				s.nc |= 0x3f
 				r.PushPath("TransactionalId")
 				return
 			}
@@ -58,7 +62,7 @@ func (s *InitProducerIdRequest) readFrom(r *Reader, version int16) {
 		s.TransactionTimeoutMs = r.Int32()
 		if r.err != nil {
 			if !r.skipped() {
-				s.nc |= 0xe
+				s.nc |= 0x3e
 				r.PushPath("TransactionTimeoutMs")
 				return
 			}
@@ -74,7 +78,7 @@ func (s *InitProducerIdRequest) readFrom(r *Reader, version int16) {
 		s.ProducerId = r.Int64()
 		if r.err != nil {
 			if !r.skipped() {
-				s.nc |= 0xc
+				s.nc |= 0x3c
 				r.PushPath("ProducerId")
 				return
 			}
@@ -92,7 +96,7 @@ func (s *InitProducerIdRequest) readFrom(r *Reader, version int16) {
 		s.ProducerEpoch = r.Int16()
 		if r.err != nil {
 			if !r.skipped() {
-				s.nc |= 0x8
+				s.nc |= 0x38
 				r.PushPath("ProducerEpoch")
 				return
 			}
@@ -102,6 +106,42 @@ func (s *InitProducerIdRequest) readFrom(r *Reader, version int16) {
 		}
 	} else {
 		s.ProducerEpoch = -1
+	}
+	if version >= 6 {
+		if r.tr != nil {
+			r.tr.Begin("Enable2Pc", r.off)
+		}
+		s.Enable2Pc = r.Bool()
+		if r.err != nil {
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("Enable2Pc")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.Enable2Pc)
+		}
+	} else {
+		s.Enable2Pc = false
+	}
+	if version >= 6 {
+		if r.tr != nil {
+			r.tr.Begin("KeepPreparedTxn", r.off)
+		}
+		s.KeepPreparedTxn = r.Bool()
+		if r.err != nil {
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("KeepPreparedTxn")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.KeepPreparedTxn)
+		}
+	} else {
+		s.KeepPreparedTxn = false
 	}
 	s.UnknownTags = nil
 	if flexible {
@@ -171,6 +211,12 @@ func (s *InitProducerIdRequest) appendTo(dst []byte, version int16) []byte {
 	if version >= 3 {
 		dst = AppendInt16(dst, s.ProducerEpoch)
 	}
+	if version >= 6 {
+		dst = AppendBool(dst, s.Enable2Pc)
+	}
+	if version >= 6 {
+		dst = AppendBool(dst, s.KeepPreparedTxn)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -194,6 +240,14 @@ func (s *InitProducerIdRequest) writeJSON(w *JSONWriter, version int16) {
 	if version >= 3 && s.nc&0x8 == 0 {
 		w.Key("ProducerEpoch")
 		w.Int(int64(s.ProducerEpoch))
+	}
+	if version >= 6 && s.nc&0x10 == 0 {
+		w.Key("Enable2Pc")
+		w.Bool(s.Enable2Pc)
+	}
+	if version >= 6 && s.nc&0x20 == 0 {
+		w.Key("KeepPreparedTxn")
+		w.Bool(s.KeepPreparedTxn)
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	if s.notCaptured != nil {
@@ -248,12 +302,14 @@ func (*InitProducerIdRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *InitProducerIdRequest) Summarize(sm *Summary, version int16) {}
 
-// InitProducerIdResponse is the body of a InitProducerId response (ApiKey 22), versions 0-5, flexible 2+.
+// InitProducerIdResponse is the body of a InitProducerId response (ApiKey 22), versions 0-6, flexible 2+.
 type InitProducerIdResponse struct {
-	ThrottleTimeMs int32 // versions 0+
-	ErrorCode      int16 // versions 0+
-	ProducerId     int64 // versions 0+, default "-1"
-	ProducerEpoch  int16 // versions 0+
+	ThrottleTimeMs          int32 // versions 0+
+	ErrorCode               int16 // versions 0+
+	ProducerId              int64 // versions 0+, default "-1"
+	ProducerEpoch           int16 // versions 0+
+	OngoingTxnProducerId    int64 // versions 6+, default "-1"
+	OngoingTxnProducerEpoch int16 // versions 6+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
@@ -268,6 +324,8 @@ func (s *InitProducerIdResponse) SetDefaults() {
 	s.ErrorCode = 0
 	s.ProducerId = -1
 	s.ProducerEpoch = 0
+	s.OngoingTxnProducerId = -1
+	s.OngoingTxnProducerEpoch = -1
 	s.UnknownTags = nil
 	s.nc = 0
 	s.notCaptured = nil
@@ -284,7 +342,7 @@ func (s *InitProducerIdResponse) readFrom(r *Reader, version int16) {
 		s.ThrottleTimeMs = r.Int32()
 		if r.err != nil {
 			if !r.skipped() {
-				s.nc |= 0xf
+				s.nc |= 0x3f
 				r.PushPath("ThrottleTimeMs")
 				return
 			}
@@ -300,7 +358,7 @@ func (s *InitProducerIdResponse) readFrom(r *Reader, version int16) {
 		s.ErrorCode = r.Int16()
 		if r.err != nil {
 			if !r.skipped() {
-				s.nc |= 0xe
+				s.nc |= 0x3e
 				r.PushPath("ErrorCode")
 				return
 			}
@@ -316,7 +374,7 @@ func (s *InitProducerIdResponse) readFrom(r *Reader, version int16) {
 		s.ProducerId = r.Int64()
 		if r.err != nil {
 			if !r.skipped() {
-				s.nc |= 0xc
+				s.nc |= 0x3c
 				r.PushPath("ProducerId")
 				return
 			}
@@ -332,7 +390,7 @@ func (s *InitProducerIdResponse) readFrom(r *Reader, version int16) {
 		s.ProducerEpoch = r.Int16()
 		if r.err != nil {
 			if !r.skipped() {
-				s.nc |= 0x8
+				s.nc |= 0x38
 				r.PushPath("ProducerEpoch")
 				return
 			}
@@ -340,6 +398,42 @@ func (s *InitProducerIdResponse) readFrom(r *Reader, version int16) {
 		} else if r.tr != nil {
 			r.tr.End(r.off, s.ProducerEpoch)
 		}
+	}
+	if version >= 6 {
+		if r.tr != nil {
+			r.tr.Begin("OngoingTxnProducerId", r.off)
+		}
+		s.OngoingTxnProducerId = r.Int64()
+		if r.err != nil {
+			if !r.skipped() {
+				s.nc |= 0x30
+				r.PushPath("OngoingTxnProducerId")
+				return
+			}
+			s.nc |= 0x10
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.OngoingTxnProducerId)
+		}
+	} else {
+		s.OngoingTxnProducerId = -1
+	}
+	if version >= 6 {
+		if r.tr != nil {
+			r.tr.Begin("OngoingTxnProducerEpoch", r.off)
+		}
+		s.OngoingTxnProducerEpoch = r.Int16()
+		if r.err != nil {
+			if !r.skipped() {
+				s.nc |= 0x20
+				r.PushPath("OngoingTxnProducerEpoch")
+				return
+			}
+			s.nc |= 0x20
+		} else if r.tr != nil {
+			r.tr.End(r.off, s.OngoingTxnProducerEpoch)
+		}
+	} else {
+		s.OngoingTxnProducerEpoch = -1
 	}
 	s.UnknownTags = nil
 	if flexible {
@@ -405,6 +499,12 @@ func (s *InitProducerIdResponse) appendTo(dst []byte, version int16) []byte {
 	{
 		dst = AppendInt16(dst, s.ProducerEpoch)
 	}
+	if version >= 6 {
+		dst = AppendInt64(dst, s.OngoingTxnProducerId)
+	}
+	if version >= 6 {
+		dst = AppendInt16(dst, s.OngoingTxnProducerEpoch)
+	}
 	if flexible {
 		dst = appendTagSection(dst, nil, s.UnknownTags)
 	}
@@ -428,6 +528,14 @@ func (s *InitProducerIdResponse) writeJSON(w *JSONWriter, version int16) {
 	if s.nc&0x8 == 0 {
 		w.Key("ProducerEpoch")
 		w.Int(int64(s.ProducerEpoch))
+	}
+	if version >= 6 && s.nc&0x10 == 0 {
+		w.Key("OngoingTxnProducerId")
+		w.Int(int64(s.OngoingTxnProducerId))
+	}
+	if version >= 6 && s.nc&0x20 == 0 {
+		w.Key("OngoingTxnProducerEpoch")
+		w.Int(int64(s.OngoingTxnProducerEpoch))
 	}
 	writeUnknownTagsJSON(w, s.UnknownTags)
 	if s.notCaptured != nil {

@@ -114,8 +114,8 @@ var kdNameTable = map[string]string{
 	"LeaderAndIsrRequestLeaderAndIsrPartitionState.PartitionEpoch":                   "ZKVersion",            // ZooKeeper's name for the partition epoch
 	"LeaderAndIsrResponse.PartitionErrors":                                           "Partitions",           // v0-4 per-partition errors
 	"LeaderAndIsrResponseLeaderAndIsrTopicError.PartitionErrors":                     "Partitions",           // v5+ per-partition errors
-	"ListClientMetricsResourcesResponse.ClientMetricsResources":                      "ConfigResources",      // kmsg follows the API's later name, ListConfigResources
-	"ListClientMetricsResourcesResponseClientMetricsResource.ResourceType":           "Type",                 // v1+ the config resource type
+	"ListConfigResourcesResponseConfigResource.ResourceName":                         "Name",                 // the resource's name (Kafka 4.3.0: ResourceName)
+	"ListConfigResourcesResponseConfigResource.ResourceType":                         "Type",                 // v1+ the config resource type
 	"ListTransactionsRequest.DurationFilter":                                         "DurationFilterMillis", // v1+ milliseconds
 	"MetadataResponsePartition.LeaderId":                                             "Leader",               // the leader's broker id
 	"OffsetCommitRequest.GenerationIdOrMemberEpoch":                                  "Generation",           // v9 renamed it; the same int32
@@ -130,6 +130,9 @@ var kdNameTable = map[string]string{
 	"ProduceResponsePartitionProduceResponse.LogAppendTimeMs":                        "LogAppendTime",        // v2+ milliseconds, or -1
 	"ProduceResponsePartitionProduceResponse.RecordErrors":                           "ErrorRecords",         // v8+ per-record errors
 	"ProduceResponseTopicProduceResponse.PartitionResponses":                         "Partitions",           // per-partition results
+	"VoteRequestPartitionData.ReplicaEpoch":                                          "CandidateEpoch",       // Kafka 4.0's name (4.3.0: ReplicaEpoch, KIP-996)
+	"VoteRequestPartitionData.ReplicaId":                                             "CandidateID",          // Kafka 4.0's name (4.3.0: ReplicaId, KIP-996)
+	"VoteRequestPartitionData.ReplicaDirectoryId":                                    "CandidateDirectoryID", // Kafka 4.0's name (4.3.0: ReplicaDirectoryId, KIP-996)
 	"ReadShareGroupStateResponse.Results":                                            "Topics",               // per-topic results
 	"ReadShareGroupStateSummaryResponse.Results":                                     "Topics",               // per-topic results
 	"RenewDelegationTokenRequest.RenewPeriodMs":                                      "RenewTimeMillis",      // the renewal period

@@ -40,7 +40,7 @@ var kmsgNewVersions = map[int16]int16{
 	63: 2,  // BrokerHeartbeat
 	66: 2,  // ListTransactions
 	69: 1,  // ConsumerGroupDescribe
-	74: 1,  // ListClientMetricsResources (Kafka's ListConfigResources)
+	74: 1,  // ListConfigResources (Kafka 4.0: ListClientMetricsResources)
 	76: 1,  // ShareGroupHeartbeat
 	77: 1,  // ShareGroupDescribe
 	78: 1,  // ShareFetch

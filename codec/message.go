@@ -3,6 +3,7 @@ package codec
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 //go:generate go run ./internal/gen -defs schema/defs -out .
@@ -101,6 +102,39 @@ func APIName(key int16) string {
 		return a.Name
 	}
 	return fmt.Sprintf("Unknown(%d)", key)
+}
+
+// apiAliases are former names of APIs that Kafka renamed, by the key
+// they name.
+var apiAliases = map[string]int16{
+	"ListClientMetricsResources": 74, // Kafka 4.0's name of ListConfigResources (KIP-1142)
+}
+
+// APIKeyByName returns the key of the API named name as Kafka spells it
+// (case does not matter), or by a name Kafka gave it before (key 74 was
+// ListClientMetricsResources until KIP-1142 named it ListConfigResources).
+func APIKeyByName(name string) (int16, bool) {
+	for i := range apiTable {
+		if strings.EqualFold(apiTable[i].Name, name) {
+			return apiTable[i].Key, true
+		}
+	}
+	for alias, key := range apiAliases {
+		if strings.EqualFold(alias, name) {
+			return key, true
+		}
+	}
+	return 0, false
+}
+
+// RenamedAPI returns the name Kafka now gives the API it once named old
+// (exactly as Kafka spelled it then): "ListConfigResources" for
+// "ListClientMetricsResources".
+func RenamedAPI(old string) (string, bool) {
+	if key, ok := apiAliases[old]; ok {
+		return APIName(key), true
+	}
+	return "", false
 }
 
 // ErrTrailingBytes is returned (wrapped) by Decode when bytes remain after

@@ -586,7 +586,7 @@ type ReadShareGroupStateSummaryResponsePartitionResult struct {
 	ErrorCode             int16   // versions 0+
 	ErrorMessage          *string // versions 0+, nullable 0+, default "null"
 	StateEpoch            int32   // versions 0+
-	LeaderEpoch           int32   // versions 1+
+	LeaderEpoch           int32   // versions 0+
 	StartOffset           int64   // versions 0+
 	DeliveryCompleteCount int32   // versions 1+, default "-1"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
@@ -777,7 +777,7 @@ func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) readFrom(r *R
 			}
 			{
 				n = r.NotNull(n)
-				r.checkCount(n, 20)
+				r.checkCount(n, 24)
 				if r.err != nil {
 					s.nc |= 0x2
 					r.PushPath("Partitions")
@@ -976,7 +976,7 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 			r.tr.End(r.off, s.StateEpoch)
 		}
 	}
-	if version >= 1 {
+	{
 		if r.tr != nil {
 			r.tr.Begin("LeaderEpoch", r.off)
 		}
@@ -991,8 +991,6 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) readFrom(r *Reader, 
 		} else if r.tr != nil {
 			r.tr.End(r.off, s.LeaderEpoch)
 		}
-	} else {
-		s.LeaderEpoch = 0
 	}
 	{
 		if r.tr != nil {
@@ -1092,7 +1090,7 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) appendTo(dst []byte,
 	{
 		dst = AppendInt32(dst, s.StateEpoch)
 	}
-	if version >= 1 {
+	{
 		dst = AppendInt32(dst, s.LeaderEpoch)
 	}
 	{
@@ -1125,7 +1123,7 @@ func (s *ReadShareGroupStateSummaryResponsePartitionResult) writeJSON(w *JSONWri
 		w.Key("StateEpoch")
 		w.Int(int64(s.StateEpoch))
 	}
-	if version >= 1 && s.nc&0x10 == 0 {
+	if s.nc&0x10 == 0 {
 		w.Key("LeaderEpoch")
 		w.Int(int64(s.LeaderEpoch))
 	}

@@ -2714,7 +2714,7 @@ type StreamsGroupHeartbeatResponse struct {
 	AcceptableRecoveryLagLegacy int32                                               // versions 0
 	TaskOffsetIntervalMs        int32                                               // versions 0+
 	AcceptableRecoveryLag       int64                                               // versions 1+, default "-1"
-	Status                      []StreamsGroupHeartbeatResponseStatus               // versions 0+, nullable 0+, default "null"
+	Status                      []StreamsGroupHeartbeatResponseStatus               // versions 0+, nullable 0+
 	ActiveTasks                 []StreamsGroupHeartbeatResponseTaskIds              // versions 0+, nullable 0+, default "null"
 	StandbyTasks                []StreamsGroupHeartbeatResponseTaskIds              // versions 0+, nullable 0+, default "null"
 	WarmupTasks                 []StreamsGroupHeartbeatResponseTaskIds              // versions 0+, nullable 0+, default "null"

@@ -27,14 +27,14 @@ type VoteRequestTopicData struct {
 
 // VoteRequestPartitionData is the PartitionData struct of VoteRequest.
 type VoteRequestPartitionData struct {
-	PartitionIndex       int32 // versions 0+
-	CandidateEpoch       int32 // versions 0+
-	CandidateId          int32 // versions 0+
-	CandidateDirectoryId UUID  // versions 1+
-	VoterDirectoryId     UUID  // versions 1+
-	LastOffsetEpoch      int32 // versions 0+
-	LastOffset           int64 // versions 0+
-	PreVote              bool  // versions 2+
+	PartitionIndex     int32 // versions 0+
+	ReplicaEpoch       int32 // versions 0+
+	ReplicaId          int32 // versions 0+
+	ReplicaDirectoryId UUID  // versions 1+
+	VoterDirectoryId   UUID  // versions 1+
+	LastOffsetEpoch    int32 // versions 0+
+	LastOffset         int64 // versions 0+
+	PreVote            bool  // versions 2+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
@@ -394,9 +394,9 @@ func (s *VoteRequestTopicData) writeJSON(w *JSONWriter, version int16) {
 // SetDefaults sets every field to its default value.
 func (s *VoteRequestPartitionData) SetDefaults() {
 	s.PartitionIndex = 0
-	s.CandidateEpoch = 0
-	s.CandidateId = 0
-	s.CandidateDirectoryId = UUID{}
+	s.ReplicaEpoch = 0
+	s.ReplicaId = 0
+	s.ReplicaDirectoryId = UUID{}
 	s.VoterDirectoryId = UUID{}
 	s.LastOffsetEpoch = 0
 	s.LastOffset = 0
@@ -427,53 +427,53 @@ func (s *VoteRequestPartitionData) readFrom(r *Reader, version int16) {
 	}
 	{
 		if r.tr != nil {
-			r.tr.Begin("CandidateEpoch", r.off)
+			r.tr.Begin("ReplicaEpoch", r.off)
 		}
-		s.CandidateEpoch = r.Int32()
+		s.ReplicaEpoch = r.Int32()
 		if r.err != nil {
 			if !r.skipped() {
 				s.nc |= 0xfe
-				r.PushPath("CandidateEpoch")
+				r.PushPath("ReplicaEpoch")
 				return
 			}
 			s.nc |= 0x2
 		} else if r.tr != nil {
-			r.tr.End(r.off, s.CandidateEpoch)
+			r.tr.End(r.off, s.ReplicaEpoch)
 		}
 	}
 	{
 		if r.tr != nil {
-			r.tr.Begin("CandidateId", r.off)
+			r.tr.Begin("ReplicaId", r.off)
 		}
-		s.CandidateId = r.Int32()
+		s.ReplicaId = r.Int32()
 		if r.err != nil {
 			if !r.skipped() {
 				s.nc |= 0xfc
-				r.PushPath("CandidateId")
+				r.PushPath("ReplicaId")
 				return
 			}
 			s.nc |= 0x4
 		} else if r.tr != nil {
-			r.tr.End(r.off, s.CandidateId)
+			r.tr.End(r.off, s.ReplicaId)
 		}
 	}
 	if version >= 1 {
 		if r.tr != nil {
-			r.tr.Begin("CandidateDirectoryId", r.off)
+			r.tr.Begin("ReplicaDirectoryId", r.off)
 		}
-		s.CandidateDirectoryId = r.UUID()
+		s.ReplicaDirectoryId = r.UUID()
 		if r.err != nil {
 			if !r.skipped() {
 				s.nc |= 0xf8
-				r.PushPath("CandidateDirectoryId")
+				r.PushPath("ReplicaDirectoryId")
 				return
 			}
 			s.nc |= 0x8
 		} else if r.tr != nil {
-			r.tr.End(r.off, s.CandidateDirectoryId)
+			r.tr.End(r.off, s.ReplicaDirectoryId)
 		}
 	} else {
-		s.CandidateDirectoryId = UUID{}
+		s.ReplicaDirectoryId = UUID{}
 	}
 	if version >= 1 {
 		if r.tr != nil {
@@ -599,13 +599,13 @@ func (s *VoteRequestPartitionData) appendTo(dst []byte, version int16) []byte {
 		dst = AppendInt32(dst, s.PartitionIndex)
 	}
 	{
-		dst = AppendInt32(dst, s.CandidateEpoch)
+		dst = AppendInt32(dst, s.ReplicaEpoch)
 	}
 	{
-		dst = AppendInt32(dst, s.CandidateId)
+		dst = AppendInt32(dst, s.ReplicaId)
 	}
 	if version >= 1 {
-		dst = AppendUUID(dst, s.CandidateDirectoryId)
+		dst = AppendUUID(dst, s.ReplicaDirectoryId)
 	}
 	if version >= 1 {
 		dst = AppendUUID(dst, s.VoterDirectoryId)
@@ -632,16 +632,16 @@ func (s *VoteRequestPartitionData) writeJSON(w *JSONWriter, version int16) {
 		w.Int(int64(s.PartitionIndex))
 	}
 	if s.nc&0x2 == 0 {
-		w.Key("CandidateEpoch")
-		w.Int(int64(s.CandidateEpoch))
+		w.Key("ReplicaEpoch")
+		w.Int(int64(s.ReplicaEpoch))
 	}
 	if s.nc&0x4 == 0 {
-		w.Key("CandidateId")
-		w.Int(int64(s.CandidateId))
+		w.Key("ReplicaId")
+		w.Int(int64(s.ReplicaId))
 	}
 	if version >= 1 && s.nc&0x8 == 0 {
-		w.Key("CandidateDirectoryId")
-		w.UUID(s.CandidateDirectoryId)
+		w.Key("ReplicaDirectoryId")
+		w.UUID(s.ReplicaDirectoryId)
 	}
 	if version >= 1 && s.nc&0x10 == 0 {
 		w.Key("VoterDirectoryId")

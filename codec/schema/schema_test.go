@@ -35,6 +35,57 @@ func TestSchemaParses(t *testing.T) {
 // definition declares valid, and a field the definition lacks must not
 // exist in any of those versions.
 func TestSchemaMatchesKafka(t *testing.T) {
+	matchKafka(t, kafkaDefs, false, differences{
+		renamed: map[string]string{
+			// KIP-1142 renamed the API and its fields, in v0 too.
+			"ListClientMetricsResourcesRequest":                              "ListConfigResourcesRequest",
+			"ListClientMetricsResourcesResponse":                             "ListConfigResourcesResponse",
+			"ListClientMetricsResourcesResponse.ClientMetricsResources":      "ConfigResources",
+			"ListClientMetricsResourcesResponse.ClientMetricsResources.Name": "ResourceName",
+			"[]ClientMetricsResource":                                        "[]ConfigResource",
+			// KIP-996: the sender of a Vote may be a pre-voter, not a candidate.
+			"VoteRequest.Topics.Partitions.CandidateEpoch":       "ReplicaEpoch",
+			"VoteRequest.Topics.Partitions.CandidateId":          "ReplicaId",
+			"VoteRequest.Topics.Partitions.CandidateDirectoryId": "ReplicaDirectoryId",
+		},
+		revised: map[string]string{
+			"ReadShareGroupStateSummaryResponse.Results.Partitions.LeaderEpoch": "v0 as released (Kafka 4.3.0, kmsg) carries it; the 2024 draft did not",
+		},
+	})
+}
+
+// kafka43Defs are Kafka 4.3.0's message definitions.
+const kafka43Defs = "../../../shared/kafka-protocol-4.3/message"
+
+// TestSchemaMatchesKafka43 holds the schema to Kafka 4.3.0's definitions
+// in the same way, except that 4.x removed the oldest versions of many
+// APIs (KIP-896) which the schema keeps, to read old clients: the
+// schema's versions must cover the definition's, and fields are compared
+// within the definition's versions.
+func TestSchemaMatchesKafka43(t *testing.T) {
+	matchKafka(t, kafka43Defs, true, differences{
+		renamed: map[string]string{
+			// KIP-1331 (kmsg v1.15.1, after 4.3.0) gave v1 an int64
+			// AcceptableRecoveryLag and renamed v0's int32 one.
+			"StreamsGroupHeartbeatResponse.AcceptableRecoveryLag": "AcceptableRecoveryLagLegacy",
+		},
+	})
+}
+
+// differences are what the schema knowingly holds otherwise than a
+// snapshot of Kafka's definitions.
+type differences struct {
+	// renamed maps a message, a field's path or a struct type ("[]T") in
+	// the definitions to the schema's newer name for it.
+	renamed map[string]string
+	// revised are the schema's field paths that a later definition
+	// changed; the snapshot's versions of them are not held against it.
+	revised map[string]string
+}
+
+// matchKafka compares the schema with the definitions in dir; with
+// keepsOlder the schema may declare versions older than the definition's.
+func matchKafka(t *testing.T, kafkaDefs string, keepsOlder bool, diff differences) {
 	paths, _ := filepath.Glob(filepath.Join(kafkaDefs, "*.json"))
 	if len(paths) == 0 {
 		t.Skipf("Kafka message definitions not found at %s", kafkaDefs)
@@ -62,23 +113,27 @@ func TestSchemaMatchesKafka(t *testing.T) {
 		default:
 			continue // data and metadata records are not on the wire of the protocol
 		}
-		m := byName[km.Name]
+		name := km.Name
+		if n, ok := diff.renamed[name]; ok {
+			name = n
+		}
+		m := byName[name]
 		if m == nil {
 			t.Errorf("%s: %s is not in the schema", filepath.Base(p), km.Name)
 			continue
 		}
-		seen[km.Name] = true
+		seen[name] = true
 		if km.APIKey != nil && *km.APIKey != m.APIKey {
 			t.Errorf("%s: api key %d, schema has %d", km.Name, *km.APIKey, m.APIKey)
 		}
 		kv := versions(t, km.ValidVersions)
-		if m.Valid.Min != kv.Min || m.Valid.Intersect(kv) != kv {
+		if (m.Valid.Min != kv.Min && !(keepsOlder && m.Valid.Min < kv.Min)) || m.Valid.Intersect(kv) != kv {
 			t.Errorf("%s: valid versions %v, schema has %v (it may only add newer ones)", km.Name, kv, m.Valid)
 		}
 		if got := versions(t, km.FlexibleVersions).Intersect(kv); got != m.Flexible.Intersect(kv) {
 			t.Errorf("%s: flexible versions %v, schema has %v", km.Name, got, m.Flexible)
 		}
-		c := comparer{t: t, kv: kv}
+		c := comparer{t: t, kv: kv, diff: diff}
 		c.fields(km.Name, km.Fields, m.Fields)
 		common := map[string]*Struct{}
 		for _, cs := range m.Common {
@@ -111,8 +166,9 @@ func versions(t *testing.T, s string) Versions {
 
 // comparer compares fields within kv, the versions Kafka's definition declares.
 type comparer struct {
-	t  *testing.T
-	kv Versions
+	t    *testing.T
+	kv   Versions
+	diff differences
 }
 
 func (c comparer) in(v Versions) Versions { return v.Intersect(c.kv) }
@@ -124,8 +180,12 @@ func (c comparer) fields(path string, kfs []*KafkaField, fs []*Field) {
 	t.Helper()
 	j := 0
 	for _, kf := range kfs {
-		for j < len(fs) && fs[j].Name != kf.Name {
-			if !c.in(fs[j].Versions).IsNone() {
+		name := kf.Name
+		if n, ok := c.diff.renamed[path+"."+kf.Name]; ok {
+			name = n
+		}
+		for j < len(fs) && fs[j].Name != name {
+			if _, ok := c.diff.revised[path+"."+fs[j].Name]; !ok && !c.in(fs[j].Versions).IsNone() {
 				t.Errorf("%s.%s: in the schema at versions %v, but not in Kafka's definition", path, fs[j].Name, c.in(fs[j].Versions))
 			}
 			j++
@@ -138,7 +198,7 @@ func (c comparer) fields(path string, kfs []*KafkaField, fs []*Field) {
 		j++
 	}
 	for ; j < len(fs); j++ {
-		if !c.in(fs[j].Versions).IsNone() {
+		if _, ok := c.diff.revised[path+"."+fs[j].Name]; !ok && !c.in(fs[j].Versions).IsNone() {
 			t.Errorf("%s.%s: in the schema at versions %v, but not in Kafka's definition", path, fs[j].Name, c.in(fs[j].Versions))
 		}
 	}
@@ -147,7 +207,7 @@ func (c comparer) fields(path string, kfs []*KafkaField, fs []*Field) {
 func (c comparer) field(p string, kf *KafkaField, f *Field) {
 	t := c.t
 	t.Helper()
-	if kf.Type != f.Type {
+	if typ, ok := c.diff.renamed[kf.Type]; (!ok || typ != f.Type) && kf.Type != f.Type {
 		t.Errorf("%s: type %s, schema has %s", p, kf.Type, f.Type)
 	}
 	kver := versions(t, kf.Versions)

@@ -67,6 +67,7 @@ func compile(src string, asBool bool) (*program, error) {
 	if err != nil {
 		return nil, newError(src, err)
 	}
+	ast.Walk(&tree.Node, apiAliases{})
 	root := tree.Node
 	c := &bodyChecker{requests: bodyTypes(false), responses: bodyTypes(true)}
 	ts := c.check(&tree.Node)

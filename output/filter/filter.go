@@ -92,7 +92,8 @@ func (s *Set) matchTopics(ts []codec.TopicPartitions) bool {
 }
 
 // ParseAPI reads an API given by name as Kafka spells it (Produce,
-// ListOffsets; case does not matter) or by ApiKey.
+// ListOffsets; case does not matter; a former name such as
+// ListClientMetricsResources too) or by ApiKey.
 func ParseAPI(s string) (int16, error) {
 	s = strings.TrimSpace(s)
 	if n, err := strconv.ParseInt(s, 10, 16); err == nil {
@@ -101,10 +102,8 @@ func ParseAPI(s string) (int16, error) {
 		}
 		return int16(n), nil
 	}
-	for _, a := range codec.APIs() {
-		if strings.EqualFold(a.Name, s) {
-			return a.Key, nil
-		}
+	if k, ok := codec.APIKeyByName(s); ok {
+		return k, nil
 	}
 	return 0, fmt.Errorf("unknown API %q: want a name as Kafka spells it (Produce, Fetch, Metadata...) or an ApiKey (see kdissect apis)", s)
 }

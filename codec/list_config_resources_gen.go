@@ -2,8 +2,8 @@
 
 package codec
 
-// ListClientMetricsResourcesRequest is the body of a ListClientMetricsResources request (ApiKey 74), versions 0-1, flexible 0+.
-type ListClientMetricsResourcesRequest struct {
+// ListConfigResourcesRequest is the body of a ListConfigResources request (ApiKey 74), versions 0-1, flexible 0+.
+type ListConfigResourcesRequest struct {
 	ResourceTypes []int8 // versions 1+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -14,14 +14,14 @@ type ListClientMetricsResourcesRequest struct {
 }
 
 // SetDefaults sets every field to its default value.
-func (s *ListClientMetricsResourcesRequest) SetDefaults() {
+func (s *ListConfigResourcesRequest) SetDefaults() {
 	s.ResourceTypes = nil
 	s.UnknownTags = nil
 	s.nc = 0
 	s.notCaptured = nil
 }
 
-func (s *ListClientMetricsResourcesRequest) readFrom(r *Reader, version int16) {
+func (s *ListConfigResourcesRequest) readFrom(r *Reader, version int16) {
 	s.nc = 0
 	flexible := true
 	_ = flexible
@@ -132,7 +132,7 @@ func (s *ListClientMetricsResourcesRequest) readFrom(r *Reader, version int16) {
 	}
 }
 
-func (s *ListClientMetricsResourcesRequest) appendTo(dst []byte, version int16) []byte {
+func (s *ListConfigResourcesRequest) appendTo(dst []byte, version int16) []byte {
 	flexible := true
 	_ = flexible
 	if version >= 1 {
@@ -147,7 +147,7 @@ func (s *ListClientMetricsResourcesRequest) appendTo(dst []byte, version int16) 
 	return dst
 }
 
-func (s *ListClientMetricsResourcesRequest) writeJSON(w *JSONWriter, version int16) {
+func (s *ListConfigResourcesRequest) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
 	if version >= 1 && s.nc&0x1 == 0 {
 		w.Key("ResourceTypes")
@@ -166,12 +166,12 @@ func (s *ListClientMetricsResourcesRequest) writeJSON(w *JSONWriter, version int
 	w.EndObject()
 }
 
-func (s *ListClientMetricsResourcesRequest) summarize(sm *Summary, version int16, c sumCtx) {
+func (s *ListConfigResourcesRequest) summarize(sm *Summary, version int16, c sumCtx) {
 }
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
-func (s *ListClientMetricsResourcesRequest) ReadFrom(r *Reader, version int16) {
+func (s *ListConfigResourcesRequest) ReadFrom(r *Reader, version int16) {
 	if r.g != nil {
 		s.readGapped(r, version)
 		return
@@ -183,12 +183,12 @@ func (s *ListClientMetricsResourcesRequest) ReadFrom(r *Reader, version int16) {
 // readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
 //
 //go:noinline
-func (s *ListClientMetricsResourcesRequest) readGapped(r *Reader, version int16) {
+func (s *ListConfigResourcesRequest) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
 // NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
-func (s *ListClientMetricsResourcesRequest) NotCaptured() []NotCaptured {
+func (s *ListConfigResourcesRequest) NotCaptured() []NotCaptured {
 	if s.notCaptured == nil {
 		return nil
 	}
@@ -196,29 +196,27 @@ func (s *ListClientMetricsResourcesRequest) NotCaptured() []NotCaptured {
 }
 
 // AppendTo appends the body encoded at version to dst.
-func (s *ListClientMetricsResourcesRequest) AppendTo(dst []byte, version int16) []byte {
+func (s *ListConfigResourcesRequest) AppendTo(dst []byte, version int16) []byte {
 	return s.appendTo(dst, version)
 }
 
 // WriteJSON writes the body as a JSON object keyed by Kafka's field names, with the fields present at version.
-func (s *ListClientMetricsResourcesRequest) WriteJSON(w *JSONWriter, version int16) {
-	s.writeJSON(w, version)
-}
+func (s *ListConfigResourcesRequest) WriteJSON(w *JSONWriter, version int16) { s.writeJSON(w, version) }
 
-// APIKey returns 74, the ApiKey of ListClientMetricsResources.
-func (*ListClientMetricsResourcesRequest) APIKey() int16 { return 74 }
+// APIKey returns 74, the ApiKey of ListConfigResources.
+func (*ListConfigResourcesRequest) APIKey() int16 { return 74 }
 
 // IsResponse reports whether this is a response body.
-func (*ListClientMetricsResourcesRequest) IsResponse() bool { return false }
+func (*ListConfigResourcesRequest) IsResponse() bool { return false }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
-func (s *ListClientMetricsResourcesRequest) Summarize(sm *Summary, version int16) {}
+func (s *ListConfigResourcesRequest) Summarize(sm *Summary, version int16) {}
 
-// ListClientMetricsResourcesResponse is the body of a ListClientMetricsResources response (ApiKey 74), versions 0-1, flexible 0+.
-type ListClientMetricsResourcesResponse struct {
-	ThrottleTimeMs         int32                                                     // versions 0+
-	ErrorCode              int16                                                     // versions 0+
-	ClientMetricsResources []ListClientMetricsResourcesResponseClientMetricsResource // versions 0+
+// ListConfigResourcesResponse is the body of a ListConfigResources response (ApiKey 74), versions 0-1, flexible 0+.
+type ListConfigResourcesResponse struct {
+	ThrottleTimeMs  int32                                       // versions 0+
+	ErrorCode       int16                                       // versions 0+
+	ConfigResources []ListConfigResourcesResponseConfigResource // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
 	// nc marks the fields a gapped Reader did not capture (bit k: the k-th field above).
@@ -227,9 +225,9 @@ type ListClientMetricsResourcesResponse struct {
 	notCaptured *[]NotCaptured
 }
 
-// ListClientMetricsResourcesResponseClientMetricsResource is the ClientMetricsResource struct of ListClientMetricsResourcesResponse.
-type ListClientMetricsResourcesResponseClientMetricsResource struct {
-	Name         string // versions 0+
+// ListConfigResourcesResponseConfigResource is the ConfigResource struct of ListConfigResourcesResponse.
+type ListConfigResourcesResponseConfigResource struct {
+	ResourceName string // versions 0+
 	ResourceType int8   // versions 1+, default "16"
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -238,16 +236,16 @@ type ListClientMetricsResourcesResponseClientMetricsResource struct {
 }
 
 // SetDefaults sets every field to its default value.
-func (s *ListClientMetricsResourcesResponse) SetDefaults() {
+func (s *ListConfigResourcesResponse) SetDefaults() {
 	s.ThrottleTimeMs = 0
 	s.ErrorCode = 0
-	s.ClientMetricsResources = nil
+	s.ConfigResources = nil
 	s.UnknownTags = nil
 	s.nc = 0
 	s.notCaptured = nil
 }
 
-func (s *ListClientMetricsResourcesResponse) readFrom(r *Reader, version int16) {
+func (s *ListConfigResourcesResponse) readFrom(r *Reader, version int16) {
 	s.nc = 0
 	flexible := true
 	_ = flexible
@@ -285,7 +283,7 @@ func (s *ListClientMetricsResourcesResponse) readFrom(r *Reader, version int16) 
 	}
 	{
 		if r.tr != nil {
-			r.tr.Begin("ClientMetricsResources", r.off)
+			r.tr.Begin("ConfigResources", r.off)
 		}
 		{
 			lenOff := r.off
@@ -300,20 +298,20 @@ func (s *ListClientMetricsResourcesResponse) readFrom(r *Reader, version int16) 
 				r.checkCount(n, 2)
 				if r.err != nil {
 					s.nc |= 0x4
-					r.PushPath("ClientMetricsResources")
+					r.PushPath("ConfigResources")
 					return
 				}
-				a := prealloc[ListClientMetricsResourcesResponseClientMetricsResource](n)
+				a := prealloc[ListConfigResourcesResponseConfigResource](n)
 				for i := 0; i < n; i++ {
 					if r.tr != nil {
 						r.tr.BeginIndex(i, r.off)
 					}
-					a = append(grow(a, n), ListClientMetricsResourcesResponseClientMetricsResource{})
+					a = append(grow(a, n), ListConfigResourcesResponseConfigResource{})
 					a[i].readFrom(r, version)
 					if r.err != nil {
 						r.PushIndex(i)
-						r.PushPath("ClientMetricsResources")
-						s.ClientMetricsResources = a
+						r.PushPath("ConfigResources")
+						s.ConfigResources = a
 						s.nc |= 0x0
 						return
 					}
@@ -321,7 +319,7 @@ func (s *ListClientMetricsResourcesResponse) readFrom(r *Reader, version int16) 
 						r.tr.End(r.off, nil)
 					}
 				}
-				s.ClientMetricsResources = a
+				s.ConfigResources = a
 			}
 		}
 		if r.tr != nil && r.err == nil {
@@ -377,7 +375,7 @@ func (s *ListClientMetricsResourcesResponse) readFrom(r *Reader, version int16) 
 	}
 }
 
-func (s *ListClientMetricsResourcesResponse) appendTo(dst []byte, version int16) []byte {
+func (s *ListConfigResourcesResponse) appendTo(dst []byte, version int16) []byte {
 	flexible := true
 	_ = flexible
 	{
@@ -387,9 +385,9 @@ func (s *ListClientMetricsResourcesResponse) appendTo(dst []byte, version int16)
 		dst = AppendInt16(dst, s.ErrorCode)
 	}
 	{
-		dst = AppendCompactArrayLen(dst, len(s.ClientMetricsResources), false)
-		for i := range s.ClientMetricsResources {
-			dst = s.ClientMetricsResources[i].appendTo(dst, version)
+		dst = AppendCompactArrayLen(dst, len(s.ConfigResources), false)
+		for i := range s.ConfigResources {
+			dst = s.ConfigResources[i].appendTo(dst, version)
 		}
 	}
 	if flexible {
@@ -398,7 +396,7 @@ func (s *ListClientMetricsResourcesResponse) appendTo(dst []byte, version int16)
 	return dst
 }
 
-func (s *ListClientMetricsResourcesResponse) writeJSON(w *JSONWriter, version int16) {
+func (s *ListConfigResourcesResponse) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
 	if s.nc&0x1 == 0 {
 		w.Key("ThrottleTimeMs")
@@ -409,11 +407,11 @@ func (s *ListClientMetricsResourcesResponse) writeJSON(w *JSONWriter, version in
 		w.Int(int64(s.ErrorCode))
 	}
 	if s.nc&0x4 == 0 {
-		w.Key("ClientMetricsResources")
+		w.Key("ConfigResources")
 		{
 			w.BeginArray()
-			for i := range s.ClientMetricsResources {
-				s.ClientMetricsResources[i].writeJSON(w, version)
+			for i := range s.ConfigResources {
+				s.ConfigResources[i].writeJSON(w, version)
 			}
 			w.EndArray()
 		}
@@ -426,31 +424,31 @@ func (s *ListClientMetricsResourcesResponse) writeJSON(w *JSONWriter, version in
 }
 
 // SetDefaults sets every field to its default value.
-func (s *ListClientMetricsResourcesResponseClientMetricsResource) SetDefaults() {
-	s.Name = ""
+func (s *ListConfigResourcesResponseConfigResource) SetDefaults() {
+	s.ResourceName = ""
 	s.ResourceType = 16
 	s.UnknownTags = nil
 	s.nc = 0
 }
 
-func (s *ListClientMetricsResourcesResponseClientMetricsResource) readFrom(r *Reader, version int16) {
+func (s *ListConfigResourcesResponseConfigResource) readFrom(r *Reader, version int16) {
 	s.nc = 0
 	flexible := true
 	_ = flexible
 	{
 		if r.tr != nil {
-			r.tr.Begin("Name", r.off)
+			r.tr.Begin("ResourceName", r.off)
 		}
-		s.Name = r.CompactString()
+		s.ResourceName = r.CompactString()
 		if r.err != nil {
 			if !r.skipped() {
 				s.nc |= 0x3
-				r.PushPath("Name")
+				r.PushPath("ResourceName")
 				return
 			}
 			s.nc |= 0x1
 		} else if r.tr != nil {
-			r.tr.End(r.off, s.Name)
+			r.tr.End(r.off, s.ResourceName)
 		}
 	}
 	if version >= 1 {
@@ -520,11 +518,11 @@ func (s *ListClientMetricsResourcesResponseClientMetricsResource) readFrom(r *Re
 	}
 }
 
-func (s *ListClientMetricsResourcesResponseClientMetricsResource) appendTo(dst []byte, version int16) []byte {
+func (s *ListConfigResourcesResponseConfigResource) appendTo(dst []byte, version int16) []byte {
 	flexible := true
 	_ = flexible
 	{
-		dst = AppendCompactString(dst, s.Name)
+		dst = AppendCompactString(dst, s.ResourceName)
 	}
 	if version >= 1 {
 		dst = AppendInt8(dst, s.ResourceType)
@@ -535,11 +533,11 @@ func (s *ListClientMetricsResourcesResponseClientMetricsResource) appendTo(dst [
 	return dst
 }
 
-func (s *ListClientMetricsResourcesResponseClientMetricsResource) writeJSON(w *JSONWriter, version int16) {
+func (s *ListConfigResourcesResponseConfigResource) writeJSON(w *JSONWriter, version int16) {
 	w.BeginObject()
 	if s.nc&0x1 == 0 {
-		w.Key("Name")
-		w.String(s.Name)
+		w.Key("ResourceName")
+		w.String(s.ResourceName)
 	}
 	if version >= 1 && s.nc&0x2 == 0 {
 		w.Key("ResourceType")
@@ -549,7 +547,7 @@ func (s *ListClientMetricsResourcesResponseClientMetricsResource) writeJSON(w *J
 	w.EndObject()
 }
 
-func (s *ListClientMetricsResourcesResponse) summarize(sm *Summary, version int16, c sumCtx) {
+func (s *ListConfigResourcesResponse) summarize(sm *Summary, version int16, c sumCtx) {
 	if s.nc&0x2 == 0 && s.ErrorCode != 0 {
 		sm.addError(s.ErrorCode, c)
 	}
@@ -557,7 +555,7 @@ func (s *ListClientMetricsResourcesResponse) summarize(sm *Summary, version int1
 
 // ReadFrom decodes the body at version from r; r.Err reports failure. The version is not checked.
 // From a gapped Reader (NewGappedReader), NotCaptured then lists what the frame's holes took.
-func (s *ListClientMetricsResourcesResponse) ReadFrom(r *Reader, version int16) {
+func (s *ListConfigResourcesResponse) ReadFrom(r *Reader, version int16) {
 	if r.g != nil {
 		s.readGapped(r, version)
 		return
@@ -569,12 +567,12 @@ func (s *ListClientMetricsResourcesResponse) ReadFrom(r *Reader, version int16) 
 // readGapped is ReadFrom from a gapped Reader, apart so that ReadFrom stays small enough to inline.
 //
 //go:noinline
-func (s *ListClientMetricsResourcesResponse) readGapped(r *Reader, version int16) {
+func (s *ListConfigResourcesResponse) readGapped(r *Reader, version int16) {
 	s.notCaptured = r.readTopGapped(func() { s.readFrom(r, version) })
 }
 
 // NotCaptured lists the fields of the body whose bytes fell in a gap of the gapped Reader it was read from, in wire order; nil when every byte was read. Such fields keep their zero value, and WriteJSON and Summarize leave them out. A body read after the Reader stopped (in the header) lists one stop with an empty path.
-func (s *ListClientMetricsResourcesResponse) NotCaptured() []NotCaptured {
+func (s *ListConfigResourcesResponse) NotCaptured() []NotCaptured {
 	if s.notCaptured == nil {
 		return nil
 	}
@@ -582,22 +580,22 @@ func (s *ListClientMetricsResourcesResponse) NotCaptured() []NotCaptured {
 }
 
 // AppendTo appends the body encoded at version to dst.
-func (s *ListClientMetricsResourcesResponse) AppendTo(dst []byte, version int16) []byte {
+func (s *ListConfigResourcesResponse) AppendTo(dst []byte, version int16) []byte {
 	return s.appendTo(dst, version)
 }
 
 // WriteJSON writes the body as a JSON object keyed by Kafka's field names, with the fields present at version.
-func (s *ListClientMetricsResourcesResponse) WriteJSON(w *JSONWriter, version int16) {
+func (s *ListConfigResourcesResponse) WriteJSON(w *JSONWriter, version int16) {
 	s.writeJSON(w, version)
 }
 
-// APIKey returns 74, the ApiKey of ListClientMetricsResources.
-func (*ListClientMetricsResourcesResponse) APIKey() int16 { return 74 }
+// APIKey returns 74, the ApiKey of ListConfigResources.
+func (*ListConfigResourcesResponse) APIKey() int16 { return 74 }
 
 // IsResponse reports whether this is a response body.
-func (*ListClientMetricsResourcesResponse) IsResponse() bool { return true }
+func (*ListConfigResourcesResponse) IsResponse() bool { return true }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
-func (s *ListClientMetricsResourcesResponse) Summarize(sm *Summary, version int16) {
+func (s *ListConfigResourcesResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
