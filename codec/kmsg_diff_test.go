@@ -150,16 +150,6 @@ var kdSkips = map[string]string{
 	// ControllerEpoch, so its v4 bytes put the bool in the wrong place.
 	"StopReplica/v4/request/kmsg→ours": "kmsg puts isKRaftController after ControllerEpoch; StopReplicaRequest.json puts it after ControllerId",
 	"StopReplica/v4/request/ours→kmsg": "kmsg puts isKRaftController after ControllerEpoch; StopReplicaRequest.json puts it after ControllerId",
-
-	// ReadShareGroupStateSummaryResponse.json v0 (Kafka 4.0, our
-	// kafka-protocol snapshot) has no LeaderEpoch; apache/kafka#19602
-	// (KAFKA-19218, Kafka 4.1) added it with "versions": "0+", changing v0
-	// in place while share groups were early access, and kmsg v1.15.1
-	// follows that. The schema keeps Kafka 4.0's v0 on purpose and has
-	// LeaderEpoch from v1 (read_share_group_state_summary.schema), so the two
-	// v0 layouts differ by 4 bytes per partition.
-	"ReadShareGroupStateSummary/v0/response/kmsg→ours": "kmsg has Kafka 4.1's in-place LeaderEpoch in v0; Kafka 4.0's ReadShareGroupStateSummaryResponse.json v0, which the schema follows, has none",
-	"ReadShareGroupStateSummary/v0/response/ours→kmsg": "kmsg has Kafka 4.1's in-place LeaderEpoch in v0; Kafka 4.0's ReadShareGroupStateSummaryResponse.json v0, which the schema follows, has none",
 }
 
 // kdTagQuirk is a tagged field that kmsg writes at every flexible version

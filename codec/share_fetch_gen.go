@@ -1357,7 +1357,7 @@ type ShareFetchResponsePartitionData struct {
 	AcknowledgeErrorCode    int16                               // versions 0+
 	AcknowledgeErrorMessage *string                             // versions 0+, nullable 0+, default "null"
 	CurrentLeader           ShareFetchResponseLeaderIdAndEpoch  // versions 0+
-	Records                 Records                             // versions 0+, nullable 0
+	Records                 Records                             // versions 0+, nullable 0+
 	AcquiredRecords         []ShareFetchResponseAcquiredRecords // versions 0+
 	// UnknownTags holds tagged fields this codec does not know, kept for re-encoding.
 	UnknownTags []TaggedField
@@ -1974,7 +1974,7 @@ func (s *ShareFetchResponsePartitionData) readFrom(r *Reader, version int16) {
 		if r.tr != nil {
 			r.tr.Begin("Records", r.off)
 		}
-		r.records(&s.Records, true, version <= 0)
+		r.records(&s.Records, true, true)
 		if r.err != nil {
 			s.nc |= 0xc0
 			r.PushPath("Records")
@@ -2099,11 +2099,7 @@ func (s *ShareFetchResponsePartitionData) appendTo(dst []byte, version int16) []
 		dst = s.CurrentLeader.appendTo(dst, version)
 	}
 	{
-		if version <= 0 {
-			dst = AppendCompactNullableBytes(dst, s.Records.Raw)
-		} else {
-			dst = AppendCompactBytes(dst, s.Records.Raw)
-		}
+		dst = AppendCompactNullableBytes(dst, s.Records.Raw)
 	}
 	{
 		dst = AppendCompactArrayLen(dst, len(s.AcquiredRecords), false)
