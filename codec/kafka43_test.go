@@ -11,7 +11,6 @@ import (
 // golden bytes written field by field from the definitions
 // (shared/kafka-protocol-4.3/message), decoded and re-encoded.
 
-
 // TestInitProducerIdV6 holds InitProducerId v6 (KIP-939, two-phase commit;
 // unstable in 4.3.0) to InitProducerIdRequest.json and
 // InitProducerIdResponse.json.
