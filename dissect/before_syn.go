@@ -7,31 +7,34 @@ import (
 )
 
 // A packet written before its connection's SYN: a NIC that stamps its
-// receive queues apart can put a response (or a request) in the file,
-// and in time, before the handshake of its own connection. Picked up
-// mid-stream at once, its direction would start at that packet's
-// sequence number, and the SYN (or SYN-ACK) that comes next, with
-// another initial sequence number, would look like a new connection on
-// the 4-tuple: the early bytes would stand alone, and the rest of the
-// connection be cut from them.
+// receive queues apart can put a response in the file, and in time,
+// before the handshake of its own connection. Picked up mid-stream at
+// once, the broker's direction would start at that packet's sequence
+// number, and the SYN-ACK that comes next, with another initial sequence
+// number, would look like a new connection on the 4-tuple: the early
+// response would stand alone, and the rest of the connection be cut
+// from it.
 //
 // So the broker's direction, when its first packet carries data and no
 // SYN while the client's direction has not shown that the connection
-// began before the capture (a packet of its own without a SYN), holds its
-// segments back, in capture order, as a response framed before its
-// request waits (conn.requestMayCome), and as long at most. (The client's
-// direction does not wait: its requests would hold the output back
-// while no response comes; a request written before the SYN is picked
-// up mid-stream.) Its SYN-ACK starts it then: when the held bytes lie in
-// the stream the SYN begins (after it, within maxSYNAhead; no FIN or RST
-// among them) they are reassembled at their place, as any segment
-// written early is; otherwise they end an earlier connection on the
-// 4-tuple, picked up mid-stream, and the SYN starts a new one. Without a
-// SYN, the direction is picked up mid-stream, from the held packets, as
-// soon as the other direction starts without one, or after
-// unbegunPackets packets of the connection, Options.ReorderWindow of
-// capture time, or as many bytes as reassembly queues
-// (maxQueuedPerConn), or when the connection ends.
+// began before the capture (a packet of its own without a SYN), holds
+// its segments back, in capture order, as a response framed before its
+// request waits (conn.requestMayCome), and as long at most. Its SYN-ACK
+// starts it then: when the held bytes lie in the stream the SYN-ACK
+// begins (after it, within maxSYNAhead; no FIN or RST among them; their
+// acknowledgments after the client's SYN) and came within
+// Options.ReorderWindow, they are reassembled at their place, as any
+// segment written early is; otherwise they end an earlier connection on
+// the 4-tuple, picked up mid-stream, and the SYN-ACK starts a new one.
+// Without a SYN-ACK, the direction is picked up mid-stream, from the
+// held packets, as soon as the client's direction starts without a SYN,
+// or after unbegunPackets packets of the connection,
+// Options.ReorderWindow of capture time, as many bytes as reassembly
+// queues (maxQueuedPerConn), or when the connection ends.
+//
+// The client's direction does not wait: requests held back would hold
+// the output back while no response comes (a client's side captured
+// alone); a request written before its SYN is picked up mid-stream.
 
 // maxSYNAhead is how far after its direction's SYN a segment written
 // before it may be: a quarter of the sequence space, more than a
