@@ -118,12 +118,7 @@ func checkMovedResponse(t *testing.T, pkts []capPacket, orig []byte, clean []*Ex
 		}
 		return &g
 	}
-	if len(got) != len(clean) {
-		for _, e := range got {
-			t.Logf("got %s", describe(e))
-		}
-		t.Fatalf("%d exchanges, want the clean capture's %d", len(got), len(clean))
-	}
+	wantCount(t, got, len(clean), "the clean capture's ")
 	for i, c := range clean {
 		e := got[i]
 		want := *c
