@@ -63,7 +63,7 @@ func (c *conn) responseNumbered(id int32) (ok, known bool) {
 // requestsHeld reports whether bytes of the client's stream wait behind a
 // hole in reassembly (frameSink).
 func (c *conn) requestsHeld() bool {
-	return len(c.tcp[toBroker].queue) > 0 || len(c.tcp[toBroker].held) > 0
+	return len(c.tcp[toBroker].queue) > 0
 }
 
 // bodyFits reports whether a frame decodes as what it says it is, as far
