@@ -620,6 +620,7 @@ func (s *Session) flush() {
 		// Holes before bytes that waited since before older are given up.
 		toB, toC := c.flushHalf(toBroker, older), c.flushHalf(toClient, older)
 		if c.seen.Before(idle) {
+			c.releaseHeld()
 			for d := range c.tcp {
 				if len(c.tcp[d].queue) == 0 {
 					c.endHalf(frameDir(d), false)

@@ -744,7 +744,10 @@ func (c *conn) finish(why NoResponseReason) {
 		for i := range h.queue {
 			c.s.queued -= len(h.queue[i].data)
 		}
-		h.queue, h.queued, h.closed = nil, 0, true
+		for i := range h.held {
+			c.s.queued -= len(h.held[i].data) // cannot happen: complete releases them
+		}
+		h.queue, h.held, h.queued, h.closed = nil, nil, 0, true
 	}
 	c.drainEarly() // with nothing held, every early response settles
 	for _, r := range c.early {

@@ -58,6 +58,14 @@ type tcpHalf struct {
 	// before its first byte seen when the capture missed the SYN. A SYN
 	// with another one is a new connection on the 4-tuple.
 	isn uint32
+	// midStream: the direction started without its SYN (picked up
+	// mid-stream).
+	midStream bool
+	// held are the segments of a direction not started whose first
+	// packet had no SYN, in capture order, while its SYN may still come
+	// (before_syn.go). Their bytes count in queued.
+	held     []segment
+	heldPkts int64 // the connection's packet count at the first
 
 	queue    []segment // segments beyond next, in sequence order
 	queued   int       // their captured bytes
@@ -79,6 +87,7 @@ type segment struct {
 	data    []byte // the captured payload (a copy)
 	missing int    // bytes after data that the snap length cut
 	fin     bool
+	rst     bool // held only (before_syn.go): the queue keeps no RST
 	ref     pktRef
 	clock   time.Time // session clock when it arrived
 }
@@ -91,13 +100,16 @@ func seqDiff(a, b uint32) int32 { return int32(b - a) }
 // minQueued returns the smallest packet index of the segments waiting, or
 // noLow.
 func (h *tcpHalf) minQueued() int64 {
-	if len(h.queue) == 0 {
+	if len(h.queue) == 0 && len(h.held) == 0 {
 		return noLow
 	}
 	if !h.minValid {
 		h.minIdx = noLow
 		for i := range h.queue {
 			h.minIdx = min(h.minIdx, h.queue[i].ref.index)
+		}
+		if len(h.held) > 0 {
+			h.minIdx = min(h.minIdx, h.held[0].ref.index) // capture order
 		}
 		h.minValid = true
 	}
@@ -119,31 +131,45 @@ func (c *conn) segment(dir frameDir, tcp *layers.TCP, missing int, ref pktRef) {
 		c.rst[dir] = true
 	}
 	h := &c.tcp[dir]
+	if len(c.tcp[dir.other()].held) > 0 && !tcp.SYN && (!h.started || h.midStream) {
+		// Neither direction begins with a SYN: the connection began
+		// before the capture, and no SYN will come for the other.
+		c.release(dir.other())
+	}
+	if c.beforeSYN(dir, tcp, missing, ref) { // before_syn.go
+		return
+	}
 	if tcp.SYN && (!tcp.ACK || dir == toClient) && h.started && tcp.Seq != h.isn {
 		s.reused(c, dir, tcp, missing, ref)
 		return
 	}
+	c.take(dir, segment{seq: tcp.Seq, data: tcp.Payload, missing: missing, fin: tcp.FIN, rst: tcp.RST, ref: ref, clock: s.clock}, tcp.SYN)
+}
+
+// take reassembles segment sg of direction dir (syn: it carries a SYN).
+func (c *conn) take(dir frameDir, sg segment, syn bool) {
+	h := &c.tcp[dir]
 	if h.closed || c.done {
 		return
 	}
-	seq := tcp.Seq
+	seq := sg.seq
 	switch {
 	case !h.started:
-		if tcp.SYN {
+		if syn {
 			seq++ // the SYN takes a sequence number; data follows it
 		}
 		h.isn = seq - 1
-		h.started, h.next = true, seq
-		c.framer(dir, !tcp.SYN) // a direction that starts without a SYN was picked up mid-stream
-	case tcp.SYN:
+		h.started, h.next, h.midStream = true, seq, !syn
+		c.framer(dir, !syn) // a direction that starts without a SYN was picked up mid-stream
+	case syn:
 		return // a SYN on a synchronised direction: not stream data (RFC 5961)
 	}
-	n := len(tcp.Payload) + missing
-	if n == 0 && !tcp.FIN && !tcp.RST {
+	n := len(sg.data) + sg.missing
+	if n == 0 && !sg.fin && !sg.rst {
 		return // an acknowledgment alone
 	}
 	d := seqDiff(h.next, seq)
-	if tcp.RST {
+	if sg.rst {
 		if d == 0 {
 			// The connection is aborted: neither side sends on it
 			// any more (RFC 793 3.4), so it ends whole, and its
@@ -154,20 +180,21 @@ func (c *conn) segment(dir frameDir, tcp *layers.TCP, missing int, ref pktRef) {
 		return // anywhere else the receiver drops it (RFC 5961)
 	}
 	if d > 0 {
-		if n > 0 || tcp.FIN {
-			c.enqueue(dir, segment{seq: seq, data: tcp.Payload, missing: missing, fin: tcp.FIN, ref: ref, clock: s.clock})
+		if n > 0 || sg.fin {
+			sg.seq = seq
+			c.enqueue(dir, sg)
 		}
 		return
 	}
-	if d < 0 && len(tcp.Payload) > 0 {
-		c.retransmitted(dir, seq, tcp.Payload) // retransmit.go
+	if d < 0 && len(sg.data) > 0 {
+		c.retransmitted(dir, seq, sg.data) // retransmit.go
 	}
-	if end := seq + uint32(n); seqDiff(h.next, end) < 0 || seqDiff(h.next, end) == 0 && !tcp.FIN {
-		s.d.stats.Retransmitted++ // nothing new
+	if end := seq + uint32(n); seqDiff(h.next, end) < 0 || seqDiff(h.next, end) == 0 && !sg.fin {
+		c.s.d.stats.Retransmitted++ // nothing new
 		return
 	}
-	c.hand(dir, tcp.Payload, missing, int(-d), ref)
-	if tcp.FIN {
+	c.hand(dir, sg.data, sg.missing, int(-d), sg.ref)
+	if sg.fin {
 		c.endHalf(dir, true)
 		return
 	}
@@ -329,6 +356,10 @@ func (c *conn) giveUpHole(dir frameDir) {
 // arrived before older, and reports whether it did.
 func (c *conn) flushHalf(dir frameDir, older time.Time) bool {
 	h := &c.tcp[dir]
+	released := h.heldSince(older)
+	if released {
+		c.release(dir) // its SYN did not come within the window
+	}
 	last := -1 // the last segment waiting since before older
 	for i := range h.queue {
 		if h.queue[i].clock.Before(older) {
@@ -336,7 +367,7 @@ func (c *conn) flushHalf(dir frameDir, older time.Time) bool {
 		}
 	}
 	if last < 0 {
-		return false
+		return released
 	}
 	end := h.queue[last].end()
 	for !h.closed && len(h.queue) > 0 && seqDiff(h.next, end) > 0 {
@@ -347,6 +378,7 @@ func (c *conn) flushHalf(dir frameDir, older time.Time) bool {
 
 // flushAll hands over everything waiting, holes and all.
 func (c *conn) flushAll() {
+	c.releaseHeld()
 	for d := range c.tcp {
 		for h := &c.tcp[d]; !h.closed && len(h.queue) > 0; {
 			c.giveUpHole(frameDir(d))
@@ -358,6 +390,9 @@ func (c *conn) flushAll() {
 // The connection ends once both directions have.
 func (c *conn) endHalf(dir frameDir, fin bool) {
 	h := &c.tcp[dir]
+	if len(h.held) > 0 {
+		c.release(dir) // picked up mid-stream after all
+	}
 	if h.closed {
 		return
 	}

@@ -176,6 +176,9 @@ func (c *conn) complete() {
 	if c.done {
 		return
 	}
+	if c.releaseHeld(); c.done {
+		return // a FIN or RST held ended it
+	}
 	s := c.s
 	why := s.closing
 	if why == ResponseSeen {

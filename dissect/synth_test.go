@@ -326,12 +326,7 @@ func readAll(t testing.TB, d *Dissector, capture []byte) ([]*Exchange, error) {
 // checkExchanges compares exchanges with specs field by field.
 func checkExchanges(t testing.TB, got []*Exchange, want []exchangeSpec, allowNotes bool) {
 	t.Helper()
-	if len(got) != len(want) {
-		for _, e := range got {
-			t.Logf("got %s", describe(e))
-		}
-		t.Fatalf("got %d exchanges, want %d", len(got), len(want))
-	}
+	wantCount(t, got, len(want), "")
 	for i, w := range want {
 		e := got[i]
 		if w.req != nil {
@@ -367,6 +362,19 @@ func checkExchanges(t testing.TB, got []*Exchange, want []exchangeSpec, allowNot
 			t.Errorf("exchange %d (corr %d): unexpected notes %q", i, w.corr, e.Notes)
 		}
 	}
+}
+
+// wantCount stops the test, listing got, when it does not hold n
+// exchanges (of what: "" or a name for them ending in a space).
+func wantCount(t testing.TB, got []*Exchange, n int, what string) {
+	t.Helper()
+	if len(got) == n {
+		return
+	}
+	for _, e := range got {
+		t.Logf("got %s", describe(e))
+	}
+	t.Fatalf("got %d exchanges, want %s%d", len(got), what, n)
 }
 
 func describe(e *Exchange) string {
