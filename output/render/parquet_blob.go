@@ -17,8 +17,8 @@ import (
 // scratch) until the file is closed, beside the next long value (v0.32.0
 // and v0.32.1, byteArrayColumnBuffer.page). A payload column's buffer
 // here makes the page of a single value without the copy, so a long value
-// is held once in its buffer and once encoded, and its buffer goes back
-// to parquet-go's pool when the page is written.
+// is held once in its buffer and once encoded, and a buffer of a long
+// value is let go once its page is written.
 
 // blobSchema returns the schema parquet-go derives from T, with the
 // columns named by blobs (each a column path) buffered by blobBuffer. The

@@ -24,8 +24,27 @@ func blobRows(long []byte) [][]RecordRow {
 
 // TestParquetBlobSchemaSameFile: the payload columns' own buffers
 // (blobSchema) write the file parquet-go writes with its buffers, byte for
-// byte, and it reads back.
+// byte, and it reads back. The schemas equal those of the row types, so
+// that parquet-go writes rows by its generated functions, not value by
+// value through reflection.
 func TestParquetBlobSchemaSameFile(t *testing.T) {
+	if !parquet.EqualNodes(blobSchema[RecordRow](recordBlobs), parquet.SchemaOf(new(RecordRow))) {
+		t.Error("the records file's schema differs from RecordRow's")
+	}
+	if !parquet.EqualNodes(blobSchema[ExchangeRow](exchangeBlobs), parquet.SchemaOf(new(ExchangeRow))) {
+		t.Error("the exchanges file's schema differs from ExchangeRow's")
+	}
+	for _, s := range []struct {
+		schema *parquet.Schema
+		blobs  [][]string
+	}{{blobSchema[RecordRow](recordBlobs), recordBlobs}, {blobSchema[ExchangeRow](exchangeBlobs), exchangeBlobs}} {
+		for _, path := range s.blobs {
+			leaf, ok := s.schema.Lookup(path...)
+			if _, blob := leaf.Node.Type().(blobType); !ok || !blob {
+				t.Errorf("%s: column %v is not buffered by blobBuffer", s.schema.Name(), path)
+			}
+		}
+	}
 	long := bytes.Repeat([]byte("kdissect blob "), 300_000) // 4.2 MB: pages of one value
 	write := func(opts ...parquet.WriterOption) []byte {
 		z := newZstdPages()
