@@ -104,6 +104,7 @@ func (f *parquetFlags) writer(stdout io.Writer, showSecrets bool) (*parquetOutpu
 			return nil, err
 		}
 	}
+	o.withRecords = f.records != ""
 	if f.records != "" && f.dir {
 		if err := os.MkdirAll(f.records, 0o755); err != nil {
 			return nil, inputError{fmt.Errorf("--parquet-records: %w", err)}
@@ -134,6 +135,9 @@ type parquetOutput struct {
 	dir      bool
 	maxBytes int64
 	maxAge   time.Duration
+	// withRecords: a records file is written (--parquet-records); set
+	// before the first exchange, read by parquetRenderer's goroutines.
+	withRecords bool
 
 	p      *render.Parquet
 	f      *outfile.File // nil for standard output
@@ -176,11 +180,13 @@ func (o *parquetOutput) open(name string) error {
 // Write writes ex as a row; in a directory, the file is rolled after it
 // when it reached -C or -G.
 func (o *parquetOutput) Write(ex *dissect.Exchange) error {
-	r, n := o.rows.Row(ex)
-	return o.writeRow(ex, r, n)
+	return o.writeRow(ex, nil, 0)
 }
 
-func (o *parquetOutput) writeRow(ex *dissect.Exchange, r render.ExchangeRow, n int64) error {
+// writeRow writes ex's records, if a records file is written, then its
+// row r of n bytes; r nil, the row is made after the records were written
+// (see parquetRenderer.render).
+func (o *parquetOutput) writeRow(ex *dissect.Exchange, r *render.ExchangeRow, n int64) error {
 	if o.p == nil { // in a directory, the first row of a file
 		o.seq++
 		name := fmt.Sprintf("kdissect-%s-%05d.parquet", time.Now().UTC().Format("20060102T150405Z"), o.seq)
@@ -203,7 +209,11 @@ func (o *parquetOutput) writeRow(ex *dissect.Exchange, r render.ExchangeRow, n i
 			return fmt.Errorf("--parquet-records %s: %w", o.recFile.Name(), err)
 		}
 	}
-	if err := o.p.WriteRow(r, n); err != nil {
+	if r == nil {
+		row, size := o.rows.Row(ex)
+		r, n = &row, size
+	}
+	if err := o.p.WriteRow(*r, n); err != nil {
 		return err
 	}
 	if o.dir && (o.maxBytes > 0 && o.p.Size() >= o.maxBytes || o.maxAge > 0 && time.Since(o.opened) >= o.maxAge) {
@@ -296,14 +306,25 @@ func (o *parquetOutput) closeRecords() error {
 // in parallel (their bodies rendered as JSON), written in order.
 type parquetRenderer struct{ o *parquetOutput }
 
+// render makes the exchange's row, but not that of an exchange of at
+// least pipelineMaxBytes (frames and decoded records) when a records file
+// is written: its row is made as it is written, after its records went to
+// the records file, so that its JSON bodies are not held beside the
+// records file's copies of its values (a Produce of one 50 MB value: the
+// decompressed value and its body are then held with one copy of the
+// value in parquet-go, not two). The pipeline lets such an exchange in
+// alone, so little runs beside its rendering anyway.
 func (r parquetRenderer) render(j *exchangeJob) int64 {
+	if j.cost >= pipelineMaxBytes && r.o.withRecords {
+		return 0
+	}
 	row, n := r.o.rows.Row(j.ex)
 	j.parquet, j.parquetSize = &row, n
 	return n
 }
 
 func (r parquetRenderer) write(j *exchangeJob) error {
-	err := r.o.writeRow(j.ex, *j.parquet, j.parquetSize)
+	err := r.o.writeRow(j.ex, j.parquet, j.parquetSize)
 	j.parquet = nil
 	return err
 }

@@ -134,6 +134,10 @@ type ParquetOptions struct {
 	Created string
 }
 
+// exchangeBlobs are the payload columns of the exchanges file: the bodies
+// and the packet comments.
+var exchangeBlobs = [][]string{{"request"}, {"response"}, {"packet_comments", "list", "element"}}
+
 // NewParquet returns a writer of a Parquet file to w.
 func NewParquet(w io.Writer, opts ParquetOptions) *Parquet {
 	z := newZstdPages()
@@ -141,8 +145,7 @@ func NewParquet(w io.Writer, opts ParquetOptions) *Parquet {
 	if opts.Created != "" {
 		more = append(more, parquet.CreatedBy("kdissect", opts.Created, ""))
 	}
-	// The payload columns: the bodies and the packet comments.
-	pw, out := newParquetWriter[ExchangeRow](w, z, [][]string{{"request"}, {"response"}, {"packet_comments", "list", "element"}}, more...)
+	pw, out := newParquetWriter[ExchangeRow](w, z, exchangeBlobs, more...)
 	p := &Parquet{
 		w:           pw,
 		out:         out,

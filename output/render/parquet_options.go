@@ -20,7 +20,16 @@ import (
 // is done for the columns that hold payloads (bodies, record keys, values
 // and headers), whose bounds no query prunes by. The column index it
 // still writes for them, with empty bounds, is taken out by the filter.
+//
+// The blob columns are buffered by blobBuffer (see blobSchema).
 func newParquetWriter[T any](w io.Writer, z *zstdPages, blobs [][]string, more ...parquet.WriterOption) (*parquet.GenericWriter[T], *pageIndexFilter) {
+	f := newPageIndexFilter(w, blobs)
+	opts := append(parquetWriterOptions(z, blobs), blobSchema[T](blobs))
+	return parquet.NewGenericWriter[T](f, append(opts, more...)...), f
+}
+
+// parquetWriterOptions are newParquetWriter's options but the schema.
+func parquetWriterOptions(z *zstdPages, blobs [][]string) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		parquet.Compression(z),
 		parquet.MaxRowsPerRowGroup(ParquetRowGroupRows),
@@ -31,6 +40,5 @@ func newParquetWriter[T any](w io.Writer, z *zstdPages, blobs [][]string, more .
 	for _, path := range blobs {
 		opts = append(opts, parquet.SkipPageStatistics(path...), parquet.SkipPageBounds(path...))
 	}
-	f := newPageIndexFilter(w, blobs)
-	return parquet.NewGenericWriter[T](f, append(opts, more...)...), f
+	return opts
 }

@@ -55,13 +55,14 @@ type ParquetRecords struct {
 	closed     bool
 }
 
+// recordBlobs are the payload columns of the records file: keys, values
+// and headers, which a compressed batch may make any size.
+var recordBlobs = [][]string{{"key"}, {"value"}, {"headers", "list", "element", "key"}, {"headers", "list", "element", "value"}}
+
 // NewParquetRecords returns a writer of a records file to w.
 func NewParquetRecords(w io.Writer) *ParquetRecords {
 	z := newZstdPages()
-	// The payload columns: keys, values and headers, which a compressed
-	// batch may make any size.
-	pw, out := newParquetWriter[RecordRow](w, z, [][]string{{"key"}, {"value"},
-		{"headers", "list", "element", "key"}, {"headers", "list", "element", "value"}})
+	pw, out := newParquetWriter[RecordRow](w, z, recordBlobs)
 	return &ParquetRecords{w: pw, out: out, zstd: z}
 }
 
