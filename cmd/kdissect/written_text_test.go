@@ -10,6 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/pcapgo"
+
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/internal/capgen"
 )
@@ -152,5 +155,57 @@ func TestCSVFormulaGuard(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "read", "--format", "fields", "-e", "api", "--csv-raw", in); code != exitUsage || !strings.Contains(errs, "--csv-raw") {
 		t.Errorf("--csv-raw without csv: exit %d: %s", code, errs)
+	}
+}
+
+// TestWriteInputCommentsEscaped: the comments a pcapng input already
+// carries go out through -w escaped as kdissect's own are (a person's
+// newlines and tabs kept), so that a hostile input cannot reach the
+// terminal of whoever runs tshark -V on the file kdissect wrote.
+func TestWriteInputCommentsEscaped(t *testing.T) {
+	pcap := topicsCapture(t, "orders")
+	pkts := packetsOf(t, pcap)
+	in := filepath.Join(t.TempDir(), "commented.pcapng")
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pcapgo.NewNgWriter(f, pkts[0].link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputComments := []string{"ops: line one\nline two\tcol", "t\x1b]0;pwned\x07", "c1\u009b2J raw\x9b"}
+	for _, p := range pkts {
+		ci := gopacket.CaptureInfo{Timestamp: p.ts, CaptureLength: p.caplen, Length: p.olen}
+		if err := w.WritePacketWithOptions(ci, []byte(p.data), pcapgo.NgPacketOptions{Comments: inputComments}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out := filepath.Join(t.TempDir(), "out.pcapng")
+	if code, _, errs := runCLI(t, "read", "-q", "-w", out, in); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var theirs []string
+	for _, p := range packetsOf(t, out) {
+		for _, c := range p.comments {
+			if !strings.HasPrefix(c, "kdissect: ") {
+				theirs = append(theirs, c)
+			}
+		}
+	}
+	if len(theirs) == 0 || len(theirs)%len(inputComments) != 0 {
+		t.Fatalf("%d input comments written, want a multiple of %d: %q", len(theirs), len(inputComments), theirs)
+	}
+	for i, c := range theirs {
+		if !controlFree(strings.NewReplacer("\n", "", "\t", "").Replace(c)) {
+			t.Errorf("an input comment holds a control character: %q", c)
+		}
+		if want := []string{"ops: line one\nline two\tcol", `t\x1b]0;pwned\x07`, `c1\u009b2J raw\x9b`}[i%len(inputComments)]; c != want {
+			t.Errorf("input comment %d written as %q, want %q", i, c, want)
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"github.com/kdissect/kdissect/internal/termsafe"
 	"io"
 	"net/netip"
 	"os"
@@ -214,8 +215,11 @@ func (w *Writer) drain(upto int64) error {
 			l := int(binary.LittleEndian.Uint32(c))
 			// A file kdissect wrote, read and written again: its own
 			// comments are made anew, not repeated.
+			// An input's comment is escaped as kdissect's own are (a
+			// person's lines and tabs kept): tshark -V prints it to a
+			// terminal.
 			if text := string(c[4 : 4+l]); len(mine) == 0 || !strings.HasPrefix(text, CommentPrefix) {
-				comments = append(comments, text)
+				comments = append(comments, termsafe.EscapeKeepLines(text))
 			}
 			c = c[4+l:]
 		}

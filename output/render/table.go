@@ -2,12 +2,12 @@ package render
 
 import (
 	"fmt"
+	"github.com/kdissect/kdissect/internal/termsafe"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
@@ -373,52 +373,10 @@ func truncate(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-// sanitize makes s safe to print on a terminal: control characters (C0,
-// DEL, C1), bidirectional overrides and invalid UTF-8 from the wire are
-// shown as escapes instead of reaching the terminal, where they could move
-// the cursor, recolour or retitle it, or reorder what it shows.
-func sanitize(s string) string {
-	clean := true
-	for _, r := range s {
-		if unsafeRune(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafeRune(r):
-			if r < 0x80 {
-				fmt.Fprintf(&b, `\x%02x`, r)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
+// sanitize makes s safe to print on a terminal (termsafe.Escape).
+func sanitize(s string) string { return termsafe.Escape(s) }
 
-func unsafeRune(r rune) bool {
-	switch {
-	case r == utf8.RuneError:
-		return true // invalid UTF-8 decodes to it (a real U+FFFD is escaped too: harmless)
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-		return true
-	}
-	return false
-}
+func unsafeRune(r rune) bool { return termsafe.Unsafe(r) }
 
 // holesCell says in a few words what the capture lacks of ex's frames:
 // "295 of 353 bytes not captured (snap length)"; "" when it lacks nothing.
