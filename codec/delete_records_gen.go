@@ -589,6 +589,35 @@ func (s *DeleteRecordsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfDeleteRecordsRequest are the fields of DeleteRecordsRequest, as the schema declares them.
+var fieldsOfDeleteRecordsRequest = []*FieldInfo{
+	{Name: "Topics", Type: "[]DeleteRecordsTopic", Fields: fieldsOfDeleteRecordsRequestDeleteRecordsTopic},
+	{Name: "TimeoutMs", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteRecordsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDeleteRecordsRequestDeleteRecordsTopic are the fields of DeleteRecordsRequestDeleteRecordsTopic, as the schema declares them.
+var fieldsOfDeleteRecordsRequestDeleteRecordsTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]DeleteRecordsPartition", Fields: fieldsOfDeleteRecordsRequestDeleteRecordsPartition},
+}
+
+func (s *DeleteRecordsRequestDeleteRecordsTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteRecordsRequestDeleteRecordsTopic[0], &s.Name}})
+}
+
+// fieldsOfDeleteRecordsRequestDeleteRecordsPartition are the fields of DeleteRecordsRequestDeleteRecordsPartition, as the schema declares them.
+var fieldsOfDeleteRecordsRequestDeleteRecordsPartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "Offset", Type: "int64"},
+}
+
 // DeleteRecordsResponse is the body of a DeleteRecords response (ApiKey 21), versions 0-2, flexible 2+.
 type DeleteRecordsResponse struct {
 	ThrottleTimeMs int32                                           // versions 0+
@@ -1202,4 +1231,34 @@ func (*DeleteRecordsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DeleteRecordsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDeleteRecordsResponse are the fields of DeleteRecordsResponse, as the schema declares them.
+var fieldsOfDeleteRecordsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Topics", Type: "[]DeleteRecordsTopicResult", Fields: fieldsOfDeleteRecordsResponseDeleteRecordsTopicResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteRecordsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDeleteRecordsResponseDeleteRecordsTopicResult are the fields of DeleteRecordsResponseDeleteRecordsTopicResult, as the schema declares them.
+var fieldsOfDeleteRecordsResponseDeleteRecordsTopicResult = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]DeleteRecordsPartitionResult", Fields: fieldsOfDeleteRecordsResponseDeleteRecordsPartitionResult},
+}
+
+func (s *DeleteRecordsResponseDeleteRecordsTopicResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteRecordsResponseDeleteRecordsTopicResult[0], &s.Name}})
+}
+
+// fieldsOfDeleteRecordsResponseDeleteRecordsPartitionResult are the fields of DeleteRecordsResponseDeleteRecordsPartitionResult, as the schema declares them.
+var fieldsOfDeleteRecordsResponseDeleteRecordsPartitionResult = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "LowWatermark", Type: "int64"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
 }

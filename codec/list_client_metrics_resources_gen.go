@@ -214,6 +214,15 @@ func (*ListClientMetricsResourcesRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListClientMetricsResourcesRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfListClientMetricsResourcesRequest are the fields of ListClientMetricsResourcesRequest, as the schema declares them.
+var fieldsOfListClientMetricsResourcesRequest = []*FieldInfo{
+	{Name: "ResourceTypes", Type: "[]int8"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListClientMetricsResourcesRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // ListClientMetricsResourcesResponse is the body of a ListClientMetricsResources response (ApiKey 74), versions 0-1, flexible 0+.
 type ListClientMetricsResourcesResponse struct {
 	ThrottleTimeMs         int32                                                     // versions 0+
@@ -600,4 +609,21 @@ func (*ListClientMetricsResourcesResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListClientMetricsResourcesResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfListClientMetricsResourcesResponse are the fields of ListClientMetricsResourcesResponse, as the schema declares them.
+var fieldsOfListClientMetricsResourcesResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ClientMetricsResources", Type: "[]ClientMetricsResource", Fields: fieldsOfListClientMetricsResourcesResponseClientMetricsResource},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListClientMetricsResourcesResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfListClientMetricsResourcesResponseClientMetricsResource are the fields of ListClientMetricsResourcesResponseClientMetricsResource, as the schema declares them.
+var fieldsOfListClientMetricsResourcesResponseClientMetricsResource = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "ResourceType", Type: "int8"},
 }

@@ -559,6 +559,36 @@ func (s *ReadShareGroupStateSummaryRequest) Summarize(sm *Summary, version int16
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfReadShareGroupStateSummaryRequest are the fields of ReadShareGroupStateSummaryRequest, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]ReadStateSummaryData", Fields: fieldsOfReadShareGroupStateSummaryRequestReadStateSummaryData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ReadShareGroupStateSummaryRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfReadShareGroupStateSummaryRequest[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfReadShareGroupStateSummaryRequestReadStateSummaryData are the fields of ReadShareGroupStateSummaryRequestReadStateSummaryData, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryRequestReadStateSummaryData = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfReadShareGroupStateSummaryRequestPartitionData},
+}
+
+func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfReadShareGroupStateSummaryRequestReadStateSummaryData[0], &s.TopicId}})
+}
+
+// fieldsOfReadShareGroupStateSummaryRequestPartitionData are the fields of ReadShareGroupStateSummaryRequestPartitionData, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryRequestPartitionData = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
 // ReadShareGroupStateSummaryResponse is the body of a ReadShareGroupStateSummary response (ApiKey 87), versions 0-1, flexible 0+.
 type ReadShareGroupStateSummaryResponse struct {
 	Results []ReadShareGroupStateSummaryResponseReadStateSummaryResult // versions 0+
@@ -1221,4 +1251,37 @@ func (*ReadShareGroupStateSummaryResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ReadShareGroupStateSummaryResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfReadShareGroupStateSummaryResponse are the fields of ReadShareGroupStateSummaryResponse, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryResponse = []*FieldInfo{
+	{Name: "Results", Type: "[]ReadStateSummaryResult", Fields: fieldsOfReadShareGroupStateSummaryResponseReadStateSummaryResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ReadShareGroupStateSummaryResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Results {
+		s.Results[i].walkFields(fn)
+	}
+}
+
+// fieldsOfReadShareGroupStateSummaryResponseReadStateSummaryResult are the fields of ReadShareGroupStateSummaryResponseReadStateSummaryResult, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryResponseReadStateSummaryResult = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionResult", Fields: fieldsOfReadShareGroupStateSummaryResponsePartitionResult},
+}
+
+func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfReadShareGroupStateSummaryResponseReadStateSummaryResult[0], &s.TopicId}})
+}
+
+// fieldsOfReadShareGroupStateSummaryResponsePartitionResult are the fields of ReadShareGroupStateSummaryResponsePartitionResult, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryResponsePartitionResult = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "StateEpoch", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "StartOffset", Type: "int64"},
+	{Name: "DeliveryCompleteCount", Type: "int32"},
 }

@@ -736,6 +736,42 @@ func (*VoteRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *VoteRequest) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
 
+// fieldsOfVoteRequest are the fields of VoteRequest, as the schema declares them.
+var fieldsOfVoteRequest = []*FieldInfo{
+	{Name: "ClusterId", Type: "string"},
+	{Name: "VoterId", Type: "int32"},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfVoteRequestTopicData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *VoteRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfVoteRequestTopicData are the fields of VoteRequestTopicData, as the schema declares them.
+var fieldsOfVoteRequestTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfVoteRequestPartitionData},
+}
+
+func (s *VoteRequestTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfVoteRequestTopicData[0], &s.TopicName}})
+}
+
+// fieldsOfVoteRequestPartitionData are the fields of VoteRequestPartitionData, as the schema declares them.
+var fieldsOfVoteRequestPartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "CandidateEpoch", Type: "int32"},
+	{Name: "CandidateId", Type: "int32"},
+	{Name: "CandidateDirectoryId", Type: "uuid"},
+	{Name: "VoterDirectoryId", Type: "uuid"},
+	{Name: "LastOffsetEpoch", Type: "int32"},
+	{Name: "LastOffset", Type: "int64"},
+	{Name: "PreVote", Type: "bool"},
+}
+
 // VoteResponse is the body of a Vote response (ApiKey 52), versions 0-2, flexible 0+.
 type VoteResponse struct {
 	ErrorCode     int16                      // versions 0+
@@ -1610,3 +1646,43 @@ func (*VoteResponse) IsResponse() bool { return true }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *VoteResponse) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
+
+// fieldsOfVoteResponse are the fields of VoteResponse, as the schema declares them.
+var fieldsOfVoteResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfVoteResponseTopicData},
+	{Name: "NodeEndpoints", Type: "[]NodeEndpoint", Fields: fieldsOfVoteResponseNodeEndpoint},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *VoteResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfVoteResponseTopicData are the fields of VoteResponseTopicData, as the schema declares them.
+var fieldsOfVoteResponseTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfVoteResponsePartitionData},
+}
+
+func (s *VoteResponseTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfVoteResponseTopicData[0], &s.TopicName}})
+}
+
+// fieldsOfVoteResponsePartitionData are the fields of VoteResponsePartitionData, as the schema declares them.
+var fieldsOfVoteResponsePartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "VoteGranted", Type: "bool"},
+}
+
+// fieldsOfVoteResponseNodeEndpoint are the fields of VoteResponseNodeEndpoint, as the schema declares them.
+var fieldsOfVoteResponseNodeEndpoint = []*FieldInfo{
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
