@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"reflect"
 	"slices"
@@ -233,18 +232,15 @@ func leadershipError(code int16) bool {
 // them twice.
 func idempotentRecords(raw []byte) bool {
 	n := 0
-	for pos := 0; pos < len(raw); n++ {
-		if pos+batchHeaderBytes > len(raw) || raw[pos+batchMagicAt] != 2 {
+	for ; len(raw) > 0; n++ {
+		entry, rest, ok := codec.NextRawBatch(raw)
+		if !ok {
 			return false
 		}
-		if int64(binary.BigEndian.Uint64(raw[pos+batchProducerAt:])) < 0 {
+		if p, ok := codec.ReadBatchProducer(entry); !ok || p.ProducerId < 0 {
 			return false
 		}
-		size := int(int32(binary.BigEndian.Uint32(raw[pos+batchLengthAt:])))
-		if size < 0 || pos+12+size > len(raw) {
-			return false
-		}
-		pos += 12 + size
+		raw = rest
 	}
 	return n > 0
 }

@@ -1,9 +1,7 @@
 package replay
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"reflect"
 	"sync"
 
@@ -273,22 +271,6 @@ func (s *state) producerRewrite(req codec.Message) {
 	})
 }
 
-// Record batch v2 header offsets (see codec.RecordBatch).
-const (
-	batchLengthAt    = 8
-	batchMagicAt     = 16
-	batchCrcAt       = 17
-	batchAttrsAt     = 21
-	batchLastDeltaAt = 23
-	batchProducerAt  = 43
-	batchEpochAt     = 51
-	batchSequenceAt  = 53
-	batchRecordsAt   = 57
-	batchHeaderBytes = 61
-)
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // rewriteBatches returns a copy of raw (the records of one partition of
 // a Produce request, sent as topic[partition]) whose v2 batches carry the
 // target's producer id and epoch, base sequences renumbered from 0 for
@@ -298,24 +280,18 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // they are; raw itself is not modified. When a batch names a producer
 // the target has not given an id for, it returns the producer, ok false.
 func (s *state) rewriteBatches(raw []byte, topic string, partition int32) (out []byte, missing *pidEpoch) {
-	for pos := 0; pos+batchHeaderBytes <= len(raw); {
-		size := int(int32(binary.BigEndian.Uint32(raw[pos+batchLengthAt:])))
-		end := pos + 12 + size
-		if size < 0 || end > len(raw) {
+	for pos, rest := 0, raw; ; {
+		entry, next, ok := codec.NextRawBatch(rest)
+		if !ok {
 			break
 		}
-		if raw[pos+batchMagicAt] != 2 {
-			pos = end
-			continue
+		at := pos
+		pos, rest = pos+len(entry), next
+		p, ok := codec.ReadBatchProducer(entry)
+		if !ok || p.ProducerId < 0 {
+			continue // a message set, or a producer that is not idempotent
 		}
-		c := pidEpoch{
-			id:    int64(binary.BigEndian.Uint64(raw[pos+batchProducerAt:])),
-			epoch: int16(binary.BigEndian.Uint16(raw[pos+batchEpochAt:])),
-		}
-		if c.id < 0 {
-			pos = end
-			continue
-		}
+		c := pidEpoch{id: p.ProducerId, epoch: p.ProducerEpoch}
 		t, ok := s.producer(c)
 		if !ok {
 			return nil, &c
@@ -323,15 +299,13 @@ func (s *state) rewriteBatches(raw []byte, topic string, partition int32) (out [
 		if out == nil {
 			out = append([]byte(nil), raw...)
 		}
-		b := out[pos:end]
-		binary.BigEndian.PutUint64(b[batchProducerAt:], uint64(t.id))
-		binary.BigEndian.PutUint16(b[batchEpochAt:], uint16(t.epoch))
-		if seq := int32(binary.BigEndian.Uint32(b[batchSequenceAt:])); seq >= 0 {
-			records := int32(binary.BigEndian.Uint32(b[batchLastDeltaAt:])) + 1
-			binary.BigEndian.PutUint32(b[batchSequenceAt:], uint32(s.sequence(seqKey{producer: c, topic: topic, partition: partition}, seq, records)))
+		p.ProducerId, p.ProducerEpoch = t.id, t.epoch
+		if p.BaseSequence >= 0 {
+			p.BaseSequence = s.sequence(seqKey{producer: c, topic: topic, partition: partition}, p.BaseSequence, p.Records)
 		}
-		binary.BigEndian.PutUint32(b[batchCrcAt:], crc32.Checksum(b[batchAttrsAt:], castagnoli))
-		pos = end
+		if err := codec.SetBatchProducer(out[at:pos], p); err != nil {
+			panic(err) // NextRawBatch framed it and ReadBatchProducer read it as v2
+		}
 	}
 	if out == nil {
 		return raw, nil
