@@ -900,6 +900,18 @@ func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) walkFields(fn f
 	}
 }
 
+// PartitionsOfAddPartitionsToTxnRequestV3AndBelowTopics locates the topics of AddPartitionsToTxnRequest's V3AndBelowTopics and their partitions.
+func PartitionsOfAddPartitionsToTxnRequestV3AndBelowTopics() PartitionLayout[AddPartitionsToTxnRequest, AddPartitionsToTxnRequestAddPartitionsToTxnTopic, int32] {
+	return PartitionLayout[AddPartitionsToTxnRequest, AddPartitionsToTxnRequestAddPartitionsToTxnTopic, int32]{
+		Topics: func(m *AddPartitionsToTxnRequest) *[]AddPartitionsToTxnRequestAddPartitionsToTxnTopic {
+			return &m.V3AndBelowTopics
+		},
+		Name:       func(t *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) *string { return &t.Name },
+		Partitions: func(t *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // AddPartitionsToTxnResponse is the body of a AddPartitionsToTxn response (ApiKey 24), versions 0-5, flexible 3+.
 type AddPartitionsToTxnResponse struct {
 	ThrottleTimeMs           int32                                                     // versions 0+
@@ -1818,5 +1830,22 @@ func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) walkFields(fn func(
 	fn([]FieldRef{{fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnResult[0], &s.TransactionalId}})
 	for i := range s.TopicResults {
 		s.TopicResults[i].walkFields(fn)
+	}
+}
+
+// PartitionsOfAddPartitionsToTxnResponseResultsByTopicV3AndBelow locates the topics of AddPartitionsToTxnResponse's ResultsByTopicV3AndBelow and their partitions.
+func PartitionsOfAddPartitionsToTxnResponseResultsByTopicV3AndBelow() PartitionLayout[AddPartitionsToTxnResponse, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult] {
+	return PartitionLayout[AddPartitionsToTxnResponse, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult]{
+		Topics: func(m *AddPartitionsToTxnResponse) *[]AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult {
+			return &m.ResultsByTopicV3AndBelow
+		},
+		Name: func(t *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) *string { return &t.Name },
+		Partitions: func(t *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) *[]AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult {
+			return &t.ResultsByPartition
+		},
+		Index: func(p *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) *int16 {
+			return &p.PartitionErrorCode
+		},
 	}
 }

@@ -987,6 +987,17 @@ var fieldsOfAlterPartitionRequestBrokerState = []*FieldInfo{
 	{Name: "BrokerEpoch", Type: "int64"},
 }
 
+// PartitionsOfAlterPartitionRequestTopics locates the topics of AlterPartitionRequest's Topics and their partitions.
+func PartitionsOfAlterPartitionRequestTopics() PartitionLayout[AlterPartitionRequest, AlterPartitionRequestTopicData, AlterPartitionRequestPartitionData] {
+	return PartitionLayout[AlterPartitionRequest, AlterPartitionRequestTopicData, AlterPartitionRequestPartitionData]{
+		Topics:     func(m *AlterPartitionRequest) *[]AlterPartitionRequestTopicData { return &m.Topics },
+		Name:       func(t *AlterPartitionRequestTopicData) *string { return &t.TopicName },
+		ID:         func(t *AlterPartitionRequestTopicData) *UUID { return &t.TopicId },
+		Partitions: func(t *AlterPartitionRequestTopicData) *[]AlterPartitionRequestPartitionData { return &t.Partitions },
+		Index:      func(p *AlterPartitionRequestPartitionData) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // AlterPartitionResponse is the body of a AlterPartition response (ApiKey 56), versions 0-3, flexible 0+.
 type AlterPartitionResponse struct {
 	ThrottleTimeMs int32                             // versions 0+
@@ -1818,4 +1829,16 @@ var fieldsOfAlterPartitionResponsePartitionData = []*FieldInfo{
 	{Name: "Isr", Type: "[]int32"},
 	{Name: "LeaderRecoveryState", Type: "int8"},
 	{Name: "PartitionEpoch", Type: "int32"},
+}
+
+// PartitionsOfAlterPartitionResponseTopics locates the topics of AlterPartitionResponse's Topics and their partitions.
+func PartitionsOfAlterPartitionResponseTopics() PartitionLayout[AlterPartitionResponse, AlterPartitionResponseTopicData, AlterPartitionResponsePartitionData] {
+	return PartitionLayout[AlterPartitionResponse, AlterPartitionResponseTopicData, AlterPartitionResponsePartitionData]{
+		Topics:     func(m *AlterPartitionResponse) *[]AlterPartitionResponseTopicData { return &m.Topics },
+		Name:       func(t *AlterPartitionResponseTopicData) *string { return &t.TopicName },
+		ID:         func(t *AlterPartitionResponseTopicData) *UUID { return &t.TopicId },
+		Partitions: func(t *AlterPartitionResponseTopicData) *[]AlterPartitionResponsePartitionData { return &t.Partitions },
+		Index:      func(p *AlterPartitionResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *AlterPartitionResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

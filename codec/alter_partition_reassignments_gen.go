@@ -669,6 +669,20 @@ var fieldsOfAlterPartitionReassignmentsRequestReassignablePartition = []*FieldIn
 	{Name: "Replicas", Type: "[]int32"},
 }
 
+// PartitionsOfAlterPartitionReassignmentsRequestTopics locates the topics of AlterPartitionReassignmentsRequest's Topics and their partitions.
+func PartitionsOfAlterPartitionReassignmentsRequestTopics() PartitionLayout[AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsRequestReassignableTopic, AlterPartitionReassignmentsRequestReassignablePartition] {
+	return PartitionLayout[AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsRequestReassignableTopic, AlterPartitionReassignmentsRequestReassignablePartition]{
+		Topics: func(m *AlterPartitionReassignmentsRequest) *[]AlterPartitionReassignmentsRequestReassignableTopic {
+			return &m.Topics
+		},
+		Name: func(t *AlterPartitionReassignmentsRequestReassignableTopic) *string { return &t.Name },
+		Partitions: func(t *AlterPartitionReassignmentsRequestReassignableTopic) *[]AlterPartitionReassignmentsRequestReassignablePartition {
+			return &t.Partitions
+		},
+		Index: func(p *AlterPartitionReassignmentsRequestReassignablePartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // AlterPartitionReassignmentsResponse is the body of a AlterPartitionReassignments response (ApiKey 45), versions 0-1, flexible 0+.
 type AlterPartitionReassignmentsResponse struct {
 	ThrottleTimeMs               int32                                                          // versions 0+
@@ -1365,4 +1379,21 @@ var fieldsOfAlterPartitionReassignmentsResponseReassignablePartitionResponse = [
 	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
 	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfAlterPartitionReassignmentsResponseResponses locates the topics of AlterPartitionReassignmentsResponse's Responses and their partitions.
+func PartitionsOfAlterPartitionReassignmentsResponseResponses() PartitionLayout[AlterPartitionReassignmentsResponse, AlterPartitionReassignmentsResponseReassignableTopicResponse, AlterPartitionReassignmentsResponseReassignablePartitionResponse] {
+	return PartitionLayout[AlterPartitionReassignmentsResponse, AlterPartitionReassignmentsResponseReassignableTopicResponse, AlterPartitionReassignmentsResponseReassignablePartitionResponse]{
+		Topics: func(m *AlterPartitionReassignmentsResponse) *[]AlterPartitionReassignmentsResponseReassignableTopicResponse {
+			return &m.Responses
+		},
+		Name: func(t *AlterPartitionReassignmentsResponseReassignableTopicResponse) *string { return &t.Name },
+		Partitions: func(t *AlterPartitionReassignmentsResponseReassignableTopicResponse) *[]AlterPartitionReassignmentsResponseReassignablePartitionResponse {
+			return &t.Partitions
+		},
+		Index: func(p *AlterPartitionReassignmentsResponseReassignablePartitionResponse) *int32 {
+			return &p.PartitionIndex
+		},
+		ErrorCode: func(p *AlterPartitionReassignmentsResponseReassignablePartitionResponse) *int16 { return &p.ErrorCode },
+	}
 }

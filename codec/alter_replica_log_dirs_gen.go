@@ -1282,3 +1282,18 @@ var fieldsOfAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult = []*Fi
 	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
 }
+
+// PartitionsOfAlterReplicaLogDirsResponseResults locates the topics of AlterReplicaLogDirsResponse's Results and their partitions.
+func PartitionsOfAlterReplicaLogDirsResponseResults() PartitionLayout[AlterReplicaLogDirsResponse, AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult, AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult] {
+	return PartitionLayout[AlterReplicaLogDirsResponse, AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult, AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult]{
+		Topics: func(m *AlterReplicaLogDirsResponse) *[]AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult {
+			return &m.Results
+		},
+		Name: func(t *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) *string { return &t.TopicName },
+		Partitions: func(t *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) *[]AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) *int16 { return &p.ErrorCode },
+	}
+}

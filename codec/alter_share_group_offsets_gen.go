@@ -589,6 +589,18 @@ var fieldsOfAlterShareGroupOffsetsRequestPartition = []*FieldInfo{
 	{Name: "StartOffset", Type: "int64"},
 }
 
+// PartitionsOfAlterShareGroupOffsetsRequestTopics locates the topics of AlterShareGroupOffsetsRequest's Topics and their partitions.
+func PartitionsOfAlterShareGroupOffsetsRequestTopics() PartitionLayout[AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsRequestTopic, AlterShareGroupOffsetsRequestPartition] {
+	return PartitionLayout[AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsRequestTopic, AlterShareGroupOffsetsRequestPartition]{
+		Topics: func(m *AlterShareGroupOffsetsRequest) *[]AlterShareGroupOffsetsRequestTopic { return &m.Topics },
+		Name:   func(t *AlterShareGroupOffsetsRequestTopic) *string { return &t.TopicName },
+		Partitions: func(t *AlterShareGroupOffsetsRequestTopic) *[]AlterShareGroupOffsetsRequestPartition {
+			return &t.Partitions
+		},
+		Index: func(p *AlterShareGroupOffsetsRequestPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // AlterShareGroupOffsetsResponse is the body of a AlterShareGroupOffsets response (ApiKey 91), versions 0, flexible 0+.
 type AlterShareGroupOffsetsResponse struct {
 	ThrottleTimeMs int32                                 // versions 0+
@@ -1289,4 +1301,18 @@ var fieldsOfAlterShareGroupOffsetsResponsePartition = []*FieldInfo{
 	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
 	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfAlterShareGroupOffsetsResponseResponses locates the topics of AlterShareGroupOffsetsResponse's Responses and their partitions.
+func PartitionsOfAlterShareGroupOffsetsResponseResponses() PartitionLayout[AlterShareGroupOffsetsResponse, AlterShareGroupOffsetsResponseTopic, AlterShareGroupOffsetsResponsePartition] {
+	return PartitionLayout[AlterShareGroupOffsetsResponse, AlterShareGroupOffsetsResponseTopic, AlterShareGroupOffsetsResponsePartition]{
+		Topics: func(m *AlterShareGroupOffsetsResponse) *[]AlterShareGroupOffsetsResponseTopic { return &m.Responses },
+		Name:   func(t *AlterShareGroupOffsetsResponseTopic) *string { return &t.TopicName },
+		ID:     func(t *AlterShareGroupOffsetsResponseTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *AlterShareGroupOffsetsResponseTopic) *[]AlterShareGroupOffsetsResponsePartition {
+			return &t.Partitions
+		},
+		Index:     func(p *AlterShareGroupOffsetsResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *AlterShareGroupOffsetsResponsePartition) *int16 { return &p.ErrorCode },
+	}
 }

@@ -944,6 +944,18 @@ var fieldsOfBeginQuorumEpochRequestLeaderEndpoint = []*FieldInfo{
 	{Name: "Port", Type: "uint16"},
 }
 
+// PartitionsOfBeginQuorumEpochRequestTopics locates the topics of BeginQuorumEpochRequest's Topics and their partitions.
+func PartitionsOfBeginQuorumEpochRequestTopics() PartitionLayout[BeginQuorumEpochRequest, BeginQuorumEpochRequestTopicData, BeginQuorumEpochRequestPartitionData] {
+	return PartitionLayout[BeginQuorumEpochRequest, BeginQuorumEpochRequestTopicData, BeginQuorumEpochRequestPartitionData]{
+		Topics: func(m *BeginQuorumEpochRequest) *[]BeginQuorumEpochRequestTopicData { return &m.Topics },
+		Name:   func(t *BeginQuorumEpochRequestTopicData) *string { return &t.TopicName },
+		Partitions: func(t *BeginQuorumEpochRequestTopicData) *[]BeginQuorumEpochRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *BeginQuorumEpochRequestPartitionData) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // BeginQuorumEpochResponse is the body of a BeginQuorumEpoch response (ApiKey 53), versions 0-1, flexible 1+.
 type BeginQuorumEpochResponse struct {
 	ErrorCode     int16                                  // versions 0+
@@ -1867,4 +1879,17 @@ var fieldsOfBeginQuorumEpochResponseNodeEndpoint = []*FieldInfo{
 	{Name: "NodeId", Type: "int32"},
 	{Name: "Host", Type: "string"},
 	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfBeginQuorumEpochResponseTopics locates the topics of BeginQuorumEpochResponse's Topics and their partitions.
+func PartitionsOfBeginQuorumEpochResponseTopics() PartitionLayout[BeginQuorumEpochResponse, BeginQuorumEpochResponseTopicData, BeginQuorumEpochResponsePartitionData] {
+	return PartitionLayout[BeginQuorumEpochResponse, BeginQuorumEpochResponseTopicData, BeginQuorumEpochResponsePartitionData]{
+		Topics: func(m *BeginQuorumEpochResponse) *[]BeginQuorumEpochResponseTopicData { return &m.Topics },
+		Name:   func(t *BeginQuorumEpochResponseTopicData) *string { return &t.TopicName },
+		Partitions: func(t *BeginQuorumEpochResponseTopicData) *[]BeginQuorumEpochResponsePartitionData {
+			return &t.Partitions
+		},
+		Index:     func(p *BeginQuorumEpochResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *BeginQuorumEpochResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

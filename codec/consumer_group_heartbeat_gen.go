@@ -725,6 +725,18 @@ func (s *ConsumerGroupHeartbeatRequestTopicPartitions) walkFields(fn func([]Fiel
 	fn([]FieldRef{{fieldsOfConsumerGroupHeartbeatRequestTopicPartitions[0], &s.TopicId}})
 }
 
+// PartitionsOfConsumerGroupHeartbeatRequestTopicPartitions locates the topics of ConsumerGroupHeartbeatRequest's TopicPartitions and their partitions.
+func PartitionsOfConsumerGroupHeartbeatRequestTopicPartitions() PartitionLayout[ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatRequestTopicPartitions, int32] {
+	return PartitionLayout[ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatRequestTopicPartitions, int32]{
+		Topics: func(m *ConsumerGroupHeartbeatRequest) *[]ConsumerGroupHeartbeatRequestTopicPartitions {
+			return &m.TopicPartitions
+		},
+		ID:         func(t *ConsumerGroupHeartbeatRequestTopicPartitions) *UUID { return &t.TopicId },
+		Partitions: func(t *ConsumerGroupHeartbeatRequestTopicPartitions) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // ConsumerGroupHeartbeatResponse is the body of a ConsumerGroupHeartbeat response (ApiKey 68), versions 0-1, flexible 0+.
 type ConsumerGroupHeartbeatResponse struct {
 	ThrottleTimeMs      int32                                     // versions 0+

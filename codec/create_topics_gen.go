@@ -993,6 +993,18 @@ var fieldsOfCreateTopicsRequestCreatableTopicConfig = []*FieldInfo{
 	{Name: "Value", Type: "string", Flags: FieldConfig},
 }
 
+// PartitionsOfCreateTopicsRequestTopics locates the topics of CreateTopicsRequest's Topics and their partitions.
+func PartitionsOfCreateTopicsRequestTopics() PartitionLayout[CreateTopicsRequest, CreateTopicsRequestCreatableTopic, CreateTopicsRequestCreatableReplicaAssignment] {
+	return PartitionLayout[CreateTopicsRequest, CreateTopicsRequestCreatableTopic, CreateTopicsRequestCreatableReplicaAssignment]{
+		Topics: func(m *CreateTopicsRequest) *[]CreateTopicsRequestCreatableTopic { return &m.Topics },
+		Name:   func(t *CreateTopicsRequestCreatableTopic) *string { return &t.Name },
+		Partitions: func(t *CreateTopicsRequestCreatableTopic) *[]CreateTopicsRequestCreatableReplicaAssignment {
+			return &t.Assignments
+		},
+		Index: func(p *CreateTopicsRequestCreatableReplicaAssignment) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // CreateTopicsResponse is the body of a CreateTopics response (ApiKey 19), versions 0-7, flexible 5+.
 type CreateTopicsResponse struct {
 	ThrottleTimeMs int32                                      // versions 2+

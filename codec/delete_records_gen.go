@@ -618,6 +618,18 @@ var fieldsOfDeleteRecordsRequestDeleteRecordsPartition = []*FieldInfo{
 	{Name: "Offset", Type: "int64"},
 }
 
+// PartitionsOfDeleteRecordsRequestTopics locates the topics of DeleteRecordsRequest's Topics and their partitions.
+func PartitionsOfDeleteRecordsRequestTopics() PartitionLayout[DeleteRecordsRequest, DeleteRecordsRequestDeleteRecordsTopic, DeleteRecordsRequestDeleteRecordsPartition] {
+	return PartitionLayout[DeleteRecordsRequest, DeleteRecordsRequestDeleteRecordsTopic, DeleteRecordsRequestDeleteRecordsPartition]{
+		Topics: func(m *DeleteRecordsRequest) *[]DeleteRecordsRequestDeleteRecordsTopic { return &m.Topics },
+		Name:   func(t *DeleteRecordsRequestDeleteRecordsTopic) *string { return &t.Name },
+		Partitions: func(t *DeleteRecordsRequestDeleteRecordsTopic) *[]DeleteRecordsRequestDeleteRecordsPartition {
+			return &t.Partitions
+		},
+		Index: func(p *DeleteRecordsRequestDeleteRecordsPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // DeleteRecordsResponse is the body of a DeleteRecords response (ApiKey 21), versions 0-2, flexible 2+.
 type DeleteRecordsResponse struct {
 	ThrottleTimeMs int32                                           // versions 0+
@@ -1261,4 +1273,17 @@ var fieldsOfDeleteRecordsResponseDeleteRecordsPartitionResult = []*FieldInfo{
 	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
 	{Name: "LowWatermark", Type: "int64"},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// PartitionsOfDeleteRecordsResponseTopics locates the topics of DeleteRecordsResponse's Topics and their partitions.
+func PartitionsOfDeleteRecordsResponseTopics() PartitionLayout[DeleteRecordsResponse, DeleteRecordsResponseDeleteRecordsTopicResult, DeleteRecordsResponseDeleteRecordsPartitionResult] {
+	return PartitionLayout[DeleteRecordsResponse, DeleteRecordsResponseDeleteRecordsTopicResult, DeleteRecordsResponseDeleteRecordsPartitionResult]{
+		Topics: func(m *DeleteRecordsResponse) *[]DeleteRecordsResponseDeleteRecordsTopicResult { return &m.Topics },
+		Name:   func(t *DeleteRecordsResponseDeleteRecordsTopicResult) *string { return &t.Name },
+		Partitions: func(t *DeleteRecordsResponseDeleteRecordsTopicResult) *[]DeleteRecordsResponseDeleteRecordsPartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *DeleteRecordsResponseDeleteRecordsPartitionResult) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *DeleteRecordsResponseDeleteRecordsPartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

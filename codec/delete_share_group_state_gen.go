@@ -563,6 +563,18 @@ var fieldsOfDeleteShareGroupStateRequestPartitionData = []*FieldInfo{
 	{Name: "Partition", Type: "int32", Flags: FieldPartition},
 }
 
+// PartitionsOfDeleteShareGroupStateRequestTopics locates the topics of DeleteShareGroupStateRequest's Topics and their partitions.
+func PartitionsOfDeleteShareGroupStateRequestTopics() PartitionLayout[DeleteShareGroupStateRequest, DeleteShareGroupStateRequestDeleteStateData, DeleteShareGroupStateRequestPartitionData] {
+	return PartitionLayout[DeleteShareGroupStateRequest, DeleteShareGroupStateRequestDeleteStateData, DeleteShareGroupStateRequestPartitionData]{
+		Topics: func(m *DeleteShareGroupStateRequest) *[]DeleteShareGroupStateRequestDeleteStateData { return &m.Topics },
+		ID:     func(t *DeleteShareGroupStateRequestDeleteStateData) *UUID { return &t.TopicId },
+		Partitions: func(t *DeleteShareGroupStateRequestDeleteStateData) *[]DeleteShareGroupStateRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *DeleteShareGroupStateRequestPartitionData) *int32 { return &p.Partition },
+	}
+}
+
 // DeleteShareGroupStateResponse is the body of a DeleteShareGroupState response (ApiKey 86), versions 0, flexible 0+.
 type DeleteShareGroupStateResponse struct {
 	Results []DeleteShareGroupStateResponseDeleteStateResult // versions 0+
@@ -1150,4 +1162,19 @@ var fieldsOfDeleteShareGroupStateResponsePartitionResult = []*FieldInfo{
 	{Name: "Partition", Type: "int32", Flags: FieldPartition},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
 	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfDeleteShareGroupStateResponseResults locates the topics of DeleteShareGroupStateResponse's Results and their partitions.
+func PartitionsOfDeleteShareGroupStateResponseResults() PartitionLayout[DeleteShareGroupStateResponse, DeleteShareGroupStateResponseDeleteStateResult, DeleteShareGroupStateResponsePartitionResult] {
+	return PartitionLayout[DeleteShareGroupStateResponse, DeleteShareGroupStateResponseDeleteStateResult, DeleteShareGroupStateResponsePartitionResult]{
+		Topics: func(m *DeleteShareGroupStateResponse) *[]DeleteShareGroupStateResponseDeleteStateResult {
+			return &m.Results
+		},
+		ID: func(t *DeleteShareGroupStateResponseDeleteStateResult) *UUID { return &t.TopicId },
+		Partitions: func(t *DeleteShareGroupStateResponseDeleteStateResult) *[]DeleteShareGroupStateResponsePartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *DeleteShareGroupStateResponsePartitionResult) *int32 { return &p.Partition },
+		ErrorCode: func(p *DeleteShareGroupStateResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

@@ -456,6 +456,16 @@ func (s *DescribeLogDirsRequestDescribableLogDirTopic) walkFields(fn func([]Fiel
 	fn([]FieldRef{{fieldsOfDescribeLogDirsRequestDescribableLogDirTopic[0], &s.Topic}})
 }
 
+// PartitionsOfDescribeLogDirsRequestTopics locates the topics of DescribeLogDirsRequest's Topics and their partitions.
+func PartitionsOfDescribeLogDirsRequestTopics() PartitionLayout[DescribeLogDirsRequest, DescribeLogDirsRequestDescribableLogDirTopic, int32] {
+	return PartitionLayout[DescribeLogDirsRequest, DescribeLogDirsRequestDescribableLogDirTopic, int32]{
+		Topics:     func(m *DescribeLogDirsRequest) *[]DescribeLogDirsRequestDescribableLogDirTopic { return &m.Topics },
+		Name:       func(t *DescribeLogDirsRequestDescribableLogDirTopic) *string { return &t.Topic },
+		Partitions: func(t *DescribeLogDirsRequestDescribableLogDirTopic) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // DescribeLogDirsResponse is the body of a DescribeLogDirs response (ApiKey 35), versions 0-5, flexible 2+.
 type DescribeLogDirsResponse struct {
 	ThrottleTimeMs int32                                          // versions 0+

@@ -424,6 +424,16 @@ func (s *DescribeProducersRequestTopicRequest) walkFields(fn func([]FieldRef)) {
 	fn([]FieldRef{{fieldsOfDescribeProducersRequestTopicRequest[0], &s.Name}})
 }
 
+// PartitionsOfDescribeProducersRequestTopics locates the topics of DescribeProducersRequest's Topics and their partitions.
+func PartitionsOfDescribeProducersRequestTopics() PartitionLayout[DescribeProducersRequest, DescribeProducersRequestTopicRequest, int32] {
+	return PartitionLayout[DescribeProducersRequest, DescribeProducersRequestTopicRequest, int32]{
+		Topics:     func(m *DescribeProducersRequest) *[]DescribeProducersRequestTopicRequest { return &m.Topics },
+		Name:       func(t *DescribeProducersRequestTopicRequest) *string { return &t.Name },
+		Partitions: func(t *DescribeProducersRequestTopicRequest) *[]int32 { return &t.PartitionIndexes },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // DescribeProducersResponse is the body of a DescribeProducers response (ApiKey 61), versions 0, flexible 0+.
 type DescribeProducersResponse struct {
 	ThrottleTimeMs int32                                    // versions 0+
@@ -1354,4 +1364,17 @@ var fieldsOfDescribeProducersResponseProducerState = []*FieldInfo{
 
 func (s *DescribeProducersResponseProducerState) walkFields(fn func([]FieldRef)) {
 	fn([]FieldRef{{fieldsOfDescribeProducersResponseProducerState[0], &s.ProducerId}})
+}
+
+// PartitionsOfDescribeProducersResponseTopics locates the topics of DescribeProducersResponse's Topics and their partitions.
+func PartitionsOfDescribeProducersResponseTopics() PartitionLayout[DescribeProducersResponse, DescribeProducersResponseTopicResponse, DescribeProducersResponsePartitionResponse] {
+	return PartitionLayout[DescribeProducersResponse, DescribeProducersResponseTopicResponse, DescribeProducersResponsePartitionResponse]{
+		Topics: func(m *DescribeProducersResponse) *[]DescribeProducersResponseTopicResponse { return &m.Topics },
+		Name:   func(t *DescribeProducersResponseTopicResponse) *string { return &t.Name },
+		Partitions: func(t *DescribeProducersResponseTopicResponse) *[]DescribeProducersResponsePartitionResponse {
+			return &t.Partitions
+		},
+		Index:     func(p *DescribeProducersResponsePartitionResponse) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *DescribeProducersResponsePartitionResponse) *int16 { return &p.ErrorCode },
+	}
 }

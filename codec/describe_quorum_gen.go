@@ -534,6 +534,16 @@ var fieldsOfDescribeQuorumRequestPartitionData = []*FieldInfo{
 	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
 }
 
+// PartitionsOfDescribeQuorumRequestTopics locates the topics of DescribeQuorumRequest's Topics and their partitions.
+func PartitionsOfDescribeQuorumRequestTopics() PartitionLayout[DescribeQuorumRequest, DescribeQuorumRequestTopicData, DescribeQuorumRequestPartitionData] {
+	return PartitionLayout[DescribeQuorumRequest, DescribeQuorumRequestTopicData, DescribeQuorumRequestPartitionData]{
+		Topics:     func(m *DescribeQuorumRequest) *[]DescribeQuorumRequestTopicData { return &m.Topics },
+		Name:       func(t *DescribeQuorumRequestTopicData) *string { return &t.TopicName },
+		Partitions: func(t *DescribeQuorumRequestTopicData) *[]DescribeQuorumRequestPartitionData { return &t.Partitions },
+		Index:      func(p *DescribeQuorumRequestPartitionData) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // DescribeQuorumResponse is the body of a DescribeQuorum response (ApiKey 55), versions 0-2, flexible 0+.
 type DescribeQuorumResponse struct {
 	ErrorCode    int16                             // versions 0+
@@ -2022,4 +2032,15 @@ var fieldsOfDescribeQuorumResponseListener = []*FieldInfo{
 	{Name: "Name", Type: "string"},
 	{Name: "Host", Type: "string"},
 	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfDescribeQuorumResponseTopics locates the topics of DescribeQuorumResponse's Topics and their partitions.
+func PartitionsOfDescribeQuorumResponseTopics() PartitionLayout[DescribeQuorumResponse, DescribeQuorumResponseTopicData, DescribeQuorumResponsePartitionData] {
+	return PartitionLayout[DescribeQuorumResponse, DescribeQuorumResponseTopicData, DescribeQuorumResponsePartitionData]{
+		Topics:     func(m *DescribeQuorumResponse) *[]DescribeQuorumResponseTopicData { return &m.Topics },
+		Name:       func(t *DescribeQuorumResponseTopicData) *string { return &t.TopicName },
+		Partitions: func(t *DescribeQuorumResponseTopicData) *[]DescribeQuorumResponsePartitionData { return &t.Partitions },
+		Index:      func(p *DescribeQuorumResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *DescribeQuorumResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

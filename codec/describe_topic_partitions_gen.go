@@ -1916,3 +1916,16 @@ var fieldsOfDescribeTopicPartitionsResponseCursor = []*FieldInfo{
 func (s *DescribeTopicPartitionsResponseCursor) walkFields(fn func([]FieldRef)) {
 	fn([]FieldRef{{fieldsOfDescribeTopicPartitionsResponseCursor[0], &s.TopicName}})
 }
+
+// PartitionsOfDescribeTopicPartitionsResponseTopics locates the topics of DescribeTopicPartitionsResponse's Topics and their partitions.
+func PartitionsOfDescribeTopicPartitionsResponseTopics() PartitionLayout[DescribeTopicPartitionsResponse, DescribeTopicPartitionsResponseTopic, DescribeTopicPartitionsResponsePartition] {
+	return PartitionLayout[DescribeTopicPartitionsResponse, DescribeTopicPartitionsResponseTopic, DescribeTopicPartitionsResponsePartition]{
+		Topics: func(m *DescribeTopicPartitionsResponse) *[]DescribeTopicPartitionsResponseTopic { return &m.Topics },
+		ID:     func(t *DescribeTopicPartitionsResponseTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *DescribeTopicPartitionsResponseTopic) *[]DescribeTopicPartitionsResponsePartition {
+			return &t.Partitions
+		},
+		Index:     func(p *DescribeTopicPartitionsResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *DescribeTopicPartitionsResponsePartition) *int16 { return &p.ErrorCode },
+	}
+}

@@ -510,6 +510,16 @@ func (s *ElectLeadersRequestTopicPartitions) walkFields(fn func([]FieldRef)) {
 	fn([]FieldRef{{fieldsOfElectLeadersRequestTopicPartitions[0], &s.Topic}})
 }
 
+// PartitionsOfElectLeadersRequestTopicPartitions locates the topics of ElectLeadersRequest's TopicPartitions and their partitions.
+func PartitionsOfElectLeadersRequestTopicPartitions() PartitionLayout[ElectLeadersRequest, ElectLeadersRequestTopicPartitions, int32] {
+	return PartitionLayout[ElectLeadersRequest, ElectLeadersRequestTopicPartitions, int32]{
+		Topics:     func(m *ElectLeadersRequest) *[]ElectLeadersRequestTopicPartitions { return &m.TopicPartitions },
+		Name:       func(t *ElectLeadersRequestTopicPartitions) *string { return &t.Topic },
+		Partitions: func(t *ElectLeadersRequestTopicPartitions) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // ElectLeadersResponse is the body of a ElectLeaders response (ApiKey 43), versions 0-2, flexible 2+.
 type ElectLeadersResponse struct {
 	ThrottleTimeMs         int32                                       // versions 0+
@@ -1188,4 +1198,19 @@ var fieldsOfElectLeadersResponsePartitionResult = []*FieldInfo{
 	{Name: "PartitionId", Type: "int32", Flags: FieldPartition},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
 	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfElectLeadersResponseReplicaElectionResults locates the topics of ElectLeadersResponse's ReplicaElectionResults and their partitions.
+func PartitionsOfElectLeadersResponseReplicaElectionResults() PartitionLayout[ElectLeadersResponse, ElectLeadersResponseReplicaElectionResult, ElectLeadersResponsePartitionResult] {
+	return PartitionLayout[ElectLeadersResponse, ElectLeadersResponseReplicaElectionResult, ElectLeadersResponsePartitionResult]{
+		Topics: func(m *ElectLeadersResponse) *[]ElectLeadersResponseReplicaElectionResult {
+			return &m.ReplicaElectionResults
+		},
+		Name: func(t *ElectLeadersResponseReplicaElectionResult) *string { return &t.Topic },
+		Partitions: func(t *ElectLeadersResponseReplicaElectionResult) *[]ElectLeadersResponsePartitionResult {
+			return &t.PartitionResult
+		},
+		Index:     func(p *ElectLeadersResponsePartitionResult) *int32 { return &p.PartitionId },
+		ErrorCode: func(p *ElectLeadersResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

@@ -1173,6 +1173,16 @@ var fieldsOfEndQuorumEpochRequestLeaderEndpoint = []*FieldInfo{
 	{Name: "Port", Type: "uint16"},
 }
 
+// PartitionsOfEndQuorumEpochRequestTopics locates the topics of EndQuorumEpochRequest's Topics and their partitions.
+func PartitionsOfEndQuorumEpochRequestTopics() PartitionLayout[EndQuorumEpochRequest, EndQuorumEpochRequestTopicData, EndQuorumEpochRequestPartitionData] {
+	return PartitionLayout[EndQuorumEpochRequest, EndQuorumEpochRequestTopicData, EndQuorumEpochRequestPartitionData]{
+		Topics:     func(m *EndQuorumEpochRequest) *[]EndQuorumEpochRequestTopicData { return &m.Topics },
+		Name:       func(t *EndQuorumEpochRequestTopicData) *string { return &t.TopicName },
+		Partitions: func(t *EndQuorumEpochRequestTopicData) *[]EndQuorumEpochRequestPartitionData { return &t.Partitions },
+		Index:      func(p *EndQuorumEpochRequestPartitionData) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // EndQuorumEpochResponse is the body of a EndQuorumEpoch response (ApiKey 54), versions 0-1, flexible 1+.
 type EndQuorumEpochResponse struct {
 	ErrorCode     int16                                // versions 0+
@@ -2096,4 +2106,15 @@ var fieldsOfEndQuorumEpochResponseNodeEndpoint = []*FieldInfo{
 	{Name: "NodeId", Type: "int32"},
 	{Name: "Host", Type: "string"},
 	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfEndQuorumEpochResponseTopics locates the topics of EndQuorumEpochResponse's Topics and their partitions.
+func PartitionsOfEndQuorumEpochResponseTopics() PartitionLayout[EndQuorumEpochResponse, EndQuorumEpochResponseTopicData, EndQuorumEpochResponsePartitionData] {
+	return PartitionLayout[EndQuorumEpochResponse, EndQuorumEpochResponseTopicData, EndQuorumEpochResponsePartitionData]{
+		Topics:     func(m *EndQuorumEpochResponse) *[]EndQuorumEpochResponseTopicData { return &m.Topics },
+		Name:       func(t *EndQuorumEpochResponseTopicData) *string { return &t.TopicName },
+		Partitions: func(t *EndQuorumEpochResponseTopicData) *[]EndQuorumEpochResponsePartitionData { return &t.Partitions },
+		Index:      func(p *EndQuorumEpochResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *EndQuorumEpochResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

@@ -1601,6 +1601,28 @@ func (s *FetchRequestForgottenTopic) walkFields(fn func([]FieldRef)) {
 	fn([]FieldRef{{fieldsOfFetchRequestForgottenTopic[0], &s.Topic}, {fieldsOfFetchRequestForgottenTopic[1], &s.TopicId}})
 }
 
+// PartitionsOfFetchRequestTopics locates the topics of FetchRequest's Topics and their partitions.
+func PartitionsOfFetchRequestTopics() PartitionLayout[FetchRequest, FetchRequestFetchTopic, FetchRequestFetchPartition] {
+	return PartitionLayout[FetchRequest, FetchRequestFetchTopic, FetchRequestFetchPartition]{
+		Topics:     func(m *FetchRequest) *[]FetchRequestFetchTopic { return &m.Topics },
+		Name:       func(t *FetchRequestFetchTopic) *string { return &t.Topic },
+		ID:         func(t *FetchRequestFetchTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *FetchRequestFetchTopic) *[]FetchRequestFetchPartition { return &t.Partitions },
+		Index:      func(p *FetchRequestFetchPartition) *int32 { return &p.Partition },
+	}
+}
+
+// PartitionsOfFetchRequestForgottenTopicsData locates the topics of FetchRequest's ForgottenTopicsData and their partitions.
+func PartitionsOfFetchRequestForgottenTopicsData() PartitionLayout[FetchRequest, FetchRequestForgottenTopic, int32] {
+	return PartitionLayout[FetchRequest, FetchRequestForgottenTopic, int32]{
+		Topics:     func(m *FetchRequest) *[]FetchRequestForgottenTopic { return &m.ForgottenTopicsData },
+		Name:       func(t *FetchRequestForgottenTopic) *string { return &t.Topic },
+		ID:         func(t *FetchRequestForgottenTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *FetchRequestForgottenTopic) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // FetchResponse is the body of a Fetch response (ApiKey 1), versions 0-18, flexible 12+.
 type FetchResponse struct {
 	ThrottleTimeMs int32                                 // versions 1+
@@ -3519,4 +3541,16 @@ var fieldsOfFetchResponseNodeEndpoint = []*FieldInfo{
 	{Name: "Host", Type: "string"},
 	{Name: "Port", Type: "int32"},
 	{Name: "Rack", Type: "string"},
+}
+
+// PartitionsOfFetchResponseResponses locates the topics of FetchResponse's Responses and their partitions.
+func PartitionsOfFetchResponseResponses() PartitionLayout[FetchResponse, FetchResponseFetchableTopicResponse, FetchResponsePartitionData] {
+	return PartitionLayout[FetchResponse, FetchResponseFetchableTopicResponse, FetchResponsePartitionData]{
+		Topics:     func(m *FetchResponse) *[]FetchResponseFetchableTopicResponse { return &m.Responses },
+		Name:       func(t *FetchResponseFetchableTopicResponse) *string { return &t.Topic },
+		ID:         func(t *FetchResponseFetchableTopicResponse) *UUID { return &t.TopicId },
+		Partitions: func(t *FetchResponseFetchableTopicResponse) *[]FetchResponsePartitionData { return &t.Partitions },
+		Index:      func(p *FetchResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *FetchResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

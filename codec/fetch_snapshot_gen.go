@@ -878,6 +878,18 @@ var fieldsOfFetchSnapshotRequestSnapshotId = []*FieldInfo{
 	{Name: "Epoch", Type: "int32"},
 }
 
+// PartitionsOfFetchSnapshotRequestTopics locates the topics of FetchSnapshotRequest's Topics and their partitions.
+func PartitionsOfFetchSnapshotRequestTopics() PartitionLayout[FetchSnapshotRequest, FetchSnapshotRequestTopicSnapshot, FetchSnapshotRequestPartitionSnapshot] {
+	return PartitionLayout[FetchSnapshotRequest, FetchSnapshotRequestTopicSnapshot, FetchSnapshotRequestPartitionSnapshot]{
+		Topics: func(m *FetchSnapshotRequest) *[]FetchSnapshotRequestTopicSnapshot { return &m.Topics },
+		Name:   func(t *FetchSnapshotRequestTopicSnapshot) *string { return &t.Name },
+		Partitions: func(t *FetchSnapshotRequestTopicSnapshot) *[]FetchSnapshotRequestPartitionSnapshot {
+			return &t.Partitions
+		},
+		Index: func(p *FetchSnapshotRequestPartitionSnapshot) *int32 { return &p.Partition },
+	}
+}
+
 // FetchSnapshotResponse is the body of a FetchSnapshot response (ApiKey 59), versions 0-1, flexible 0+.
 type FetchSnapshotResponse struct {
 	ThrottleTimeMs int32                                // versions 0+
@@ -2166,4 +2178,17 @@ var fieldsOfFetchSnapshotResponseNodeEndpoint = []*FieldInfo{
 	{Name: "NodeId", Type: "int32"},
 	{Name: "Host", Type: "string"},
 	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfFetchSnapshotResponseTopics locates the topics of FetchSnapshotResponse's Topics and their partitions.
+func PartitionsOfFetchSnapshotResponseTopics() PartitionLayout[FetchSnapshotResponse, FetchSnapshotResponseTopicSnapshot, FetchSnapshotResponsePartitionSnapshot] {
+	return PartitionLayout[FetchSnapshotResponse, FetchSnapshotResponseTopicSnapshot, FetchSnapshotResponsePartitionSnapshot]{
+		Topics: func(m *FetchSnapshotResponse) *[]FetchSnapshotResponseTopicSnapshot { return &m.Topics },
+		Name:   func(t *FetchSnapshotResponseTopicSnapshot) *string { return &t.Name },
+		Partitions: func(t *FetchSnapshotResponseTopicSnapshot) *[]FetchSnapshotResponsePartitionSnapshot {
+			return &t.Partitions
+		},
+		Index:     func(p *FetchSnapshotResponsePartitionSnapshot) *int32 { return &p.Index },
+		ErrorCode: func(p *FetchSnapshotResponsePartitionSnapshot) *int16 { return &p.ErrorCode },
+	}
 }

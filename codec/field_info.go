@@ -86,3 +86,27 @@ type FieldRef struct {
 	// *[]int32.
 	Ptr any
 }
+
+// PartitionLayout locates a list of topics of a message M and the
+// partitions each topic holds, for code that splits a message by
+// partition or merges answers without reflection: T is the topic
+// struct, P the partition struct, or int32 for a list of partition
+// indexes. Each function returns a pointer into its argument. The
+// generator writes one, PartitionsOf<Message><Field>, for each top-level
+// list of a message whose structs name a topic (@topic string or
+// @topicid) and hold one list of partitions (structs with an int32
+// @partition, or @partitions).
+type PartitionLayout[M, T, P any] struct {
+	Topics func(m *M) *[]T
+	// Name is nil when the topic struct has no string @topic field, ID
+	// when it has no @topicid: a topic is named by either, per version.
+	Name       func(t *T) *string
+	ID         func(t *T) *UUID
+	Partitions func(t *T) *[]P
+	// Index is the partition's index: its @partition field, or the int32
+	// itself.
+	Index func(p *P) *int32
+	// ErrorCode is the partition's first @error field; nil when it has
+	// none.
+	ErrorCode func(p *P) *int16
+}

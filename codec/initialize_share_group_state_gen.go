@@ -615,6 +615,20 @@ var fieldsOfInitializeShareGroupStateRequestPartitionData = []*FieldInfo{
 	{Name: "StartOffset", Type: "int64"},
 }
 
+// PartitionsOfInitializeShareGroupStateRequestTopics locates the topics of InitializeShareGroupStateRequest's Topics and their partitions.
+func PartitionsOfInitializeShareGroupStateRequestTopics() PartitionLayout[InitializeShareGroupStateRequest, InitializeShareGroupStateRequestInitializeStateData, InitializeShareGroupStateRequestPartitionData] {
+	return PartitionLayout[InitializeShareGroupStateRequest, InitializeShareGroupStateRequestInitializeStateData, InitializeShareGroupStateRequestPartitionData]{
+		Topics: func(m *InitializeShareGroupStateRequest) *[]InitializeShareGroupStateRequestInitializeStateData {
+			return &m.Topics
+		},
+		ID: func(t *InitializeShareGroupStateRequestInitializeStateData) *UUID { return &t.TopicId },
+		Partitions: func(t *InitializeShareGroupStateRequestInitializeStateData) *[]InitializeShareGroupStateRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *InitializeShareGroupStateRequestPartitionData) *int32 { return &p.Partition },
+	}
+}
+
 // InitializeShareGroupStateResponse is the body of a InitializeShareGroupState response (ApiKey 83), versions 0, flexible 0+.
 type InitializeShareGroupStateResponse struct {
 	Results []InitializeShareGroupStateResponseInitializeStateResult // versions 0+
@@ -1202,4 +1216,19 @@ var fieldsOfInitializeShareGroupStateResponsePartitionResult = []*FieldInfo{
 	{Name: "Partition", Type: "int32", Flags: FieldPartition},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
 	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfInitializeShareGroupStateResponseResults locates the topics of InitializeShareGroupStateResponse's Results and their partitions.
+func PartitionsOfInitializeShareGroupStateResponseResults() PartitionLayout[InitializeShareGroupStateResponse, InitializeShareGroupStateResponseInitializeStateResult, InitializeShareGroupStateResponsePartitionResult] {
+	return PartitionLayout[InitializeShareGroupStateResponse, InitializeShareGroupStateResponseInitializeStateResult, InitializeShareGroupStateResponsePartitionResult]{
+		Topics: func(m *InitializeShareGroupStateResponse) *[]InitializeShareGroupStateResponseInitializeStateResult {
+			return &m.Results
+		},
+		ID: func(t *InitializeShareGroupStateResponseInitializeStateResult) *UUID { return &t.TopicId },
+		Partitions: func(t *InitializeShareGroupStateResponseInitializeStateResult) *[]InitializeShareGroupStateResponsePartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *InitializeShareGroupStateResponsePartitionResult) *int32 { return &p.Partition },
+		ErrorCode: func(p *InitializeShareGroupStateResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

@@ -1597,6 +1597,19 @@ var fieldsOfLeaderAndIsrRequestLeaderAndIsrLiveLeader = []*FieldInfo{
 	{Name: "Port", Type: "int32"},
 }
 
+// PartitionsOfLeaderAndIsrRequestTopicStates locates the topics of LeaderAndIsrRequest's TopicStates and their partitions.
+func PartitionsOfLeaderAndIsrRequestTopicStates() PartitionLayout[LeaderAndIsrRequest, LeaderAndIsrRequestLeaderAndIsrTopicState, LeaderAndIsrRequestLeaderAndIsrPartitionState] {
+	return PartitionLayout[LeaderAndIsrRequest, LeaderAndIsrRequestLeaderAndIsrTopicState, LeaderAndIsrRequestLeaderAndIsrPartitionState]{
+		Topics: func(m *LeaderAndIsrRequest) *[]LeaderAndIsrRequestLeaderAndIsrTopicState { return &m.TopicStates },
+		Name:   func(t *LeaderAndIsrRequestLeaderAndIsrTopicState) *string { return &t.TopicName },
+		ID:     func(t *LeaderAndIsrRequestLeaderAndIsrTopicState) *UUID { return &t.TopicId },
+		Partitions: func(t *LeaderAndIsrRequestLeaderAndIsrTopicState) *[]LeaderAndIsrRequestLeaderAndIsrPartitionState {
+			return &t.PartitionStates
+		},
+		Index: func(p *LeaderAndIsrRequestLeaderAndIsrPartitionState) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // LeaderAndIsrResponse is the body of a LeaderAndIsr response (ApiKey 4), versions 0-7, flexible 4+.
 type LeaderAndIsrResponse struct {
 	ErrorCode       int16                                            // versions 0+
@@ -2321,5 +2334,18 @@ func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) walkFields(fn func([]FieldR
 	fn([]FieldRef{{fieldsOfLeaderAndIsrResponseLeaderAndIsrTopicError[0], &s.TopicId}})
 	for i := range s.PartitionErrors {
 		s.PartitionErrors[i].walkFields(fn)
+	}
+}
+
+// PartitionsOfLeaderAndIsrResponseTopics locates the topics of LeaderAndIsrResponse's Topics and their partitions.
+func PartitionsOfLeaderAndIsrResponseTopics() PartitionLayout[LeaderAndIsrResponse, LeaderAndIsrResponseLeaderAndIsrTopicError, LeaderAndIsrResponseLeaderAndIsrPartitionError] {
+	return PartitionLayout[LeaderAndIsrResponse, LeaderAndIsrResponseLeaderAndIsrTopicError, LeaderAndIsrResponseLeaderAndIsrPartitionError]{
+		Topics: func(m *LeaderAndIsrResponse) *[]LeaderAndIsrResponseLeaderAndIsrTopicError { return &m.Topics },
+		ID:     func(t *LeaderAndIsrResponseLeaderAndIsrTopicError) *UUID { return &t.TopicId },
+		Partitions: func(t *LeaderAndIsrResponseLeaderAndIsrTopicError) *[]LeaderAndIsrResponseLeaderAndIsrPartitionError {
+			return &t.PartitionErrors
+		},
+		Index:     func(p *LeaderAndIsrResponseLeaderAndIsrPartitionError) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *LeaderAndIsrResponseLeaderAndIsrPartitionError) *int16 { return &p.ErrorCode },
 	}
 }

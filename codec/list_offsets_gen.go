@@ -730,6 +730,18 @@ var fieldsOfListOffsetsRequestListOffsetsPartition = []*FieldInfo{
 	{Name: "MaxNumOffsets", Type: "int32"},
 }
 
+// PartitionsOfListOffsetsRequestTopics locates the topics of ListOffsetsRequest's Topics and their partitions.
+func PartitionsOfListOffsetsRequestTopics() PartitionLayout[ListOffsetsRequest, ListOffsetsRequestListOffsetsTopic, ListOffsetsRequestListOffsetsPartition] {
+	return PartitionLayout[ListOffsetsRequest, ListOffsetsRequestListOffsetsTopic, ListOffsetsRequestListOffsetsPartition]{
+		Topics: func(m *ListOffsetsRequest) *[]ListOffsetsRequestListOffsetsTopic { return &m.Topics },
+		Name:   func(t *ListOffsetsRequestListOffsetsTopic) *string { return &t.Name },
+		Partitions: func(t *ListOffsetsRequestListOffsetsTopic) *[]ListOffsetsRequestListOffsetsPartition {
+			return &t.Partitions
+		},
+		Index: func(p *ListOffsetsRequestListOffsetsPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // ListOffsetsResponse is the body of a ListOffsets response (ApiKey 2), versions 0-11, flexible 6+.
 type ListOffsetsResponse struct {
 	ThrottleTimeMs int32                                         // versions 2+
@@ -1510,4 +1522,17 @@ var fieldsOfListOffsetsResponseListOffsetsPartitionResponse = []*FieldInfo{
 	{Name: "Timestamp", Type: "int64"},
 	{Name: "Offset", Type: "int64"},
 	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// PartitionsOfListOffsetsResponseTopics locates the topics of ListOffsetsResponse's Topics and their partitions.
+func PartitionsOfListOffsetsResponseTopics() PartitionLayout[ListOffsetsResponse, ListOffsetsResponseListOffsetsTopicResponse, ListOffsetsResponseListOffsetsPartitionResponse] {
+	return PartitionLayout[ListOffsetsResponse, ListOffsetsResponseListOffsetsTopicResponse, ListOffsetsResponseListOffsetsPartitionResponse]{
+		Topics: func(m *ListOffsetsResponse) *[]ListOffsetsResponseListOffsetsTopicResponse { return &m.Topics },
+		Name:   func(t *ListOffsetsResponseListOffsetsTopicResponse) *string { return &t.Name },
+		Partitions: func(t *ListOffsetsResponseListOffsetsTopicResponse) *[]ListOffsetsResponseListOffsetsPartitionResponse {
+			return &t.Partitions
+		},
+		Index:     func(p *ListOffsetsResponseListOffsetsPartitionResponse) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *ListOffsetsResponseListOffsetsPartitionResponse) *int16 { return &p.ErrorCode },
+	}
 }

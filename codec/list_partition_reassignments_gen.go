@@ -456,6 +456,20 @@ func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) walk
 	fn([]FieldRef{{fieldsOfListPartitionReassignmentsRequestListPartitionReassignmentsTopics[0], &s.Name}})
 }
 
+// PartitionsOfListPartitionReassignmentsRequestTopics locates the topics of ListPartitionReassignmentsRequest's Topics and their partitions.
+func PartitionsOfListPartitionReassignmentsRequestTopics() PartitionLayout[ListPartitionReassignmentsRequest, ListPartitionReassignmentsRequestListPartitionReassignmentsTopics, int32] {
+	return PartitionLayout[ListPartitionReassignmentsRequest, ListPartitionReassignmentsRequestListPartitionReassignmentsTopics, int32]{
+		Topics: func(m *ListPartitionReassignmentsRequest) *[]ListPartitionReassignmentsRequestListPartitionReassignmentsTopics {
+			return &m.Topics
+		},
+		Name: func(t *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) *string { return &t.Name },
+		Partitions: func(t *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) *[]int32 {
+			return &t.PartitionIndexes
+		},
+		Index: func(p *int32) *int32 { return p },
+	}
+}
+
 // ListPartitionReassignmentsResponse is the body of a ListPartitionReassignments response (ApiKey 46), versions 0, flexible 0+.
 type ListPartitionReassignmentsResponse struct {
 	ThrottleTimeMs int32                                                        // versions 0+
@@ -1294,4 +1308,20 @@ var fieldsOfListPartitionReassignmentsResponseOngoingPartitionReassignment = []*
 	{Name: "Replicas", Type: "[]int32"},
 	{Name: "AddingReplicas", Type: "[]int32"},
 	{Name: "RemovingReplicas", Type: "[]int32"},
+}
+
+// PartitionsOfListPartitionReassignmentsResponseTopics locates the topics of ListPartitionReassignmentsResponse's Topics and their partitions.
+func PartitionsOfListPartitionReassignmentsResponseTopics() PartitionLayout[ListPartitionReassignmentsResponse, ListPartitionReassignmentsResponseOngoingTopicReassignment, ListPartitionReassignmentsResponseOngoingPartitionReassignment] {
+	return PartitionLayout[ListPartitionReassignmentsResponse, ListPartitionReassignmentsResponseOngoingTopicReassignment, ListPartitionReassignmentsResponseOngoingPartitionReassignment]{
+		Topics: func(m *ListPartitionReassignmentsResponse) *[]ListPartitionReassignmentsResponseOngoingTopicReassignment {
+			return &m.Topics
+		},
+		Name: func(t *ListPartitionReassignmentsResponseOngoingTopicReassignment) *string { return &t.Name },
+		Partitions: func(t *ListPartitionReassignmentsResponseOngoingTopicReassignment) *[]ListPartitionReassignmentsResponseOngoingPartitionReassignment {
+			return &t.Partitions
+		},
+		Index: func(p *ListPartitionReassignmentsResponseOngoingPartitionReassignment) *int32 {
+			return &p.PartitionIndex
+		},
+	}
 }

@@ -1967,3 +1967,14 @@ var fieldsOfMetadataResponsePartition = []*FieldInfo{
 	{Name: "IsrNodes", Type: "[]int32"},
 	{Name: "OfflineReplicas", Type: "[]int32"},
 }
+
+// PartitionsOfMetadataResponseTopics locates the topics of MetadataResponse's Topics and their partitions.
+func PartitionsOfMetadataResponseTopics() PartitionLayout[MetadataResponse, MetadataResponseTopic, MetadataResponsePartition] {
+	return PartitionLayout[MetadataResponse, MetadataResponseTopic, MetadataResponsePartition]{
+		Topics:     func(m *MetadataResponse) *[]MetadataResponseTopic { return &m.Topics },
+		ID:         func(t *MetadataResponseTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *MetadataResponseTopic) *[]MetadataResponsePartition { return &t.Partitions },
+		Index:      func(p *MetadataResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *MetadataResponsePartition) *int16 { return &p.ErrorCode },
+	}
+}

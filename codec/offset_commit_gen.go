@@ -881,6 +881,17 @@ var fieldsOfOffsetCommitRequestPartition = []*FieldInfo{
 	{Name: "CommittedMetadata", Type: "string"},
 }
 
+// PartitionsOfOffsetCommitRequestTopics locates the topics of OffsetCommitRequest's Topics and their partitions.
+func PartitionsOfOffsetCommitRequestTopics() PartitionLayout[OffsetCommitRequest, OffsetCommitRequestTopic, OffsetCommitRequestPartition] {
+	return PartitionLayout[OffsetCommitRequest, OffsetCommitRequestTopic, OffsetCommitRequestPartition]{
+		Topics:     func(m *OffsetCommitRequest) *[]OffsetCommitRequestTopic { return &m.Topics },
+		Name:       func(t *OffsetCommitRequestTopic) *string { return &t.Name },
+		ID:         func(t *OffsetCommitRequestTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *OffsetCommitRequestTopic) *[]OffsetCommitRequestPartition { return &t.Partitions },
+		Index:      func(p *OffsetCommitRequestPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // OffsetCommitResponse is the body of a OffsetCommit response (ApiKey 8), versions 0-10, flexible 8+.
 type OffsetCommitResponse struct {
 	ThrottleTimeMs int32                       // versions 3+
@@ -1536,4 +1547,16 @@ func (s *OffsetCommitResponseTopic) walkFields(fn func([]FieldRef)) {
 var fieldsOfOffsetCommitResponsePartition = []*FieldInfo{
 	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// PartitionsOfOffsetCommitResponseTopics locates the topics of OffsetCommitResponse's Topics and their partitions.
+func PartitionsOfOffsetCommitResponseTopics() PartitionLayout[OffsetCommitResponse, OffsetCommitResponseTopic, OffsetCommitResponsePartition] {
+	return PartitionLayout[OffsetCommitResponse, OffsetCommitResponseTopic, OffsetCommitResponsePartition]{
+		Topics:     func(m *OffsetCommitResponse) *[]OffsetCommitResponseTopic { return &m.Topics },
+		Name:       func(t *OffsetCommitResponseTopic) *string { return &t.Name },
+		ID:         func(t *OffsetCommitResponseTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *OffsetCommitResponseTopic) *[]OffsetCommitResponsePartition { return &t.Partitions },
+		Index:      func(p *OffsetCommitResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *OffsetCommitResponsePartition) *int16 { return &p.ErrorCode },
+	}
 }

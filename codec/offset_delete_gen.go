@@ -387,6 +387,16 @@ var fieldsOfOffsetDeleteRequestPartition = []*FieldInfo{
 	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
 }
 
+// PartitionsOfOffsetDeleteRequestTopics locates the topics of OffsetDeleteRequest's Topics and their partitions.
+func PartitionsOfOffsetDeleteRequestTopics() PartitionLayout[OffsetDeleteRequest, OffsetDeleteRequestTopic, OffsetDeleteRequestPartition] {
+	return PartitionLayout[OffsetDeleteRequest, OffsetDeleteRequestTopic, OffsetDeleteRequestPartition]{
+		Topics:     func(m *OffsetDeleteRequest) *[]OffsetDeleteRequestTopic { return &m.Topics },
+		Name:       func(t *OffsetDeleteRequestTopic) *string { return &t.Name },
+		Partitions: func(t *OffsetDeleteRequestTopic) *[]OffsetDeleteRequestPartition { return &t.Partitions },
+		Index:      func(p *OffsetDeleteRequestPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // OffsetDeleteResponse is the body of a OffsetDelete response (ApiKey 47), versions 0, flexible none.
 type OffsetDeleteResponse struct {
 	ErrorCode      int16                       // versions 0+
@@ -827,4 +837,15 @@ func (s *OffsetDeleteResponseTopic) walkFields(fn func([]FieldRef)) {
 var fieldsOfOffsetDeleteResponsePartition = []*FieldInfo{
 	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// PartitionsOfOffsetDeleteResponseTopics locates the topics of OffsetDeleteResponse's Topics and their partitions.
+func PartitionsOfOffsetDeleteResponseTopics() PartitionLayout[OffsetDeleteResponse, OffsetDeleteResponseTopic, OffsetDeleteResponsePartition] {
+	return PartitionLayout[OffsetDeleteResponse, OffsetDeleteResponseTopic, OffsetDeleteResponsePartition]{
+		Topics:     func(m *OffsetDeleteResponse) *[]OffsetDeleteResponseTopic { return &m.Topics },
+		Name:       func(t *OffsetDeleteResponseTopic) *string { return &t.Name },
+		Partitions: func(t *OffsetDeleteResponseTopic) *[]OffsetDeleteResponsePartition { return &t.Partitions },
+		Index:      func(p *OffsetDeleteResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *OffsetDeleteResponsePartition) *int16 { return &p.ErrorCode },
+	}
 }

@@ -1100,6 +1100,16 @@ func (s *OffsetFetchRequestTopics) walkFields(fn func([]FieldRef)) {
 	fn([]FieldRef{{fieldsOfOffsetFetchRequestTopics[0], &s.Name}, {fieldsOfOffsetFetchRequestTopics[1], &s.TopicId}})
 }
 
+// PartitionsOfOffsetFetchRequestTopics locates the topics of OffsetFetchRequest's Topics and their partitions.
+func PartitionsOfOffsetFetchRequestTopics() PartitionLayout[OffsetFetchRequest, OffsetFetchRequestTopic, int32] {
+	return PartitionLayout[OffsetFetchRequest, OffsetFetchRequestTopic, int32]{
+		Topics:     func(m *OffsetFetchRequest) *[]OffsetFetchRequestTopic { return &m.Topics },
+		Name:       func(t *OffsetFetchRequestTopic) *string { return &t.Name },
+		Partitions: func(t *OffsetFetchRequestTopic) *[]int32 { return &t.PartitionIndexes },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // OffsetFetchResponse is the body of a OffsetFetch response (ApiKey 9), versions 0-10, flexible 6+.
 type OffsetFetchResponse struct {
 	ThrottleTimeMs int32                      // versions 3+
@@ -2623,4 +2633,15 @@ var fieldsOfOffsetFetchResponsePartitions = []*FieldInfo{
 	{Name: "CommittedLeaderEpoch", Type: "int32"},
 	{Name: "Metadata", Type: "string"},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// PartitionsOfOffsetFetchResponseTopics locates the topics of OffsetFetchResponse's Topics and their partitions.
+func PartitionsOfOffsetFetchResponseTopics() PartitionLayout[OffsetFetchResponse, OffsetFetchResponseTopic, OffsetFetchResponsePartition] {
+	return PartitionLayout[OffsetFetchResponse, OffsetFetchResponseTopic, OffsetFetchResponsePartition]{
+		Topics:     func(m *OffsetFetchResponse) *[]OffsetFetchResponseTopic { return &m.Topics },
+		Name:       func(t *OffsetFetchResponseTopic) *string { return &t.Name },
+		Partitions: func(t *OffsetFetchResponseTopic) *[]OffsetFetchResponsePartition { return &t.Partitions },
+		Index:      func(p *OffsetFetchResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *OffsetFetchResponsePartition) *int16 { return &p.ErrorCode },
+	}
 }

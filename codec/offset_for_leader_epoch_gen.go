@@ -650,6 +650,20 @@ var fieldsOfOffsetForLeaderEpochRequestOffsetForLeaderPartition = []*FieldInfo{
 	{Name: "LeaderEpoch", Type: "int32"},
 }
 
+// PartitionsOfOffsetForLeaderEpochRequestTopics locates the topics of OffsetForLeaderEpochRequest's Topics and their partitions.
+func PartitionsOfOffsetForLeaderEpochRequestTopics() PartitionLayout[OffsetForLeaderEpochRequest, OffsetForLeaderEpochRequestOffsetForLeaderTopic, OffsetForLeaderEpochRequestOffsetForLeaderPartition] {
+	return PartitionLayout[OffsetForLeaderEpochRequest, OffsetForLeaderEpochRequestOffsetForLeaderTopic, OffsetForLeaderEpochRequestOffsetForLeaderPartition]{
+		Topics: func(m *OffsetForLeaderEpochRequest) *[]OffsetForLeaderEpochRequestOffsetForLeaderTopic {
+			return &m.Topics
+		},
+		Name: func(t *OffsetForLeaderEpochRequestOffsetForLeaderTopic) *string { return &t.Topic },
+		Partitions: func(t *OffsetForLeaderEpochRequestOffsetForLeaderTopic) *[]OffsetForLeaderEpochRequestOffsetForLeaderPartition {
+			return &t.Partitions
+		},
+		Index: func(p *OffsetForLeaderEpochRequestOffsetForLeaderPartition) *int32 { return &p.Partition },
+	}
+}
+
 // OffsetForLeaderEpochResponse is the body of a OffsetForLeaderEpoch response (ApiKey 23), versions 0-4, flexible 4+.
 type OffsetForLeaderEpochResponse struct {
 	ThrottleTimeMs int32                                                    // versions 2+
@@ -1325,4 +1339,19 @@ var fieldsOfOffsetForLeaderEpochResponseEpochEndOffset = []*FieldInfo{
 	{Name: "Partition", Type: "int32", Flags: FieldPartition},
 	{Name: "LeaderEpoch", Type: "int32"},
 	{Name: "EndOffset", Type: "int64"},
+}
+
+// PartitionsOfOffsetForLeaderEpochResponseTopics locates the topics of OffsetForLeaderEpochResponse's Topics and their partitions.
+func PartitionsOfOffsetForLeaderEpochResponseTopics() PartitionLayout[OffsetForLeaderEpochResponse, OffsetForLeaderEpochResponseOffsetForLeaderTopicResult, OffsetForLeaderEpochResponseEpochEndOffset] {
+	return PartitionLayout[OffsetForLeaderEpochResponse, OffsetForLeaderEpochResponseOffsetForLeaderTopicResult, OffsetForLeaderEpochResponseEpochEndOffset]{
+		Topics: func(m *OffsetForLeaderEpochResponse) *[]OffsetForLeaderEpochResponseOffsetForLeaderTopicResult {
+			return &m.Topics
+		},
+		Name: func(t *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) *string { return &t.Topic },
+		Partitions: func(t *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) *[]OffsetForLeaderEpochResponseEpochEndOffset {
+			return &t.Partitions
+		},
+		Index:     func(p *OffsetForLeaderEpochResponseEpochEndOffset) *int32 { return &p.Partition },
+		ErrorCode: func(p *OffsetForLeaderEpochResponseEpochEndOffset) *int16 { return &p.ErrorCode },
+	}
 }

@@ -717,6 +717,17 @@ var fieldsOfProduceRequestPartitionProduceData = []*FieldInfo{
 	{Name: "Records", Type: "records"},
 }
 
+// PartitionsOfProduceRequestTopicData locates the topics of ProduceRequest's TopicData and their partitions.
+func PartitionsOfProduceRequestTopicData() PartitionLayout[ProduceRequest, ProduceRequestTopicProduceData, ProduceRequestPartitionProduceData] {
+	return PartitionLayout[ProduceRequest, ProduceRequestTopicProduceData, ProduceRequestPartitionProduceData]{
+		Topics:     func(m *ProduceRequest) *[]ProduceRequestTopicProduceData { return &m.TopicData },
+		Name:       func(t *ProduceRequestTopicProduceData) *string { return &t.Name },
+		ID:         func(t *ProduceRequestTopicProduceData) *UUID { return &t.TopicId },
+		Partitions: func(t *ProduceRequestTopicProduceData) *[]ProduceRequestPartitionProduceData { return &t.PartitionData },
+		Index:      func(p *ProduceRequestPartitionProduceData) *int32 { return &p.Index },
+	}
+}
+
 // ProduceResponse is the body of a Produce response (ApiKey 0), versions 0-13, flexible 9+.
 type ProduceResponse struct {
 	Responses      []ProduceResponseTopicProduceResponse // versions 0+
@@ -2179,4 +2190,18 @@ var fieldsOfProduceResponseNodeEndpoint = []*FieldInfo{
 	{Name: "Host", Type: "string"},
 	{Name: "Port", Type: "int32"},
 	{Name: "Rack", Type: "string"},
+}
+
+// PartitionsOfProduceResponseResponses locates the topics of ProduceResponse's Responses and their partitions.
+func PartitionsOfProduceResponseResponses() PartitionLayout[ProduceResponse, ProduceResponseTopicProduceResponse, ProduceResponsePartitionProduceResponse] {
+	return PartitionLayout[ProduceResponse, ProduceResponseTopicProduceResponse, ProduceResponsePartitionProduceResponse]{
+		Topics: func(m *ProduceResponse) *[]ProduceResponseTopicProduceResponse { return &m.Responses },
+		Name:   func(t *ProduceResponseTopicProduceResponse) *string { return &t.Name },
+		ID:     func(t *ProduceResponseTopicProduceResponse) *UUID { return &t.TopicId },
+		Partitions: func(t *ProduceResponseTopicProduceResponse) *[]ProduceResponsePartitionProduceResponse {
+			return &t.PartitionResponses
+		},
+		Index:     func(p *ProduceResponsePartitionProduceResponse) *int32 { return &p.Index },
+		ErrorCode: func(p *ProduceResponsePartitionProduceResponse) *int16 { return &p.ErrorCode },
+	}
 }

@@ -587,6 +587,18 @@ var fieldsOfReadShareGroupStateRequestPartitionData = []*FieldInfo{
 	{Name: "LeaderEpoch", Type: "int32"},
 }
 
+// PartitionsOfReadShareGroupStateRequestTopics locates the topics of ReadShareGroupStateRequest's Topics and their partitions.
+func PartitionsOfReadShareGroupStateRequestTopics() PartitionLayout[ReadShareGroupStateRequest, ReadShareGroupStateRequestReadStateData, ReadShareGroupStateRequestPartitionData] {
+	return PartitionLayout[ReadShareGroupStateRequest, ReadShareGroupStateRequestReadStateData, ReadShareGroupStateRequestPartitionData]{
+		Topics: func(m *ReadShareGroupStateRequest) *[]ReadShareGroupStateRequestReadStateData { return &m.Topics },
+		ID:     func(t *ReadShareGroupStateRequestReadStateData) *UUID { return &t.TopicId },
+		Partitions: func(t *ReadShareGroupStateRequestReadStateData) *[]ReadShareGroupStateRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *ReadShareGroupStateRequestPartitionData) *int32 { return &p.Partition },
+	}
+}
+
 // ReadShareGroupStateResponse is the body of a ReadShareGroupState response (ApiKey 84), versions 0, flexible 0+.
 type ReadShareGroupStateResponse struct {
 	Results []ReadShareGroupStateResponseReadStateResult // versions 0+
@@ -1480,4 +1492,17 @@ var fieldsOfReadShareGroupStateResponseStateBatch = []*FieldInfo{
 	{Name: "LastOffset", Type: "int64"},
 	{Name: "DeliveryState", Type: "int8"},
 	{Name: "DeliveryCount", Type: "int16"},
+}
+
+// PartitionsOfReadShareGroupStateResponseResults locates the topics of ReadShareGroupStateResponse's Results and their partitions.
+func PartitionsOfReadShareGroupStateResponseResults() PartitionLayout[ReadShareGroupStateResponse, ReadShareGroupStateResponseReadStateResult, ReadShareGroupStateResponsePartitionResult] {
+	return PartitionLayout[ReadShareGroupStateResponse, ReadShareGroupStateResponseReadStateResult, ReadShareGroupStateResponsePartitionResult]{
+		Topics: func(m *ReadShareGroupStateResponse) *[]ReadShareGroupStateResponseReadStateResult { return &m.Results },
+		ID:     func(t *ReadShareGroupStateResponseReadStateResult) *UUID { return &t.TopicId },
+		Partitions: func(t *ReadShareGroupStateResponseReadStateResult) *[]ReadShareGroupStateResponsePartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *ReadShareGroupStateResponsePartitionResult) *int32 { return &p.Partition },
+		ErrorCode: func(p *ReadShareGroupStateResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

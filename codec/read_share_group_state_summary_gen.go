@@ -589,6 +589,20 @@ var fieldsOfReadShareGroupStateSummaryRequestPartitionData = []*FieldInfo{
 	{Name: "LeaderEpoch", Type: "int32"},
 }
 
+// PartitionsOfReadShareGroupStateSummaryRequestTopics locates the topics of ReadShareGroupStateSummaryRequest's Topics and their partitions.
+func PartitionsOfReadShareGroupStateSummaryRequestTopics() PartitionLayout[ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryRequestReadStateSummaryData, ReadShareGroupStateSummaryRequestPartitionData] {
+	return PartitionLayout[ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryRequestReadStateSummaryData, ReadShareGroupStateSummaryRequestPartitionData]{
+		Topics: func(m *ReadShareGroupStateSummaryRequest) *[]ReadShareGroupStateSummaryRequestReadStateSummaryData {
+			return &m.Topics
+		},
+		ID: func(t *ReadShareGroupStateSummaryRequestReadStateSummaryData) *UUID { return &t.TopicId },
+		Partitions: func(t *ReadShareGroupStateSummaryRequestReadStateSummaryData) *[]ReadShareGroupStateSummaryRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *ReadShareGroupStateSummaryRequestPartitionData) *int32 { return &p.Partition },
+	}
+}
+
 // ReadShareGroupStateSummaryResponse is the body of a ReadShareGroupStateSummary response (ApiKey 87), versions 0-1, flexible 0+.
 type ReadShareGroupStateSummaryResponse struct {
 	Results []ReadShareGroupStateSummaryResponseReadStateSummaryResult // versions 0+
@@ -1284,4 +1298,19 @@ var fieldsOfReadShareGroupStateSummaryResponsePartitionResult = []*FieldInfo{
 	{Name: "LeaderEpoch", Type: "int32"},
 	{Name: "StartOffset", Type: "int64"},
 	{Name: "DeliveryCompleteCount", Type: "int32"},
+}
+
+// PartitionsOfReadShareGroupStateSummaryResponseResults locates the topics of ReadShareGroupStateSummaryResponse's Results and their partitions.
+func PartitionsOfReadShareGroupStateSummaryResponseResults() PartitionLayout[ReadShareGroupStateSummaryResponse, ReadShareGroupStateSummaryResponseReadStateSummaryResult, ReadShareGroupStateSummaryResponsePartitionResult] {
+	return PartitionLayout[ReadShareGroupStateSummaryResponse, ReadShareGroupStateSummaryResponseReadStateSummaryResult, ReadShareGroupStateSummaryResponsePartitionResult]{
+		Topics: func(m *ReadShareGroupStateSummaryResponse) *[]ReadShareGroupStateSummaryResponseReadStateSummaryResult {
+			return &m.Results
+		},
+		ID: func(t *ReadShareGroupStateSummaryResponseReadStateSummaryResult) *UUID { return &t.TopicId },
+		Partitions: func(t *ReadShareGroupStateSummaryResponseReadStateSummaryResult) *[]ReadShareGroupStateSummaryResponsePartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *ReadShareGroupStateSummaryResponsePartitionResult) *int32 { return &p.Partition },
+		ErrorCode: func(p *ReadShareGroupStateSummaryResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

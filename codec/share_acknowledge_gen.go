@@ -917,6 +917,18 @@ var fieldsOfShareAcknowledgeRequestAcknowledgementBatch = []*FieldInfo{
 	{Name: "AcknowledgeTypes", Type: "[]int8"},
 }
 
+// PartitionsOfShareAcknowledgeRequestTopics locates the topics of ShareAcknowledgeRequest's Topics and their partitions.
+func PartitionsOfShareAcknowledgeRequestTopics() PartitionLayout[ShareAcknowledgeRequest, ShareAcknowledgeRequestAcknowledgeTopic, ShareAcknowledgeRequestAcknowledgePartition] {
+	return PartitionLayout[ShareAcknowledgeRequest, ShareAcknowledgeRequestAcknowledgeTopic, ShareAcknowledgeRequestAcknowledgePartition]{
+		Topics: func(m *ShareAcknowledgeRequest) *[]ShareAcknowledgeRequestAcknowledgeTopic { return &m.Topics },
+		ID:     func(t *ShareAcknowledgeRequestAcknowledgeTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *ShareAcknowledgeRequestAcknowledgeTopic) *[]ShareAcknowledgeRequestAcknowledgePartition {
+			return &t.Partitions
+		},
+		Index: func(p *ShareAcknowledgeRequestAcknowledgePartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // ShareAcknowledgeResponse is the body of a ShareAcknowledge response (ApiKey 79), versions 0-2, flexible 0+.
 type ShareAcknowledgeResponse struct {
 	ThrottleTimeMs           int32                                                   // versions 0+
@@ -2027,4 +2039,19 @@ var fieldsOfShareAcknowledgeResponseNodeEndpoint = []*FieldInfo{
 	{Name: "Host", Type: "string"},
 	{Name: "Port", Type: "int32"},
 	{Name: "Rack", Type: "string"},
+}
+
+// PartitionsOfShareAcknowledgeResponseResponses locates the topics of ShareAcknowledgeResponse's Responses and their partitions.
+func PartitionsOfShareAcknowledgeResponseResponses() PartitionLayout[ShareAcknowledgeResponse, ShareAcknowledgeResponseShareAcknowledgeTopicResponse, ShareAcknowledgeResponsePartitionData] {
+	return PartitionLayout[ShareAcknowledgeResponse, ShareAcknowledgeResponseShareAcknowledgeTopicResponse, ShareAcknowledgeResponsePartitionData]{
+		Topics: func(m *ShareAcknowledgeResponse) *[]ShareAcknowledgeResponseShareAcknowledgeTopicResponse {
+			return &m.Responses
+		},
+		ID: func(t *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) *UUID { return &t.TopicId },
+		Partitions: func(t *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) *[]ShareAcknowledgeResponsePartitionData {
+			return &t.Partitions
+		},
+		Index:     func(p *ShareAcknowledgeResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *ShareAcknowledgeResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

@@ -1383,6 +1383,26 @@ func (s *ShareFetchRequestForgottenTopic) walkFields(fn func([]FieldRef)) {
 	fn([]FieldRef{{fieldsOfShareFetchRequestForgottenTopic[0], &s.TopicId}})
 }
 
+// PartitionsOfShareFetchRequestTopics locates the topics of ShareFetchRequest's Topics and their partitions.
+func PartitionsOfShareFetchRequestTopics() PartitionLayout[ShareFetchRequest, ShareFetchRequestFetchTopic, ShareFetchRequestFetchPartition] {
+	return PartitionLayout[ShareFetchRequest, ShareFetchRequestFetchTopic, ShareFetchRequestFetchPartition]{
+		Topics:     func(m *ShareFetchRequest) *[]ShareFetchRequestFetchTopic { return &m.Topics },
+		ID:         func(t *ShareFetchRequestFetchTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *ShareFetchRequestFetchTopic) *[]ShareFetchRequestFetchPartition { return &t.Partitions },
+		Index:      func(p *ShareFetchRequestFetchPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
+// PartitionsOfShareFetchRequestForgottenTopicsData locates the topics of ShareFetchRequest's ForgottenTopicsData and their partitions.
+func PartitionsOfShareFetchRequestForgottenTopicsData() PartitionLayout[ShareFetchRequest, ShareFetchRequestForgottenTopic, int32] {
+	return PartitionLayout[ShareFetchRequest, ShareFetchRequestForgottenTopic, int32]{
+		Topics:     func(m *ShareFetchRequest) *[]ShareFetchRequestForgottenTopic { return &m.ForgottenTopicsData },
+		ID:         func(t *ShareFetchRequestForgottenTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *ShareFetchRequestForgottenTopic) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // ShareFetchResponse is the body of a ShareFetch response (ApiKey 78), versions 0-2, flexible 0+.
 type ShareFetchResponse struct {
 	ThrottleTimeMs           int32                                           // versions 0+
@@ -2802,4 +2822,17 @@ var fieldsOfShareFetchResponseNodeEndpoint = []*FieldInfo{
 	{Name: "Host", Type: "string"},
 	{Name: "Port", Type: "int32"},
 	{Name: "Rack", Type: "string"},
+}
+
+// PartitionsOfShareFetchResponseResponses locates the topics of ShareFetchResponse's Responses and their partitions.
+func PartitionsOfShareFetchResponseResponses() PartitionLayout[ShareFetchResponse, ShareFetchResponseShareFetchableTopicResponse, ShareFetchResponsePartitionData] {
+	return PartitionLayout[ShareFetchResponse, ShareFetchResponseShareFetchableTopicResponse, ShareFetchResponsePartitionData]{
+		Topics: func(m *ShareFetchResponse) *[]ShareFetchResponseShareFetchableTopicResponse { return &m.Responses },
+		ID:     func(t *ShareFetchResponseShareFetchableTopicResponse) *UUID { return &t.TopicId },
+		Partitions: func(t *ShareFetchResponseShareFetchableTopicResponse) *[]ShareFetchResponsePartitionData {
+			return &t.Partitions
+		},
+		Index:     func(p *ShareFetchResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *ShareFetchResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

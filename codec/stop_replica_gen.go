@@ -1281,6 +1281,28 @@ var fieldsOfStopReplicaRequestStopReplicaPartitionState = []*FieldInfo{
 	{Name: "DeletePartition", Type: "bool"},
 }
 
+// PartitionsOfStopReplicaRequestTopics locates the topics of StopReplicaRequest's Topics and their partitions.
+func PartitionsOfStopReplicaRequestTopics() PartitionLayout[StopReplicaRequest, StopReplicaRequestStopReplicaTopicV1, int32] {
+	return PartitionLayout[StopReplicaRequest, StopReplicaRequestStopReplicaTopicV1, int32]{
+		Topics:     func(m *StopReplicaRequest) *[]StopReplicaRequestStopReplicaTopicV1 { return &m.Topics },
+		Name:       func(t *StopReplicaRequestStopReplicaTopicV1) *string { return &t.Name },
+		Partitions: func(t *StopReplicaRequestStopReplicaTopicV1) *[]int32 { return &t.PartitionIndexes },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
+// PartitionsOfStopReplicaRequestTopicStates locates the topics of StopReplicaRequest's TopicStates and their partitions.
+func PartitionsOfStopReplicaRequestTopicStates() PartitionLayout[StopReplicaRequest, StopReplicaRequestStopReplicaTopicState, StopReplicaRequestStopReplicaPartitionState] {
+	return PartitionLayout[StopReplicaRequest, StopReplicaRequestStopReplicaTopicState, StopReplicaRequestStopReplicaPartitionState]{
+		Topics: func(m *StopReplicaRequest) *[]StopReplicaRequestStopReplicaTopicState { return &m.TopicStates },
+		Name:   func(t *StopReplicaRequestStopReplicaTopicState) *string { return &t.TopicName },
+		Partitions: func(t *StopReplicaRequestStopReplicaTopicState) *[]StopReplicaRequestStopReplicaPartitionState {
+			return &t.PartitionStates
+		},
+		Index: func(p *StopReplicaRequestStopReplicaPartitionState) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // StopReplicaResponse is the body of a StopReplica response (ApiKey 5), versions 0-4, flexible 2+.
 type StopReplicaResponse struct {
 	ErrorCode       int16                                          // versions 0+

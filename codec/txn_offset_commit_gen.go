@@ -895,6 +895,17 @@ var fieldsOfTxnOffsetCommitRequestPartition = []*FieldInfo{
 	{Name: "CommittedMetadata", Type: "string"},
 }
 
+// PartitionsOfTxnOffsetCommitRequestTopics locates the topics of TxnOffsetCommitRequest's Topics and their partitions.
+func PartitionsOfTxnOffsetCommitRequestTopics() PartitionLayout[TxnOffsetCommitRequest, TxnOffsetCommitRequestTopic, TxnOffsetCommitRequestPartition] {
+	return PartitionLayout[TxnOffsetCommitRequest, TxnOffsetCommitRequestTopic, TxnOffsetCommitRequestPartition]{
+		Topics:     func(m *TxnOffsetCommitRequest) *[]TxnOffsetCommitRequestTopic { return &m.Topics },
+		Name:       func(t *TxnOffsetCommitRequestTopic) *string { return &t.Name },
+		ID:         func(t *TxnOffsetCommitRequestTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *TxnOffsetCommitRequestTopic) *[]TxnOffsetCommitRequestPartition { return &t.Partitions },
+		Index:      func(p *TxnOffsetCommitRequestPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // TxnOffsetCommitResponse is the body of a TxnOffsetCommit response (ApiKey 28), versions 0-6, flexible 3+.
 type TxnOffsetCommitResponse struct {
 	ThrottleTimeMs int32                          // versions 0+
@@ -1548,4 +1559,16 @@ func (s *TxnOffsetCommitResponseTopic) walkFields(fn func([]FieldRef)) {
 var fieldsOfTxnOffsetCommitResponsePartition = []*FieldInfo{
 	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// PartitionsOfTxnOffsetCommitResponseTopics locates the topics of TxnOffsetCommitResponse's Topics and their partitions.
+func PartitionsOfTxnOffsetCommitResponseTopics() PartitionLayout[TxnOffsetCommitResponse, TxnOffsetCommitResponseTopic, TxnOffsetCommitResponsePartition] {
+	return PartitionLayout[TxnOffsetCommitResponse, TxnOffsetCommitResponseTopic, TxnOffsetCommitResponsePartition]{
+		Topics:     func(m *TxnOffsetCommitResponse) *[]TxnOffsetCommitResponseTopic { return &m.Topics },
+		Name:       func(t *TxnOffsetCommitResponseTopic) *string { return &t.Name },
+		ID:         func(t *TxnOffsetCommitResponseTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *TxnOffsetCommitResponseTopic) *[]TxnOffsetCommitResponsePartition { return &t.Partitions },
+		Index:      func(p *TxnOffsetCommitResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *TxnOffsetCommitResponsePartition) *int16 { return &p.ErrorCode },
+	}
 }

@@ -1795,6 +1795,19 @@ var fieldsOfUpdateMetadataRequestUpdateMetadataEndpoint = []*FieldInfo{
 	{Name: "SecurityProtocol", Type: "int16"},
 }
 
+// PartitionsOfUpdateMetadataRequestTopicStates locates the topics of UpdateMetadataRequest's TopicStates and their partitions.
+func PartitionsOfUpdateMetadataRequestTopicStates() PartitionLayout[UpdateMetadataRequest, UpdateMetadataRequestUpdateMetadataTopicState, UpdateMetadataRequestUpdateMetadataPartitionState] {
+	return PartitionLayout[UpdateMetadataRequest, UpdateMetadataRequestUpdateMetadataTopicState, UpdateMetadataRequestUpdateMetadataPartitionState]{
+		Topics: func(m *UpdateMetadataRequest) *[]UpdateMetadataRequestUpdateMetadataTopicState { return &m.TopicStates },
+		Name:   func(t *UpdateMetadataRequestUpdateMetadataTopicState) *string { return &t.TopicName },
+		ID:     func(t *UpdateMetadataRequestUpdateMetadataTopicState) *UUID { return &t.TopicId },
+		Partitions: func(t *UpdateMetadataRequestUpdateMetadataTopicState) *[]UpdateMetadataRequestUpdateMetadataPartitionState {
+			return &t.PartitionStates
+		},
+		Index: func(p *UpdateMetadataRequestUpdateMetadataPartitionState) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // UpdateMetadataResponse is the body of a UpdateMetadata response (ApiKey 6), versions 0-8, flexible 6+.
 type UpdateMetadataResponse struct {
 	ErrorCode int16 // versions 0+

@@ -772,6 +772,16 @@ var fieldsOfVoteRequestPartitionData = []*FieldInfo{
 	{Name: "PreVote", Type: "bool"},
 }
 
+// PartitionsOfVoteRequestTopics locates the topics of VoteRequest's Topics and their partitions.
+func PartitionsOfVoteRequestTopics() PartitionLayout[VoteRequest, VoteRequestTopicData, VoteRequestPartitionData] {
+	return PartitionLayout[VoteRequest, VoteRequestTopicData, VoteRequestPartitionData]{
+		Topics:     func(m *VoteRequest) *[]VoteRequestTopicData { return &m.Topics },
+		Name:       func(t *VoteRequestTopicData) *string { return &t.TopicName },
+		Partitions: func(t *VoteRequestTopicData) *[]VoteRequestPartitionData { return &t.Partitions },
+		Index:      func(p *VoteRequestPartitionData) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // VoteResponse is the body of a Vote response (ApiKey 52), versions 0-2, flexible 0+.
 type VoteResponse struct {
 	ErrorCode     int16                      // versions 0+
@@ -1685,4 +1695,15 @@ var fieldsOfVoteResponseNodeEndpoint = []*FieldInfo{
 	{Name: "NodeId", Type: "int32"},
 	{Name: "Host", Type: "string"},
 	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfVoteResponseTopics locates the topics of VoteResponse's Topics and their partitions.
+func PartitionsOfVoteResponseTopics() PartitionLayout[VoteResponse, VoteResponseTopicData, VoteResponsePartitionData] {
+	return PartitionLayout[VoteResponse, VoteResponseTopicData, VoteResponsePartitionData]{
+		Topics:     func(m *VoteResponse) *[]VoteResponseTopicData { return &m.Topics },
+		Name:       func(t *VoteResponseTopicData) *string { return &t.TopicName },
+		Partitions: func(t *VoteResponseTopicData) *[]VoteResponsePartitionData { return &t.Partitions },
+		Index:      func(p *VoteResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *VoteResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

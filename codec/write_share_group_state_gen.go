@@ -923,6 +923,18 @@ var fieldsOfWriteShareGroupStateRequestStateBatch = []*FieldInfo{
 	{Name: "DeliveryCount", Type: "int16"},
 }
 
+// PartitionsOfWriteShareGroupStateRequestTopics locates the topics of WriteShareGroupStateRequest's Topics and their partitions.
+func PartitionsOfWriteShareGroupStateRequestTopics() PartitionLayout[WriteShareGroupStateRequest, WriteShareGroupStateRequestWriteStateData, WriteShareGroupStateRequestPartitionData] {
+	return PartitionLayout[WriteShareGroupStateRequest, WriteShareGroupStateRequestWriteStateData, WriteShareGroupStateRequestPartitionData]{
+		Topics: func(m *WriteShareGroupStateRequest) *[]WriteShareGroupStateRequestWriteStateData { return &m.Topics },
+		ID:     func(t *WriteShareGroupStateRequestWriteStateData) *UUID { return &t.TopicId },
+		Partitions: func(t *WriteShareGroupStateRequestWriteStateData) *[]WriteShareGroupStateRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *WriteShareGroupStateRequestPartitionData) *int32 { return &p.Partition },
+	}
+}
+
 // WriteShareGroupStateResponse is the body of a WriteShareGroupState response (ApiKey 85), versions 0-1, flexible 0+.
 type WriteShareGroupStateResponse struct {
 	Results []WriteShareGroupStateResponseWriteStateResult // versions 0+
@@ -1510,4 +1522,19 @@ var fieldsOfWriteShareGroupStateResponsePartitionResult = []*FieldInfo{
 	{Name: "Partition", Type: "int32", Flags: FieldPartition},
 	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
 	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfWriteShareGroupStateResponseResults locates the topics of WriteShareGroupStateResponse's Results and their partitions.
+func PartitionsOfWriteShareGroupStateResponseResults() PartitionLayout[WriteShareGroupStateResponse, WriteShareGroupStateResponseWriteStateResult, WriteShareGroupStateResponsePartitionResult] {
+	return PartitionLayout[WriteShareGroupStateResponse, WriteShareGroupStateResponseWriteStateResult, WriteShareGroupStateResponsePartitionResult]{
+		Topics: func(m *WriteShareGroupStateResponse) *[]WriteShareGroupStateResponseWriteStateResult {
+			return &m.Results
+		},
+		ID: func(t *WriteShareGroupStateResponseWriteStateResult) *UUID { return &t.TopicId },
+		Partitions: func(t *WriteShareGroupStateResponseWriteStateResult) *[]WriteShareGroupStateResponsePartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *WriteShareGroupStateResponsePartitionResult) *int32 { return &p.Partition },
+		ErrorCode: func(p *WriteShareGroupStateResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

@@ -150,3 +150,71 @@ func (g *gen) walker(gs *gstruct) {
 	}
 	g.p("}\n")
 }
+
+// topicPartitions writes, for each top-level list of topics of the
+// message whose topics hold partitions, the PartitionsOf function that
+// locates them (codec.PartitionLayout).
+func (g *gen) topicPartitions() {
+	top := g.structs[0]
+	for _, tf := range top.fields {
+		if !tf.IsArray() || !tf.IsStruct() {
+			continue
+		}
+		ts := g.byKafka[tf.ElemType()]
+		var name, id, parts *schema.Field
+		n := 0
+		for _, f := range ts.fields {
+			switch {
+			case f.Has(schema.Topic) && g.goType(f) == "string" && name == nil:
+				name = f
+			case f.Has(schema.TopicID) && id == nil:
+				id = f
+			case f.Has(schema.Partitions) && g.goType(f) == "[]int32":
+				parts, n = f, n+1
+			case f.IsArray() && f.IsStruct() && partitionField(g.byKafka[f.ElemType()]) != nil:
+				parts, n = f, n+1
+			}
+		}
+		if name == nil && id == nil || n != 1 {
+			continue
+		}
+		T := ts.goName
+		P, index, errField := "int32", "p", (*schema.Field)(nil)
+		if parts.IsStruct() {
+			ps := g.byKafka[parts.ElemType()]
+			P, index = ps.goName, "&p."+partitionField(ps).Name
+			for _, f := range ps.fields {
+				if f.Has(schema.Error) && g.goType(f) == "int16" && errField == nil {
+					errField = f
+				}
+			}
+		}
+		typ := fmt.Sprintf("PartitionLayout[%s, %s, %s]", top.goName, T, P)
+		g.p("// PartitionsOf%s%s locates the topics of %s's %s and their partitions.", top.goName, tf.Name, top.goName, tf.Name)
+		g.p("func PartitionsOf%s%s() %s {", top.goName, tf.Name, typ)
+		g.p("return %s{", typ)
+		g.p("Topics: func(m *%s) *[]%s { return &m.%s },", top.goName, T, tf.Name)
+		if name != nil {
+			g.p("Name: func(t *%s) *string { return &t.%s },", T, name.Name)
+		}
+		if id != nil {
+			g.p("ID: func(t *%s) *UUID { return &t.%s },", T, id.Name)
+		}
+		g.p("Partitions: func(t *%s) *[]%s { return &t.%s },", T, P, parts.Name)
+		g.p("Index: func(p *%s) *int32 { return %s },", P, index)
+		if errField != nil {
+			g.p("ErrorCode: func(p *%s) *int16 { return &p.%s },", P, errField.Name)
+		}
+		g.p("}\n}\n")
+	}
+}
+
+// partitionField returns the int32 @partition field of a struct, or nil.
+func partitionField(gs *gstruct) *schema.Field {
+	for _, f := range gs.fields {
+		if f.Has(schema.Partition) && f.Type == "int32" {
+			return f
+		}
+	}
+	return nil
+}

@@ -363,6 +363,9 @@ func (g *gen) generate() {
 			g.walker(gs)
 		}
 	}
+	if g.msg.Kind != "header" {
+		g.topicPartitions()
+	}
 }
 
 func (g *gen) hasFlexible() bool { return !g.msg.Flexible.Intersect(g.msg.Valid).IsNone() }
