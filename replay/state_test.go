@@ -10,7 +10,7 @@ import (
 // and epoch, sequences renumbered from the first captured one, and a
 // CRC-32C that matches; the input is not modified.
 func TestRewriteBatches(t *testing.T) {
-	st := newState(&plans{}, nil)
+	st := newState(nil)
 	captured := pidEpoch{id: 7000, epoch: 3}
 	st.learnProducer(captured, pidEpoch{id: 12, epoch: 0})
 	batch := func(seq int32) []byte {
@@ -47,7 +47,7 @@ func TestRewriteBatches(t *testing.T) {
 // TestGroupRewrite: member ids and generations learnt from a JoinGroup
 // answer are put in a later SyncGroup.
 func TestGroupRewrite(t *testing.T) {
-	st := newState(&plans{}, nil)
+	st := newState(nil)
 	st.learnGroup("g", &codec.JoinGroupResponse{MemberId: "old-1", GenerationId: 5, Leader: "old-1"},
 		&codec.JoinGroupResponse{MemberId: "new-1", GenerationId: 1, Leader: "new-1"})
 	req := &codec.SyncGroupRequest{GroupId: "g", MemberId: "old-1", GenerationId: 5,
@@ -64,7 +64,7 @@ func TestGroupRewrite(t *testing.T) {
 // keeps its own id (learnt from its own answer) and a SyncGroup's
 // assignments and a LeaveGroup name the right members.
 func TestGroupLearnsOwnMemberOnly(t *testing.T) {
-	st := newState(&plans{}, nil)
+	st := newState(nil)
 	// Each member's MEMBER_ID_REQUIRED answer.
 	st.learnGroup("g", &codec.JoinGroupResponse{ErrorCode: 79, MemberId: "capA", GenerationId: -1},
 		&codec.JoinGroupResponse{ErrorCode: 79, MemberId: "tgtA", GenerationId: -1})
@@ -93,7 +93,7 @@ func TestGroupLearnsOwnMemberOnly(t *testing.T) {
 // TestTopicRewrite: names through the topic map, captured topic IDs to
 // the target's, names filled in for a lower version.
 func TestTopicRewrite(t *testing.T) {
-	st := newState(&plans{}, map[string]string{"a": "b"})
+	st := newState(map[string]string{"a": "b"})
 	capID, tgtID := codec.UUID{1}, codec.UUID{2}
 	st.learnCapturedTopics([]codec.TopicPartitions{{Topic: "a", TopicID: capID}})
 	st.setTargetID("b", tgtID)
@@ -111,7 +111,7 @@ func TestTopicRewrite(t *testing.T) {
 // sent as 0 and 5; a captured batch sent again keeps its sequence; each
 // partition and producer epoch counts on its own.
 func TestSequenceOverWhatIsSent(t *testing.T) {
-	s := newState(&plans{}, nil)
+	s := newState(nil)
 	k := seqKey{producer: pidEpoch{7, 0}, topic: "t", partition: 1}
 	if got := s.sequence(k, 0, 5); got != 0 {
 		t.Errorf("first batch: %d", got)
