@@ -38,7 +38,7 @@ type Message interface {
 	// producer ids and epochs, member ids, generations, group and
 	// transactional ids; see FieldFlags), with pointers to those fields
 	// whatever the version. fn may set them through the pointers; it
-	// must not keep refs, whose slice is reused.
+	// must not keep refs: the slice may be reused.
 	WalkFields(fn func(refs []FieldRef))
 }
 
