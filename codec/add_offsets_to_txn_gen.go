@@ -252,6 +252,19 @@ func (*AddOffsetsToTxnRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AddOffsetsToTxnRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfAddOffsetsToTxnRequest are the fields of AddOffsetsToTxnRequest, as the schema declares them.
+var fieldsOfAddOffsetsToTxnRequest = []*FieldInfo{
+	{Name: "TransactionalId", Type: "string", Flags: FieldTransactionalID},
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "ProducerEpoch", Type: "int16", Flags: FieldProducerEpoch},
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AddOffsetsToTxnRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAddOffsetsToTxnRequest[0], &s.TransactionalId}, {fieldsOfAddOffsetsToTxnRequest[1], &s.ProducerId}, {fieldsOfAddOffsetsToTxnRequest[2], &s.ProducerEpoch}, {fieldsOfAddOffsetsToTxnRequest[3], &s.GroupId}})
+}
+
 // AddOffsetsToTxnResponse is the body of a AddOffsetsToTxn response (ApiKey 25), versions 0-4, flexible 3+.
 type AddOffsetsToTxnResponse struct {
 	ThrottleTimeMs int32 // versions 0+
@@ -439,4 +452,14 @@ func (*AddOffsetsToTxnResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AddOffsetsToTxnResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAddOffsetsToTxnResponse are the fields of AddOffsetsToTxnResponse, as the schema declares them.
+var fieldsOfAddOffsetsToTxnResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AddOffsetsToTxnResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -854,6 +854,64 @@ func (s *AddPartitionsToTxnRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfAddPartitionsToTxnRequest are the fields of AddPartitionsToTxnRequest, as the schema declares them.
+var fieldsOfAddPartitionsToTxnRequest = []*FieldInfo{
+	{Name: "Transactions", Type: "[]AddPartitionsToTxnTransaction", Fields: fieldsOfAddPartitionsToTxnRequestAddPartitionsToTxnTransaction},
+	{Name: "V3AndBelowTransactionalId", Type: "string"},
+	{Name: "V3AndBelowProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "V3AndBelowProducerEpoch", Type: "int16", Flags: FieldProducerEpoch},
+	{Name: "V3AndBelowTopics", Type: "[]AddPartitionsToTxnTopic", Fields: fieldsOfAddPartitionsToTxnRequestAddPartitionsToTxnTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AddPartitionsToTxnRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAddPartitionsToTxnRequest[2], &s.V3AndBelowProducerId}, {fieldsOfAddPartitionsToTxnRequest[3], &s.V3AndBelowProducerEpoch}})
+	for i := range s.Transactions {
+		s.Transactions[i].walkFields(fn)
+	}
+	for i := range s.V3AndBelowTopics {
+		s.V3AndBelowTopics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAddPartitionsToTxnRequestAddPartitionsToTxnTopic are the fields of AddPartitionsToTxnRequestAddPartitionsToTxnTopic, as the schema declares them.
+var fieldsOfAddPartitionsToTxnRequestAddPartitionsToTxnTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAddPartitionsToTxnRequestAddPartitionsToTxnTopic[0], &s.Name}})
+}
+
+// fieldsOfAddPartitionsToTxnRequestAddPartitionsToTxnTransaction are the fields of AddPartitionsToTxnRequestAddPartitionsToTxnTransaction, as the schema declares them.
+var fieldsOfAddPartitionsToTxnRequestAddPartitionsToTxnTransaction = []*FieldInfo{
+	{Name: "TransactionalId", Type: "string", Flags: FieldTransactionalID},
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "ProducerEpoch", Type: "int16", Flags: FieldProducerEpoch},
+	{Name: "VerifyOnly", Type: "bool"},
+	{Name: "Topics", Type: "[]AddPartitionsToTxnTopic", Fields: fieldsOfAddPartitionsToTxnRequestAddPartitionsToTxnTopic},
+}
+
+func (s *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAddPartitionsToTxnRequestAddPartitionsToTxnTransaction[0], &s.TransactionalId}, {fieldsOfAddPartitionsToTxnRequestAddPartitionsToTxnTransaction[1], &s.ProducerId}, {fieldsOfAddPartitionsToTxnRequestAddPartitionsToTxnTransaction[2], &s.ProducerEpoch}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// PartitionsOfAddPartitionsToTxnRequestV3AndBelowTopics locates the topics of AddPartitionsToTxnRequest's V3AndBelowTopics and their partitions.
+func PartitionsOfAddPartitionsToTxnRequestV3AndBelowTopics() PartitionLayout[AddPartitionsToTxnRequest, AddPartitionsToTxnRequestAddPartitionsToTxnTopic, int32] {
+	return PartitionLayout[AddPartitionsToTxnRequest, AddPartitionsToTxnRequestAddPartitionsToTxnTopic, int32]{
+		Topics: func(m *AddPartitionsToTxnRequest) *[]AddPartitionsToTxnRequestAddPartitionsToTxnTopic {
+			return &m.V3AndBelowTopics
+		},
+		Name:       func(t *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) *string { return &t.Name },
+		Partitions: func(t *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // AddPartitionsToTxnResponse is the body of a AddPartitionsToTxn response (ApiKey 24), versions 0-5, flexible 3+.
 type AddPartitionsToTxnResponse struct {
 	ThrottleTimeMs           int32                                                     // versions 0+
@@ -1726,4 +1784,68 @@ func (*AddPartitionsToTxnResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AddPartitionsToTxnResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAddPartitionsToTxnResponse are the fields of AddPartitionsToTxnResponse, as the schema declares them.
+var fieldsOfAddPartitionsToTxnResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ResultsByTransaction", Type: "[]AddPartitionsToTxnResult", Fields: fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnResult},
+	{Name: "ResultsByTopicV3AndBelow", Type: "[]AddPartitionsToTxnTopicResult", Fields: fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnTopicResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AddPartitionsToTxnResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.ResultsByTransaction {
+		s.ResultsByTransaction[i].walkFields(fn)
+	}
+	for i := range s.ResultsByTopicV3AndBelow {
+		s.ResultsByTopicV3AndBelow[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnTopicResult are the fields of AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, as the schema declares them.
+var fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnTopicResult = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "ResultsByPartition", Type: "[]AddPartitionsToTxnPartitionResult", Fields: fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult},
+}
+
+func (s *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[0], &s.Name}})
+}
+
+// fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult are the fields of AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult, as the schema declares them.
+var fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "PartitionErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnResult are the fields of AddPartitionsToTxnResponseAddPartitionsToTxnResult, as the schema declares them.
+var fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnResult = []*FieldInfo{
+	{Name: "TransactionalId", Type: "string", Flags: FieldTransactionalID},
+	{Name: "TopicResults", Type: "[]AddPartitionsToTxnTopicResult", Fields: fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnTopicResult},
+}
+
+func (s *AddPartitionsToTxnResponseAddPartitionsToTxnResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAddPartitionsToTxnResponseAddPartitionsToTxnResult[0], &s.TransactionalId}})
+	for i := range s.TopicResults {
+		s.TopicResults[i].walkFields(fn)
+	}
+}
+
+// PartitionsOfAddPartitionsToTxnResponseResultsByTopicV3AndBelow locates the topics of AddPartitionsToTxnResponse's ResultsByTopicV3AndBelow and their partitions.
+func PartitionsOfAddPartitionsToTxnResponseResultsByTopicV3AndBelow() PartitionLayout[AddPartitionsToTxnResponse, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult] {
+	return PartitionLayout[AddPartitionsToTxnResponse, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult]{
+		Topics: func(m *AddPartitionsToTxnResponse) *[]AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult {
+			return &m.ResultsByTopicV3AndBelow
+		},
+		Name: func(t *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) *string { return &t.Name },
+		Partitions: func(t *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) *[]AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult {
+			return &t.ResultsByPartition
+		},
+		Index: func(p *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) *int16 {
+			return &p.PartitionErrorCode
+		},
+	}
 }

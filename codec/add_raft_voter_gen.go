@@ -483,6 +483,27 @@ func (*AddRaftVoterRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AddRaftVoterRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfAddRaftVoterRequest are the fields of AddRaftVoterRequest, as the schema declares them.
+var fieldsOfAddRaftVoterRequest = []*FieldInfo{
+	{Name: "ClusterId", Type: "string"},
+	{Name: "TimeoutMs", Type: "int32"},
+	{Name: "VoterId", Type: "int32"},
+	{Name: "VoterDirectoryId", Type: "uuid"},
+	{Name: "Listeners", Type: "[]Listener", Fields: fieldsOfAddRaftVoterRequestListener},
+	{Name: "AckWhenCommitted", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AddRaftVoterRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfAddRaftVoterRequestListener are the fields of AddRaftVoterRequestListener, as the schema declares them.
+var fieldsOfAddRaftVoterRequestListener = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
 // AddRaftVoterResponse is the body of a AddRaftVoter response (ApiKey 80), versions 0-1, flexible 0+.
 type AddRaftVoterResponse struct {
 	ThrottleTimeMs int32   // versions 0+
@@ -695,4 +716,15 @@ func (*AddRaftVoterResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AddRaftVoterResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAddRaftVoterResponse are the fields of AddRaftVoterResponse, as the schema declares them.
+var fieldsOfAddRaftVoterResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AddRaftVoterResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -186,6 +186,16 @@ func (*AllocateProducerIdsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AllocateProducerIdsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfAllocateProducerIdsRequest are the fields of AllocateProducerIdsRequest, as the schema declares them.
+var fieldsOfAllocateProducerIdsRequest = []*FieldInfo{
+	{Name: "BrokerId", Type: "int32"},
+	{Name: "BrokerEpoch", Type: "int64"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AllocateProducerIdsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // AllocateProducerIdsResponse is the body of a AllocateProducerIds response (ApiKey 67), versions 0, flexible 0+.
 type AllocateProducerIdsResponse struct {
 	ThrottleTimeMs  int32 // versions 0+
@@ -425,4 +435,16 @@ func (*AllocateProducerIdsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AllocateProducerIdsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAllocateProducerIdsResponse are the fields of AllocateProducerIdsResponse, as the schema declares them.
+var fieldsOfAllocateProducerIdsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ProducerIdStart", Type: "int64"},
+	{Name: "ProducerIdLen", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AllocateProducerIdsResponse) WalkFields(fn func([]FieldRef)) {
 }

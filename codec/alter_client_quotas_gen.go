@@ -777,6 +777,35 @@ func (*AlterClientQuotasRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AlterClientQuotasRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfAlterClientQuotasRequest are the fields of AlterClientQuotasRequest, as the schema declares them.
+var fieldsOfAlterClientQuotasRequest = []*FieldInfo{
+	{Name: "Entries", Type: "[]EntryData", Fields: fieldsOfAlterClientQuotasRequestEntryData},
+	{Name: "ValidateOnly", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterClientQuotasRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfAlterClientQuotasRequestEntryData are the fields of AlterClientQuotasRequestEntryData, as the schema declares them.
+var fieldsOfAlterClientQuotasRequestEntryData = []*FieldInfo{
+	{Name: "Entity", Type: "[]EntityData", Fields: fieldsOfAlterClientQuotasRequestEntityData},
+	{Name: "Ops", Type: "[]OpData", Fields: fieldsOfAlterClientQuotasRequestOpData},
+}
+
+// fieldsOfAlterClientQuotasRequestEntityData are the fields of AlterClientQuotasRequestEntityData, as the schema declares them.
+var fieldsOfAlterClientQuotasRequestEntityData = []*FieldInfo{
+	{Name: "EntityType", Type: "string"},
+	{Name: "EntityName", Type: "string"},
+}
+
+// fieldsOfAlterClientQuotasRequestOpData are the fields of AlterClientQuotasRequestOpData, as the schema declares them.
+var fieldsOfAlterClientQuotasRequestOpData = []*FieldInfo{
+	{Name: "Key", Type: "string"},
+	{Name: "Value", Type: "float64"},
+	{Name: "Remove", Type: "bool"},
+}
+
 // AlterClientQuotasResponse is the body of a AlterClientQuotas response (ApiKey 49), versions 0-1, flexible 1+.
 type AlterClientQuotasResponse struct {
 	ThrottleTimeMs int32                                // versions 0+
@@ -1385,4 +1414,27 @@ func (*AlterClientQuotasResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AlterClientQuotasResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAlterClientQuotasResponse are the fields of AlterClientQuotasResponse, as the schema declares them.
+var fieldsOfAlterClientQuotasResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Entries", Type: "[]EntryData", Fields: fieldsOfAlterClientQuotasResponseEntryData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterClientQuotasResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfAlterClientQuotasResponseEntryData are the fields of AlterClientQuotasResponseEntryData, as the schema declares them.
+var fieldsOfAlterClientQuotasResponseEntryData = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "Entity", Type: "[]EntityData", Fields: fieldsOfAlterClientQuotasResponseEntityData},
+}
+
+// fieldsOfAlterClientQuotasResponseEntityData are the fields of AlterClientQuotasResponseEntityData, as the schema declares them.
+var fieldsOfAlterClientQuotasResponseEntityData = []*FieldInfo{
+	{Name: "EntityType", Type: "string"},
+	{Name: "EntityName", Type: "string"},
 }

@@ -617,6 +617,29 @@ func (s *AlterConfigsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfAlterConfigsRequest are the fields of AlterConfigsRequest, as the schema declares them.
+var fieldsOfAlterConfigsRequest = []*FieldInfo{
+	{Name: "Resources", Type: "[]AlterConfigsResource", Fields: fieldsOfAlterConfigsRequestAlterConfigsResource},
+	{Name: "ValidateOnly", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterConfigsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfAlterConfigsRequestAlterConfigsResource are the fields of AlterConfigsRequestAlterConfigsResource, as the schema declares them.
+var fieldsOfAlterConfigsRequestAlterConfigsResource = []*FieldInfo{
+	{Name: "ResourceType", Type: "int8"},
+	{Name: "ResourceName", Type: "string"},
+	{Name: "Configs", Type: "[]AlterableConfig", Fields: fieldsOfAlterConfigsRequestAlterableConfig},
+}
+
+// fieldsOfAlterConfigsRequestAlterableConfig are the fields of AlterConfigsRequestAlterableConfig, as the schema declares them.
+var fieldsOfAlterConfigsRequestAlterableConfig = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Value", Type: "string", Flags: FieldConfig},
+}
+
 // AlterConfigsResponse is the body of a AlterConfigs response (ApiKey 33), versions 0-2, flexible 2+.
 type AlterConfigsResponse struct {
 	ThrottleTimeMs int32                                              // versions 0+
@@ -1060,4 +1083,22 @@ func (*AlterConfigsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AlterConfigsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAlterConfigsResponse are the fields of AlterConfigsResponse, as the schema declares them.
+var fieldsOfAlterConfigsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Responses", Type: "[]AlterConfigsResourceResponse", Fields: fieldsOfAlterConfigsResponseAlterConfigsResourceResponse},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterConfigsResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfAlterConfigsResponseAlterConfigsResourceResponse are the fields of AlterConfigsResponseAlterConfigsResourceResponse, as the schema declares them.
+var fieldsOfAlterConfigsResponseAlterConfigsResourceResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "ResourceType", Type: "int8"},
+	{Name: "ResourceName", Type: "string"},
 }

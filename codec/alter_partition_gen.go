@@ -946,6 +946,58 @@ func (s *AlterPartitionRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfAlterPartitionRequest are the fields of AlterPartitionRequest, as the schema declares them.
+var fieldsOfAlterPartitionRequest = []*FieldInfo{
+	{Name: "BrokerId", Type: "int32"},
+	{Name: "BrokerEpoch", Type: "int64"},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfAlterPartitionRequestTopicData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterPartitionRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAlterPartitionRequestTopicData are the fields of AlterPartitionRequestTopicData, as the schema declares them.
+var fieldsOfAlterPartitionRequestTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfAlterPartitionRequestPartitionData},
+}
+
+func (s *AlterPartitionRequestTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAlterPartitionRequestTopicData[0], &s.TopicName}, {fieldsOfAlterPartitionRequestTopicData[1], &s.TopicId}})
+}
+
+// fieldsOfAlterPartitionRequestPartitionData are the fields of AlterPartitionRequestPartitionData, as the schema declares them.
+var fieldsOfAlterPartitionRequestPartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "NewIsr", Type: "[]int32"},
+	{Name: "NewIsrWithEpochs", Type: "[]BrokerState", Fields: fieldsOfAlterPartitionRequestBrokerState},
+	{Name: "LeaderRecoveryState", Type: "int8"},
+	{Name: "PartitionEpoch", Type: "int32"},
+}
+
+// fieldsOfAlterPartitionRequestBrokerState are the fields of AlterPartitionRequestBrokerState, as the schema declares them.
+var fieldsOfAlterPartitionRequestBrokerState = []*FieldInfo{
+	{Name: "BrokerId", Type: "int32"},
+	{Name: "BrokerEpoch", Type: "int64"},
+}
+
+// PartitionsOfAlterPartitionRequestTopics locates the topics of AlterPartitionRequest's Topics and their partitions.
+func PartitionsOfAlterPartitionRequestTopics() PartitionLayout[AlterPartitionRequest, AlterPartitionRequestTopicData, AlterPartitionRequestPartitionData] {
+	return PartitionLayout[AlterPartitionRequest, AlterPartitionRequestTopicData, AlterPartitionRequestPartitionData]{
+		Topics:     func(m *AlterPartitionRequest) *[]AlterPartitionRequestTopicData { return &m.Topics },
+		Name:       func(t *AlterPartitionRequestTopicData) *string { return &t.TopicName },
+		ID:         func(t *AlterPartitionRequestTopicData) *UUID { return &t.TopicId },
+		Partitions: func(t *AlterPartitionRequestTopicData) *[]AlterPartitionRequestPartitionData { return &t.Partitions },
+		Index:      func(p *AlterPartitionRequestPartitionData) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // AlterPartitionResponse is the body of a AlterPartition response (ApiKey 56), versions 0-3, flexible 0+.
 type AlterPartitionResponse struct {
 	ThrottleTimeMs int32                             // versions 0+
@@ -1741,4 +1793,52 @@ func (*AlterPartitionResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AlterPartitionResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAlterPartitionResponse are the fields of AlterPartitionResponse, as the schema declares them.
+var fieldsOfAlterPartitionResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfAlterPartitionResponseTopicData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterPartitionResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAlterPartitionResponseTopicData are the fields of AlterPartitionResponseTopicData, as the schema declares them.
+var fieldsOfAlterPartitionResponseTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfAlterPartitionResponsePartitionData},
+}
+
+func (s *AlterPartitionResponseTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAlterPartitionResponseTopicData[0], &s.TopicName}, {fieldsOfAlterPartitionResponseTopicData[1], &s.TopicId}})
+}
+
+// fieldsOfAlterPartitionResponsePartitionData are the fields of AlterPartitionResponsePartitionData, as the schema declares them.
+var fieldsOfAlterPartitionResponsePartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "Isr", Type: "[]int32"},
+	{Name: "LeaderRecoveryState", Type: "int8"},
+	{Name: "PartitionEpoch", Type: "int32"},
+}
+
+// PartitionsOfAlterPartitionResponseTopics locates the topics of AlterPartitionResponse's Topics and their partitions.
+func PartitionsOfAlterPartitionResponseTopics() PartitionLayout[AlterPartitionResponse, AlterPartitionResponseTopicData, AlterPartitionResponsePartitionData] {
+	return PartitionLayout[AlterPartitionResponse, AlterPartitionResponseTopicData, AlterPartitionResponsePartitionData]{
+		Topics:     func(m *AlterPartitionResponse) *[]AlterPartitionResponseTopicData { return &m.Topics },
+		Name:       func(t *AlterPartitionResponseTopicData) *string { return &t.TopicName },
+		ID:         func(t *AlterPartitionResponseTopicData) *UUID { return &t.TopicId },
+		Partitions: func(t *AlterPartitionResponseTopicData) *[]AlterPartitionResponsePartitionData { return &t.Partitions },
+		Index:      func(p *AlterPartitionResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *AlterPartitionResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

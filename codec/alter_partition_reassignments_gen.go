@@ -639,6 +639,50 @@ func (s *AlterPartitionReassignmentsRequest) Summarize(sm *Summary, version int1
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfAlterPartitionReassignmentsRequest are the fields of AlterPartitionReassignmentsRequest, as the schema declares them.
+var fieldsOfAlterPartitionReassignmentsRequest = []*FieldInfo{
+	{Name: "TimeoutMs", Type: "int32"},
+	{Name: "AllowReplicationFactorChange", Type: "bool"},
+	{Name: "Topics", Type: "[]ReassignableTopic", Fields: fieldsOfAlterPartitionReassignmentsRequestReassignableTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterPartitionReassignmentsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAlterPartitionReassignmentsRequestReassignableTopic are the fields of AlterPartitionReassignmentsRequestReassignableTopic, as the schema declares them.
+var fieldsOfAlterPartitionReassignmentsRequestReassignableTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]ReassignablePartition", Fields: fieldsOfAlterPartitionReassignmentsRequestReassignablePartition},
+}
+
+func (s *AlterPartitionReassignmentsRequestReassignableTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAlterPartitionReassignmentsRequestReassignableTopic[0], &s.Name}})
+}
+
+// fieldsOfAlterPartitionReassignmentsRequestReassignablePartition are the fields of AlterPartitionReassignmentsRequestReassignablePartition, as the schema declares them.
+var fieldsOfAlterPartitionReassignmentsRequestReassignablePartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "Replicas", Type: "[]int32"},
+}
+
+// PartitionsOfAlterPartitionReassignmentsRequestTopics locates the topics of AlterPartitionReassignmentsRequest's Topics and their partitions.
+func PartitionsOfAlterPartitionReassignmentsRequestTopics() PartitionLayout[AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsRequestReassignableTopic, AlterPartitionReassignmentsRequestReassignablePartition] {
+	return PartitionLayout[AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsRequestReassignableTopic, AlterPartitionReassignmentsRequestReassignablePartition]{
+		Topics: func(m *AlterPartitionReassignmentsRequest) *[]AlterPartitionReassignmentsRequestReassignableTopic {
+			return &m.Topics
+		},
+		Name: func(t *AlterPartitionReassignmentsRequestReassignableTopic) *string { return &t.Name },
+		Partitions: func(t *AlterPartitionReassignmentsRequestReassignableTopic) *[]AlterPartitionReassignmentsRequestReassignablePartition {
+			return &t.Partitions
+		},
+		Index: func(p *AlterPartitionReassignmentsRequestReassignablePartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // AlterPartitionReassignmentsResponse is the body of a AlterPartitionReassignments response (ApiKey 45), versions 0-1, flexible 0+.
 type AlterPartitionReassignmentsResponse struct {
 	ThrottleTimeMs               int32                                                          // versions 0+
@@ -1302,4 +1346,54 @@ func (*AlterPartitionReassignmentsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AlterPartitionReassignmentsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAlterPartitionReassignmentsResponse are the fields of AlterPartitionReassignmentsResponse, as the schema declares them.
+var fieldsOfAlterPartitionReassignmentsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "AllowReplicationFactorChange", Type: "bool"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "Responses", Type: "[]ReassignableTopicResponse", Fields: fieldsOfAlterPartitionReassignmentsResponseReassignableTopicResponse},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterPartitionReassignmentsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Responses {
+		s.Responses[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAlterPartitionReassignmentsResponseReassignableTopicResponse are the fields of AlterPartitionReassignmentsResponseReassignableTopicResponse, as the schema declares them.
+var fieldsOfAlterPartitionReassignmentsResponseReassignableTopicResponse = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]ReassignablePartitionResponse", Fields: fieldsOfAlterPartitionReassignmentsResponseReassignablePartitionResponse},
+}
+
+func (s *AlterPartitionReassignmentsResponseReassignableTopicResponse) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAlterPartitionReassignmentsResponseReassignableTopicResponse[0], &s.Name}})
+}
+
+// fieldsOfAlterPartitionReassignmentsResponseReassignablePartitionResponse are the fields of AlterPartitionReassignmentsResponseReassignablePartitionResponse, as the schema declares them.
+var fieldsOfAlterPartitionReassignmentsResponseReassignablePartitionResponse = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfAlterPartitionReassignmentsResponseResponses locates the topics of AlterPartitionReassignmentsResponse's Responses and their partitions.
+func PartitionsOfAlterPartitionReassignmentsResponseResponses() PartitionLayout[AlterPartitionReassignmentsResponse, AlterPartitionReassignmentsResponseReassignableTopicResponse, AlterPartitionReassignmentsResponseReassignablePartitionResponse] {
+	return PartitionLayout[AlterPartitionReassignmentsResponse, AlterPartitionReassignmentsResponseReassignableTopicResponse, AlterPartitionReassignmentsResponseReassignablePartitionResponse]{
+		Topics: func(m *AlterPartitionReassignmentsResponse) *[]AlterPartitionReassignmentsResponseReassignableTopicResponse {
+			return &m.Responses
+		},
+		Name: func(t *AlterPartitionReassignmentsResponseReassignableTopicResponse) *string { return &t.Name },
+		Partitions: func(t *AlterPartitionReassignmentsResponseReassignableTopicResponse) *[]AlterPartitionReassignmentsResponseReassignablePartitionResponse {
+			return &t.Partitions
+		},
+		Index: func(p *AlterPartitionReassignmentsResponseReassignablePartitionResponse) *int32 {
+			return &p.PartitionIndex
+		},
+		ErrorCode: func(p *AlterPartitionReassignmentsResponseReassignablePartitionResponse) *int16 { return &p.ErrorCode },
+	}
 }

@@ -628,6 +628,40 @@ func (s *AlterReplicaLogDirsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfAlterReplicaLogDirsRequest are the fields of AlterReplicaLogDirsRequest, as the schema declares them.
+var fieldsOfAlterReplicaLogDirsRequest = []*FieldInfo{
+	{Name: "Dirs", Type: "[]AlterReplicaLogDir", Fields: fieldsOfAlterReplicaLogDirsRequestAlterReplicaLogDir},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterReplicaLogDirsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Dirs {
+		s.Dirs[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAlterReplicaLogDirsRequestAlterReplicaLogDir are the fields of AlterReplicaLogDirsRequestAlterReplicaLogDir, as the schema declares them.
+var fieldsOfAlterReplicaLogDirsRequestAlterReplicaLogDir = []*FieldInfo{
+	{Name: "Path", Type: "string"},
+	{Name: "Topics", Type: "[]AlterReplicaLogDirTopic", Fields: fieldsOfAlterReplicaLogDirsRequestAlterReplicaLogDirTopic},
+}
+
+func (s *AlterReplicaLogDirsRequestAlterReplicaLogDir) walkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAlterReplicaLogDirsRequestAlterReplicaLogDirTopic are the fields of AlterReplicaLogDirsRequestAlterReplicaLogDirTopic, as the schema declares them.
+var fieldsOfAlterReplicaLogDirsRequestAlterReplicaLogDirTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAlterReplicaLogDirsRequestAlterReplicaLogDirTopic[0], &s.Name}})
+}
+
 // AlterReplicaLogDirsResponse is the body of a AlterReplicaLogDirs response (ApiKey 34), versions 0-2, flexible 2+.
 type AlterReplicaLogDirsResponse struct {
 	ThrottleTimeMs int32                                                      // versions 0+
@@ -1218,4 +1252,48 @@ func (*AlterReplicaLogDirsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AlterReplicaLogDirsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAlterReplicaLogDirsResponse are the fields of AlterReplicaLogDirsResponse, as the schema declares them.
+var fieldsOfAlterReplicaLogDirsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Results", Type: "[]AlterReplicaLogDirTopicResult", Fields: fieldsOfAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterReplicaLogDirsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Results {
+		s.Results[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult are the fields of AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult, as the schema declares them.
+var fieldsOfAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]AlterReplicaLogDirPartitionResult", Fields: fieldsOfAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult},
+}
+
+func (s *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[0], &s.TopicName}})
+}
+
+// fieldsOfAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult are the fields of AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult, as the schema declares them.
+var fieldsOfAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// PartitionsOfAlterReplicaLogDirsResponseResults locates the topics of AlterReplicaLogDirsResponse's Results and their partitions.
+func PartitionsOfAlterReplicaLogDirsResponseResults() PartitionLayout[AlterReplicaLogDirsResponse, AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult, AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult] {
+	return PartitionLayout[AlterReplicaLogDirsResponse, AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult, AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult]{
+		Topics: func(m *AlterReplicaLogDirsResponse) *[]AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult {
+			return &m.Results
+		},
+		Name: func(t *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) *string { return &t.TopicName },
+		Partitions: func(t *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) *[]AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

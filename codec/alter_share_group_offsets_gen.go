@@ -559,6 +559,48 @@ func (s *AlterShareGroupOffsetsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfAlterShareGroupOffsetsRequest are the fields of AlterShareGroupOffsetsRequest, as the schema declares them.
+var fieldsOfAlterShareGroupOffsetsRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]AlterShareGroupOffsetsRequestTopic", Fields: fieldsOfAlterShareGroupOffsetsRequestTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterShareGroupOffsetsRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAlterShareGroupOffsetsRequest[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAlterShareGroupOffsetsRequestTopic are the fields of AlterShareGroupOffsetsRequestTopic, as the schema declares them.
+var fieldsOfAlterShareGroupOffsetsRequestTopic = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]AlterShareGroupOffsetsRequestPartition", Fields: fieldsOfAlterShareGroupOffsetsRequestPartition},
+}
+
+func (s *AlterShareGroupOffsetsRequestTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAlterShareGroupOffsetsRequestTopic[0], &s.TopicName}})
+}
+
+// fieldsOfAlterShareGroupOffsetsRequestPartition are the fields of AlterShareGroupOffsetsRequestPartition, as the schema declares them.
+var fieldsOfAlterShareGroupOffsetsRequestPartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "StartOffset", Type: "int64"},
+}
+
+// PartitionsOfAlterShareGroupOffsetsRequestTopics locates the topics of AlterShareGroupOffsetsRequest's Topics and their partitions.
+func PartitionsOfAlterShareGroupOffsetsRequestTopics() PartitionLayout[AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsRequestTopic, AlterShareGroupOffsetsRequestPartition] {
+	return PartitionLayout[AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsRequestTopic, AlterShareGroupOffsetsRequestPartition]{
+		Topics: func(m *AlterShareGroupOffsetsRequest) *[]AlterShareGroupOffsetsRequestTopic { return &m.Topics },
+		Name:   func(t *AlterShareGroupOffsetsRequestTopic) *string { return &t.TopicName },
+		Partitions: func(t *AlterShareGroupOffsetsRequestTopic) *[]AlterShareGroupOffsetsRequestPartition {
+			return &t.Partitions
+		},
+		Index: func(p *AlterShareGroupOffsetsRequestPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // AlterShareGroupOffsetsResponse is the body of a AlterShareGroupOffsets response (ApiKey 91), versions 0, flexible 0+.
 type AlterShareGroupOffsetsResponse struct {
 	ThrottleTimeMs int32                                 // versions 0+
@@ -1226,4 +1268,51 @@ func (*AlterShareGroupOffsetsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AlterShareGroupOffsetsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAlterShareGroupOffsetsResponse are the fields of AlterShareGroupOffsetsResponse, as the schema declares them.
+var fieldsOfAlterShareGroupOffsetsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "Responses", Type: "[]AlterShareGroupOffsetsResponseTopic", Fields: fieldsOfAlterShareGroupOffsetsResponseTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterShareGroupOffsetsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Responses {
+		s.Responses[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAlterShareGroupOffsetsResponseTopic are the fields of AlterShareGroupOffsetsResponseTopic, as the schema declares them.
+var fieldsOfAlterShareGroupOffsetsResponseTopic = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]AlterShareGroupOffsetsResponsePartition", Fields: fieldsOfAlterShareGroupOffsetsResponsePartition},
+}
+
+func (s *AlterShareGroupOffsetsResponseTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAlterShareGroupOffsetsResponseTopic[0], &s.TopicName}, {fieldsOfAlterShareGroupOffsetsResponseTopic[1], &s.TopicId}})
+}
+
+// fieldsOfAlterShareGroupOffsetsResponsePartition are the fields of AlterShareGroupOffsetsResponsePartition, as the schema declares them.
+var fieldsOfAlterShareGroupOffsetsResponsePartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfAlterShareGroupOffsetsResponseResponses locates the topics of AlterShareGroupOffsetsResponse's Responses and their partitions.
+func PartitionsOfAlterShareGroupOffsetsResponseResponses() PartitionLayout[AlterShareGroupOffsetsResponse, AlterShareGroupOffsetsResponseTopic, AlterShareGroupOffsetsResponsePartition] {
+	return PartitionLayout[AlterShareGroupOffsetsResponse, AlterShareGroupOffsetsResponseTopic, AlterShareGroupOffsetsResponsePartition]{
+		Topics: func(m *AlterShareGroupOffsetsResponse) *[]AlterShareGroupOffsetsResponseTopic { return &m.Responses },
+		Name:   func(t *AlterShareGroupOffsetsResponseTopic) *string { return &t.TopicName },
+		ID:     func(t *AlterShareGroupOffsetsResponseTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *AlterShareGroupOffsetsResponseTopic) *[]AlterShareGroupOffsetsResponsePartition {
+			return &t.Partitions
+		},
+		Index:     func(p *AlterShareGroupOffsetsResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *AlterShareGroupOffsetsResponsePartition) *int16 { return &p.ErrorCode },
+	}
 }

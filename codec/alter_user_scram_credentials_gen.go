@@ -613,6 +613,31 @@ func (s *AlterUserScramCredentialsRequest) Summarize(sm *Summary, version int16)
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfAlterUserScramCredentialsRequest are the fields of AlterUserScramCredentialsRequest, as the schema declares them.
+var fieldsOfAlterUserScramCredentialsRequest = []*FieldInfo{
+	{Name: "Deletions", Type: "[]ScramCredentialDeletion", Fields: fieldsOfAlterUserScramCredentialsRequestScramCredentialDeletion},
+	{Name: "Upsertions", Type: "[]ScramCredentialUpsertion", Fields: fieldsOfAlterUserScramCredentialsRequestScramCredentialUpsertion},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterUserScramCredentialsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfAlterUserScramCredentialsRequestScramCredentialDeletion are the fields of AlterUserScramCredentialsRequestScramCredentialDeletion, as the schema declares them.
+var fieldsOfAlterUserScramCredentialsRequestScramCredentialDeletion = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Mechanism", Type: "int8"},
+}
+
+// fieldsOfAlterUserScramCredentialsRequestScramCredentialUpsertion are the fields of AlterUserScramCredentialsRequestScramCredentialUpsertion, as the schema declares them.
+var fieldsOfAlterUserScramCredentialsRequestScramCredentialUpsertion = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Mechanism", Type: "int8"},
+	{Name: "Iterations", Type: "int32"},
+	{Name: "Salt", Type: "bytes"},
+	{Name: "SaltedPassword", Type: "bytes", Flags: FieldSecret},
+}
+
 // AlterUserScramCredentialsResponse is the body of a AlterUserScramCredentials response (ApiKey 51), versions 0, flexible 0+.
 type AlterUserScramCredentialsResponse struct {
 	ThrottleTimeMs int32                                                              // versions 0+
@@ -1005,4 +1030,21 @@ func (*AlterUserScramCredentialsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AlterUserScramCredentialsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAlterUserScramCredentialsResponse are the fields of AlterUserScramCredentialsResponse, as the schema declares them.
+var fieldsOfAlterUserScramCredentialsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Results", Type: "[]AlterUserScramCredentialsResult", Fields: fieldsOfAlterUserScramCredentialsResponseAlterUserScramCredentialsResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AlterUserScramCredentialsResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfAlterUserScramCredentialsResponseAlterUserScramCredentialsResult are the fields of AlterUserScramCredentialsResponseAlterUserScramCredentialsResult, as the schema declares them.
+var fieldsOfAlterUserScramCredentialsResponseAlterUserScramCredentialsResult = []*FieldInfo{
+	{Name: "User", Type: "string"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
 }

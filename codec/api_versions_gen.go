@@ -244,6 +244,18 @@ func (*ApiVersionsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ApiVersionsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfApiVersionsRequest are the fields of ApiVersionsRequest, as the schema declares them.
+var fieldsOfApiVersionsRequest = []*FieldInfo{
+	{Name: "ClientSoftwareName", Type: "string"},
+	{Name: "ClientSoftwareVersion", Type: "string"},
+	{Name: "ClusterId", Type: "string"},
+	{Name: "NodeId", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ApiVersionsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // ApiVersionsResponse is the body of a ApiVersions response (ApiKey 18), versions 0-5, flexible 3+.
 type ApiVersionsResponse struct {
 	ErrorCode              int16                                    // versions 0+
@@ -1206,4 +1218,40 @@ func (*ApiVersionsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ApiVersionsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfApiVersionsResponse are the fields of ApiVersionsResponse, as the schema declares them.
+var fieldsOfApiVersionsResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ApiKeys", Type: "[]ApiVersion", Fields: fieldsOfApiVersionsResponseApiVersion},
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "SupportedFeatures", Type: "[]SupportedFeatureKey", Fields: fieldsOfApiVersionsResponseSupportedFeatureKey},
+	{Name: "FinalizedFeaturesEpoch", Type: "int64"},
+	{Name: "FinalizedFeatures", Type: "[]FinalizedFeatureKey", Fields: fieldsOfApiVersionsResponseFinalizedFeatureKey},
+	{Name: "ZkMigrationReady", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ApiVersionsResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfApiVersionsResponseApiVersion are the fields of ApiVersionsResponseApiVersion, as the schema declares them.
+var fieldsOfApiVersionsResponseApiVersion = []*FieldInfo{
+	{Name: "ApiKey", Type: "int16"},
+	{Name: "MinVersion", Type: "int16"},
+	{Name: "MaxVersion", Type: "int16"},
+}
+
+// fieldsOfApiVersionsResponseSupportedFeatureKey are the fields of ApiVersionsResponseSupportedFeatureKey, as the schema declares them.
+var fieldsOfApiVersionsResponseSupportedFeatureKey = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "MinVersion", Type: "int16"},
+	{Name: "MaxVersion", Type: "int16"},
+}
+
+// fieldsOfApiVersionsResponseFinalizedFeatureKey are the fields of ApiVersionsResponseFinalizedFeatureKey, as the schema declares them.
+var fieldsOfApiVersionsResponseFinalizedFeatureKey = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "MaxVersionLevel", Type: "int16"},
+	{Name: "MinVersionLevel", Type: "int16"},
 }

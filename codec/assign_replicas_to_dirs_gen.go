@@ -737,6 +737,47 @@ func (s *AssignReplicasToDirsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfAssignReplicasToDirsRequest are the fields of AssignReplicasToDirsRequest, as the schema declares them.
+var fieldsOfAssignReplicasToDirsRequest = []*FieldInfo{
+	{Name: "BrokerId", Type: "int32"},
+	{Name: "BrokerEpoch", Type: "int64"},
+	{Name: "Directories", Type: "[]DirectoryData", Fields: fieldsOfAssignReplicasToDirsRequestDirectoryData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AssignReplicasToDirsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Directories {
+		s.Directories[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAssignReplicasToDirsRequestDirectoryData are the fields of AssignReplicasToDirsRequestDirectoryData, as the schema declares them.
+var fieldsOfAssignReplicasToDirsRequestDirectoryData = []*FieldInfo{
+	{Name: "Id", Type: "uuid"},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfAssignReplicasToDirsRequestTopicData},
+}
+
+func (s *AssignReplicasToDirsRequestDirectoryData) walkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAssignReplicasToDirsRequestTopicData are the fields of AssignReplicasToDirsRequestTopicData, as the schema declares them.
+var fieldsOfAssignReplicasToDirsRequestTopicData = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfAssignReplicasToDirsRequestPartitionData},
+}
+
+func (s *AssignReplicasToDirsRequestTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAssignReplicasToDirsRequestTopicData[0], &s.TopicId}})
+}
+
+// fieldsOfAssignReplicasToDirsRequestPartitionData are the fields of AssignReplicasToDirsRequestPartitionData, as the schema declares them.
+var fieldsOfAssignReplicasToDirsRequestPartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+}
+
 // AssignReplicasToDirsResponse is the body of a AssignReplicasToDirs response (ApiKey 73), versions 0, flexible 0+.
 type AssignReplicasToDirsResponse struct {
 	ThrottleTimeMs int32                                       // versions 0+
@@ -1501,4 +1542,46 @@ func (*AssignReplicasToDirsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *AssignReplicasToDirsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfAssignReplicasToDirsResponse are the fields of AssignReplicasToDirsResponse, as the schema declares them.
+var fieldsOfAssignReplicasToDirsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Directories", Type: "[]DirectoryData", Fields: fieldsOfAssignReplicasToDirsResponseDirectoryData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *AssignReplicasToDirsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Directories {
+		s.Directories[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAssignReplicasToDirsResponseDirectoryData are the fields of AssignReplicasToDirsResponseDirectoryData, as the schema declares them.
+var fieldsOfAssignReplicasToDirsResponseDirectoryData = []*FieldInfo{
+	{Name: "Id", Type: "uuid"},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfAssignReplicasToDirsResponseTopicData},
+}
+
+func (s *AssignReplicasToDirsResponseDirectoryData) walkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfAssignReplicasToDirsResponseTopicData are the fields of AssignReplicasToDirsResponseTopicData, as the schema declares them.
+var fieldsOfAssignReplicasToDirsResponseTopicData = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfAssignReplicasToDirsResponsePartitionData},
+}
+
+func (s *AssignReplicasToDirsResponseTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfAssignReplicasToDirsResponseTopicData[0], &s.TopicId}})
+}
+
+// fieldsOfAssignReplicasToDirsResponsePartitionData are the fields of AssignReplicasToDirsResponsePartitionData, as the schema declares them.
+var fieldsOfAssignReplicasToDirsResponsePartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
 }

@@ -904,6 +904,58 @@ func (s *BeginQuorumEpochRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfBeginQuorumEpochRequest are the fields of BeginQuorumEpochRequest, as the schema declares them.
+var fieldsOfBeginQuorumEpochRequest = []*FieldInfo{
+	{Name: "ClusterId", Type: "string"},
+	{Name: "VoterId", Type: "int32"},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfBeginQuorumEpochRequestTopicData},
+	{Name: "LeaderEndpoints", Type: "[]LeaderEndpoint", Fields: fieldsOfBeginQuorumEpochRequestLeaderEndpoint},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *BeginQuorumEpochRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfBeginQuorumEpochRequestTopicData are the fields of BeginQuorumEpochRequestTopicData, as the schema declares them.
+var fieldsOfBeginQuorumEpochRequestTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfBeginQuorumEpochRequestPartitionData},
+}
+
+func (s *BeginQuorumEpochRequestTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfBeginQuorumEpochRequestTopicData[0], &s.TopicName}})
+}
+
+// fieldsOfBeginQuorumEpochRequestPartitionData are the fields of BeginQuorumEpochRequestPartitionData, as the schema declares them.
+var fieldsOfBeginQuorumEpochRequestPartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "VoterDirectoryId", Type: "uuid"},
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// fieldsOfBeginQuorumEpochRequestLeaderEndpoint are the fields of BeginQuorumEpochRequestLeaderEndpoint, as the schema declares them.
+var fieldsOfBeginQuorumEpochRequestLeaderEndpoint = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfBeginQuorumEpochRequestTopics locates the topics of BeginQuorumEpochRequest's Topics and their partitions.
+func PartitionsOfBeginQuorumEpochRequestTopics() PartitionLayout[BeginQuorumEpochRequest, BeginQuorumEpochRequestTopicData, BeginQuorumEpochRequestPartitionData] {
+	return PartitionLayout[BeginQuorumEpochRequest, BeginQuorumEpochRequestTopicData, BeginQuorumEpochRequestPartitionData]{
+		Topics: func(m *BeginQuorumEpochRequest) *[]BeginQuorumEpochRequestTopicData { return &m.Topics },
+		Name:   func(t *BeginQuorumEpochRequestTopicData) *string { return &t.TopicName },
+		Partitions: func(t *BeginQuorumEpochRequestTopicData) *[]BeginQuorumEpochRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *BeginQuorumEpochRequestPartitionData) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // BeginQuorumEpochResponse is the body of a BeginQuorumEpoch response (ApiKey 53), versions 0-1, flexible 1+.
 type BeginQuorumEpochResponse struct {
 	ErrorCode     int16                                  // versions 0+
@@ -1788,4 +1840,56 @@ func (*BeginQuorumEpochResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *BeginQuorumEpochResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfBeginQuorumEpochResponse are the fields of BeginQuorumEpochResponse, as the schema declares them.
+var fieldsOfBeginQuorumEpochResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfBeginQuorumEpochResponseTopicData},
+	{Name: "NodeEndpoints", Type: "[]NodeEndpoint", Fields: fieldsOfBeginQuorumEpochResponseNodeEndpoint},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *BeginQuorumEpochResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfBeginQuorumEpochResponseTopicData are the fields of BeginQuorumEpochResponseTopicData, as the schema declares them.
+var fieldsOfBeginQuorumEpochResponseTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfBeginQuorumEpochResponsePartitionData},
+}
+
+func (s *BeginQuorumEpochResponseTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfBeginQuorumEpochResponseTopicData[0], &s.TopicName}})
+}
+
+// fieldsOfBeginQuorumEpochResponsePartitionData are the fields of BeginQuorumEpochResponsePartitionData, as the schema declares them.
+var fieldsOfBeginQuorumEpochResponsePartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// fieldsOfBeginQuorumEpochResponseNodeEndpoint are the fields of BeginQuorumEpochResponseNodeEndpoint, as the schema declares them.
+var fieldsOfBeginQuorumEpochResponseNodeEndpoint = []*FieldInfo{
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfBeginQuorumEpochResponseTopics locates the topics of BeginQuorumEpochResponse's Topics and their partitions.
+func PartitionsOfBeginQuorumEpochResponseTopics() PartitionLayout[BeginQuorumEpochResponse, BeginQuorumEpochResponseTopicData, BeginQuorumEpochResponsePartitionData] {
+	return PartitionLayout[BeginQuorumEpochResponse, BeginQuorumEpochResponseTopicData, BeginQuorumEpochResponsePartitionData]{
+		Topics: func(m *BeginQuorumEpochResponse) *[]BeginQuorumEpochResponseTopicData { return &m.Topics },
+		Name:   func(t *BeginQuorumEpochResponseTopicData) *string { return &t.TopicName },
+		Partitions: func(t *BeginQuorumEpochResponseTopicData) *[]BeginQuorumEpochResponsePartitionData {
+			return &t.Partitions
+		},
+		Index:     func(p *BeginQuorumEpochResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *BeginQuorumEpochResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

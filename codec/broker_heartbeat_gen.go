@@ -440,6 +440,21 @@ func (*BrokerHeartbeatRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *BrokerHeartbeatRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfBrokerHeartbeatRequest are the fields of BrokerHeartbeatRequest, as the schema declares them.
+var fieldsOfBrokerHeartbeatRequest = []*FieldInfo{
+	{Name: "BrokerId", Type: "int32"},
+	{Name: "BrokerEpoch", Type: "int64"},
+	{Name: "CurrentMetadataOffset", Type: "int64"},
+	{Name: "WantFence", Type: "bool"},
+	{Name: "WantShutDown", Type: "bool"},
+	{Name: "OfflineLogDirs", Type: "[]uuid"},
+	{Name: "CordonedLogDirs", Type: "[]uuid"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *BrokerHeartbeatRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // BrokerHeartbeatResponse is the body of a BrokerHeartbeat response (ApiKey 63), versions 0-2, flexible 0+.
 type BrokerHeartbeatResponse struct {
 	ThrottleTimeMs int32 // versions 0+
@@ -702,4 +717,17 @@ func (*BrokerHeartbeatResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *BrokerHeartbeatResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfBrokerHeartbeatResponse are the fields of BrokerHeartbeatResponse, as the schema declares them.
+var fieldsOfBrokerHeartbeatResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "IsCaughtUp", Type: "bool"},
+	{Name: "IsFenced", Type: "bool"},
+	{Name: "ShouldShutDown", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *BrokerHeartbeatResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -831,6 +831,38 @@ func (*BrokerRegistrationRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *BrokerRegistrationRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfBrokerRegistrationRequest are the fields of BrokerRegistrationRequest, as the schema declares them.
+var fieldsOfBrokerRegistrationRequest = []*FieldInfo{
+	{Name: "BrokerId", Type: "int32"},
+	{Name: "ClusterId", Type: "string"},
+	{Name: "IncarnationId", Type: "uuid"},
+	{Name: "Listeners", Type: "[]Listener", Fields: fieldsOfBrokerRegistrationRequestListener},
+	{Name: "Features", Type: "[]Feature", Fields: fieldsOfBrokerRegistrationRequestFeature},
+	{Name: "Rack", Type: "string"},
+	{Name: "IsMigratingZkBroker", Type: "bool"},
+	{Name: "LogDirs", Type: "[]uuid"},
+	{Name: "PreviousBrokerEpoch", Type: "int64"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *BrokerRegistrationRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfBrokerRegistrationRequestListener are the fields of BrokerRegistrationRequestListener, as the schema declares them.
+var fieldsOfBrokerRegistrationRequestListener = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+	{Name: "SecurityProtocol", Type: "int16"},
+}
+
+// fieldsOfBrokerRegistrationRequestFeature are the fields of BrokerRegistrationRequestFeature, as the schema declares them.
+var fieldsOfBrokerRegistrationRequestFeature = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "MinSupportedVersion", Type: "int16"},
+	{Name: "MaxSupportedVersion", Type: "int16"},
+}
+
 // BrokerRegistrationResponse is the body of a BrokerRegistration response (ApiKey 62), versions 0-4, flexible 0+.
 type BrokerRegistrationResponse struct {
 	ThrottleTimeMs int32 // versions 0+
@@ -1043,4 +1075,15 @@ func (*BrokerRegistrationResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *BrokerRegistrationResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfBrokerRegistrationResponse are the fields of BrokerRegistrationResponse, as the schema declares them.
+var fieldsOfBrokerRegistrationResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "BrokerEpoch", Type: "int64"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *BrokerRegistrationResponse) WalkFields(fn func([]FieldRef)) {
 }

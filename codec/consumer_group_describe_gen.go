@@ -237,6 +237,16 @@ func (*ConsumerGroupDescribeRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ConsumerGroupDescribeRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfConsumerGroupDescribeRequest are the fields of ConsumerGroupDescribeRequest, as the schema declares them.
+var fieldsOfConsumerGroupDescribeRequest = []*FieldInfo{
+	{Name: "GroupIds", Type: "[]string"},
+	{Name: "IncludeAuthorizedOperations", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ConsumerGroupDescribeRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // ConsumerGroupDescribeResponse is the body of a ConsumerGroupDescribe response (ApiKey 69), versions 0-1, flexible 0+.
 type ConsumerGroupDescribeResponse struct {
 	ThrottleTimeMs int32                                         // versions 0+
@@ -1620,4 +1630,80 @@ func (*ConsumerGroupDescribeResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ConsumerGroupDescribeResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfConsumerGroupDescribeResponse are the fields of ConsumerGroupDescribeResponse, as the schema declares them.
+var fieldsOfConsumerGroupDescribeResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Groups", Type: "[]DescribedGroup", Fields: fieldsOfConsumerGroupDescribeResponseDescribedGroup},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ConsumerGroupDescribeResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Groups {
+		s.Groups[i].walkFields(fn)
+	}
+}
+
+// fieldsOfConsumerGroupDescribeResponseTopicPartitions are the fields of ConsumerGroupDescribeResponseTopicPartitions, as the schema declares them.
+var fieldsOfConsumerGroupDescribeResponseTopicPartitions = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *ConsumerGroupDescribeResponseTopicPartitions) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfConsumerGroupDescribeResponseTopicPartitions[0], &s.TopicId}, {fieldsOfConsumerGroupDescribeResponseTopicPartitions[1], &s.TopicName}})
+}
+
+// fieldsOfConsumerGroupDescribeResponseAssignment are the fields of ConsumerGroupDescribeResponseAssignment, as the schema declares them.
+var fieldsOfConsumerGroupDescribeResponseAssignment = []*FieldInfo{
+	{Name: "TopicPartitions", Type: "[]TopicPartitions", Fields: fieldsOfConsumerGroupDescribeResponseTopicPartitions},
+}
+
+func (s *ConsumerGroupDescribeResponseAssignment) walkFields(fn func([]FieldRef)) {
+	for i := range s.TopicPartitions {
+		s.TopicPartitions[i].walkFields(fn)
+	}
+}
+
+// fieldsOfConsumerGroupDescribeResponseDescribedGroup are the fields of ConsumerGroupDescribeResponseDescribedGroup, as the schema declares them.
+var fieldsOfConsumerGroupDescribeResponseDescribedGroup = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "GroupState", Type: "string"},
+	{Name: "GroupEpoch", Type: "int32"},
+	{Name: "AssignmentEpoch", Type: "int32"},
+	{Name: "AssignorName", Type: "string"},
+	{Name: "Members", Type: "[]Member", Fields: fieldsOfConsumerGroupDescribeResponseMember},
+	{Name: "AuthorizedOperations", Type: "int32"},
+}
+
+func (s *ConsumerGroupDescribeResponseDescribedGroup) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfConsumerGroupDescribeResponseDescribedGroup[2], &s.GroupId}})
+	for i := range s.Members {
+		s.Members[i].walkFields(fn)
+	}
+}
+
+// fieldsOfConsumerGroupDescribeResponseMember are the fields of ConsumerGroupDescribeResponseMember, as the schema declares them.
+var fieldsOfConsumerGroupDescribeResponseMember = []*FieldInfo{
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "InstanceId", Type: "string"},
+	{Name: "RackId", Type: "string"},
+	{Name: "MemberEpoch", Type: "int32", Flags: FieldGeneration},
+	{Name: "ClientId", Type: "string"},
+	{Name: "ClientHost", Type: "string"},
+	{Name: "SubscribedTopicNames", Type: "[]string", Flags: FieldTopic},
+	{Name: "SubscribedTopicRegex", Type: "string"},
+	{Name: "Assignment", Type: "Assignment", Fields: fieldsOfConsumerGroupDescribeResponseAssignment},
+	{Name: "TargetAssignment", Type: "Assignment", Fields: fieldsOfConsumerGroupDescribeResponseAssignment},
+	{Name: "MemberType", Type: "int8"},
+}
+
+func (s *ConsumerGroupDescribeResponseMember) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfConsumerGroupDescribeResponseMember[0], &s.MemberId}, {fieldsOfConsumerGroupDescribeResponseMember[3], &s.MemberEpoch}, {fieldsOfConsumerGroupDescribeResponseMember[6], &s.SubscribedTopicNames}})
+	s.Assignment.walkFields(fn)
+	s.TargetAssignment.walkFields(fn)
 }

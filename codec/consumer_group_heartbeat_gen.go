@@ -693,6 +693,50 @@ func (s *ConsumerGroupHeartbeatRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfConsumerGroupHeartbeatRequest are the fields of ConsumerGroupHeartbeatRequest, as the schema declares them.
+var fieldsOfConsumerGroupHeartbeatRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "MemberEpoch", Type: "int32", Flags: FieldGeneration},
+	{Name: "InstanceId", Type: "string"},
+	{Name: "RackId", Type: "string"},
+	{Name: "RebalanceTimeoutMs", Type: "int32"},
+	{Name: "SubscribedTopicNames", Type: "[]string", Flags: FieldTopic},
+	{Name: "SubscribedTopicRegex", Type: "string"},
+	{Name: "ServerAssignor", Type: "string"},
+	{Name: "TopicPartitions", Type: "[]TopicPartitions", Fields: fieldsOfConsumerGroupHeartbeatRequestTopicPartitions},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ConsumerGroupHeartbeatRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfConsumerGroupHeartbeatRequest[0], &s.GroupId}, {fieldsOfConsumerGroupHeartbeatRequest[1], &s.MemberId}, {fieldsOfConsumerGroupHeartbeatRequest[2], &s.MemberEpoch}, {fieldsOfConsumerGroupHeartbeatRequest[6], &s.SubscribedTopicNames}})
+	for i := range s.TopicPartitions {
+		s.TopicPartitions[i].walkFields(fn)
+	}
+}
+
+// fieldsOfConsumerGroupHeartbeatRequestTopicPartitions are the fields of ConsumerGroupHeartbeatRequestTopicPartitions, as the schema declares them.
+var fieldsOfConsumerGroupHeartbeatRequestTopicPartitions = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *ConsumerGroupHeartbeatRequestTopicPartitions) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfConsumerGroupHeartbeatRequestTopicPartitions[0], &s.TopicId}})
+}
+
+// PartitionsOfConsumerGroupHeartbeatRequestTopicPartitions locates the topics of ConsumerGroupHeartbeatRequest's TopicPartitions and their partitions.
+func PartitionsOfConsumerGroupHeartbeatRequestTopicPartitions() PartitionLayout[ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatRequestTopicPartitions, int32] {
+	return PartitionLayout[ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatRequestTopicPartitions, int32]{
+		Topics: func(m *ConsumerGroupHeartbeatRequest) *[]ConsumerGroupHeartbeatRequestTopicPartitions {
+			return &m.TopicPartitions
+		},
+		ID:         func(t *ConsumerGroupHeartbeatRequestTopicPartitions) *UUID { return &t.TopicId },
+		Partitions: func(t *ConsumerGroupHeartbeatRequestTopicPartitions) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // ConsumerGroupHeartbeatResponse is the body of a ConsumerGroupHeartbeat response (ApiKey 68), versions 0-1, flexible 0+.
 type ConsumerGroupHeartbeatResponse struct {
 	ThrottleTimeMs      int32                                     // versions 0+
@@ -1374,4 +1418,44 @@ func (*ConsumerGroupHeartbeatResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ConsumerGroupHeartbeatResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfConsumerGroupHeartbeatResponse are the fields of ConsumerGroupHeartbeatResponse, as the schema declares them.
+var fieldsOfConsumerGroupHeartbeatResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "MemberId", Type: "string"},
+	{Name: "MemberEpoch", Type: "int32", Flags: FieldGeneration},
+	{Name: "HeartbeatIntervalMs", Type: "int32"},
+	{Name: "Assignment", Type: "Assignment", Fields: fieldsOfConsumerGroupHeartbeatResponseAssignment},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ConsumerGroupHeartbeatResponse) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfConsumerGroupHeartbeatResponse[4], &s.MemberEpoch}})
+	if s.Assignment != nil {
+		s.Assignment.walkFields(fn)
+	}
+}
+
+// fieldsOfConsumerGroupHeartbeatResponseTopicPartitions are the fields of ConsumerGroupHeartbeatResponseTopicPartitions, as the schema declares them.
+var fieldsOfConsumerGroupHeartbeatResponseTopicPartitions = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *ConsumerGroupHeartbeatResponseTopicPartitions) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfConsumerGroupHeartbeatResponseTopicPartitions[0], &s.TopicId}})
+}
+
+// fieldsOfConsumerGroupHeartbeatResponseAssignment are the fields of ConsumerGroupHeartbeatResponseAssignment, as the schema declares them.
+var fieldsOfConsumerGroupHeartbeatResponseAssignment = []*FieldInfo{
+	{Name: "TopicPartitions", Type: "[]TopicPartitions", Fields: fieldsOfConsumerGroupHeartbeatResponseTopicPartitions},
+}
+
+func (s *ConsumerGroupHeartbeatResponseAssignment) walkFields(fn func([]FieldRef)) {
+	for i := range s.TopicPartitions {
+		s.TopicPartitions[i].walkFields(fn)
+	}
 }

@@ -188,6 +188,16 @@ func (*ControlledShutdownRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ControlledShutdownRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfControlledShutdownRequest are the fields of ControlledShutdownRequest, as the schema declares them.
+var fieldsOfControlledShutdownRequest = []*FieldInfo{
+	{Name: "BrokerId", Type: "int32"},
+	{Name: "BrokerEpoch", Type: "int64"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ControlledShutdownRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // ControlledShutdownResponse is the body of a ControlledShutdown response (ApiKey 7), versions 0-3, flexible 3+.
 type ControlledShutdownResponse struct {
 	ErrorCode           int16                                          // versions 0+
@@ -581,4 +591,27 @@ func (*ControlledShutdownResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ControlledShutdownResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfControlledShutdownResponse are the fields of ControlledShutdownResponse, as the schema declares them.
+var fieldsOfControlledShutdownResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "RemainingPartitions", Type: "[]RemainingPartition", Fields: fieldsOfControlledShutdownResponseRemainingPartition},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ControlledShutdownResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.RemainingPartitions {
+		s.RemainingPartitions[i].walkFields(fn)
+	}
+}
+
+// fieldsOfControlledShutdownResponseRemainingPartition are the fields of ControlledShutdownResponseRemainingPartition, as the schema declares them.
+var fieldsOfControlledShutdownResponseRemainingPartition = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+}
+
+func (s *ControlledShutdownResponseRemainingPartition) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfControlledShutdownResponseRemainingPartition[0], &s.TopicName}})
 }

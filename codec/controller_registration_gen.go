@@ -678,6 +678,34 @@ func (*ControllerRegistrationRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ControllerRegistrationRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfControllerRegistrationRequest are the fields of ControllerRegistrationRequest, as the schema declares them.
+var fieldsOfControllerRegistrationRequest = []*FieldInfo{
+	{Name: "ControllerId", Type: "int32"},
+	{Name: "IncarnationId", Type: "uuid"},
+	{Name: "ZkMigrationReady", Type: "bool"},
+	{Name: "Listeners", Type: "[]Listener", Fields: fieldsOfControllerRegistrationRequestListener},
+	{Name: "Features", Type: "[]Feature", Fields: fieldsOfControllerRegistrationRequestFeature},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ControllerRegistrationRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfControllerRegistrationRequestListener are the fields of ControllerRegistrationRequestListener, as the schema declares them.
+var fieldsOfControllerRegistrationRequestListener = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+	{Name: "SecurityProtocol", Type: "int16"},
+}
+
+// fieldsOfControllerRegistrationRequestFeature are the fields of ControllerRegistrationRequestFeature, as the schema declares them.
+var fieldsOfControllerRegistrationRequestFeature = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "MinSupportedVersion", Type: "int16"},
+	{Name: "MaxSupportedVersion", Type: "int16"},
+}
+
 // ControllerRegistrationResponse is the body of a ControllerRegistration response (ApiKey 70), versions 0, flexible 0+.
 type ControllerRegistrationResponse struct {
 	ThrottleTimeMs int32   // versions 0+
@@ -892,4 +920,15 @@ func (*ControllerRegistrationResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ControllerRegistrationResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfControllerRegistrationResponse are the fields of ControllerRegistrationResponse, as the schema declares them.
+var fieldsOfControllerRegistrationResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ControllerRegistrationResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -494,6 +494,26 @@ func (*CreateAclsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *CreateAclsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfCreateAclsRequest are the fields of CreateAclsRequest, as the schema declares them.
+var fieldsOfCreateAclsRequest = []*FieldInfo{
+	{Name: "Creations", Type: "[]AclCreation", Fields: fieldsOfCreateAclsRequestAclCreation},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *CreateAclsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfCreateAclsRequestAclCreation are the fields of CreateAclsRequestAclCreation, as the schema declares them.
+var fieldsOfCreateAclsRequestAclCreation = []*FieldInfo{
+	{Name: "ResourceType", Type: "int8"},
+	{Name: "ResourceName", Type: "string"},
+	{Name: "ResourcePatternType", Type: "int8"},
+	{Name: "Principal", Type: "string"},
+	{Name: "Host", Type: "string"},
+	{Name: "Operation", Type: "int8"},
+	{Name: "PermissionType", Type: "int8"},
+}
+
 // CreateAclsResponse is the body of a CreateAcls response (ApiKey 30), versions 0-3, flexible 2+.
 type CreateAclsResponse struct {
 	ThrottleTimeMs int32                                 // versions 0+
@@ -875,4 +895,20 @@ func (*CreateAclsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *CreateAclsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfCreateAclsResponse are the fields of CreateAclsResponse, as the schema declares them.
+var fieldsOfCreateAclsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Results", Type: "[]AclCreationResult", Fields: fieldsOfCreateAclsResponseAclCreationResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *CreateAclsResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfCreateAclsResponseAclCreationResult are the fields of CreateAclsResponseAclCreationResult, as the schema declares them.
+var fieldsOfCreateAclsResponseAclCreationResult = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
 }

@@ -440,6 +440,24 @@ func (*CreateDelegationTokenRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *CreateDelegationTokenRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfCreateDelegationTokenRequest are the fields of CreateDelegationTokenRequest, as the schema declares them.
+var fieldsOfCreateDelegationTokenRequest = []*FieldInfo{
+	{Name: "OwnerPrincipalType", Type: "string"},
+	{Name: "OwnerPrincipalName", Type: "string"},
+	{Name: "Renewers", Type: "[]CreatableRenewers", Fields: fieldsOfCreateDelegationTokenRequestCreatableRenewers},
+	{Name: "MaxLifetimeMs", Type: "int64"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *CreateDelegationTokenRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfCreateDelegationTokenRequestCreatableRenewers are the fields of CreateDelegationTokenRequestCreatableRenewers, as the schema declares them.
+var fieldsOfCreateDelegationTokenRequestCreatableRenewers = []*FieldInfo{
+	{Name: "PrincipalType", Type: "string"},
+	{Name: "PrincipalName", Type: "string"},
+}
+
 // CreateDelegationTokenResponse is the body of a CreateDelegationToken response (ApiKey 38), versions 0-3, flexible 2+.
 type CreateDelegationTokenResponse struct {
 	ErrorCode                   int16  // versions 0+
@@ -890,4 +908,23 @@ func (*CreateDelegationTokenResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *CreateDelegationTokenResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfCreateDelegationTokenResponse are the fields of CreateDelegationTokenResponse, as the schema declares them.
+var fieldsOfCreateDelegationTokenResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "PrincipalType", Type: "string"},
+	{Name: "PrincipalName", Type: "string"},
+	{Name: "TokenRequesterPrincipalType", Type: "string"},
+	{Name: "TokenRequesterPrincipalName", Type: "string"},
+	{Name: "IssueTimestampMs", Type: "int64"},
+	{Name: "ExpiryTimestampMs", Type: "int64"},
+	{Name: "MaxTimestampMs", Type: "int64"},
+	{Name: "TokenId", Type: "string"},
+	{Name: "Hmac", Type: "bytes", Flags: FieldSecret},
+	{Name: "ThrottleTimeMs", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *CreateDelegationTokenResponse) WalkFields(fn func([]FieldRef)) {
 }

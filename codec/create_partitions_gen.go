@@ -661,6 +661,36 @@ func (s *CreatePartitionsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfCreatePartitionsRequest are the fields of CreatePartitionsRequest, as the schema declares them.
+var fieldsOfCreatePartitionsRequest = []*FieldInfo{
+	{Name: "Topics", Type: "[]CreatePartitionsTopic", Fields: fieldsOfCreatePartitionsRequestCreatePartitionsTopic},
+	{Name: "TimeoutMs", Type: "int32"},
+	{Name: "ValidateOnly", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *CreatePartitionsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfCreatePartitionsRequestCreatePartitionsTopic are the fields of CreatePartitionsRequestCreatePartitionsTopic, as the schema declares them.
+var fieldsOfCreatePartitionsRequestCreatePartitionsTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Count", Type: "int32"},
+	{Name: "Assignments", Type: "[]CreatePartitionsAssignment", Fields: fieldsOfCreatePartitionsRequestCreatePartitionsAssignment},
+}
+
+func (s *CreatePartitionsRequestCreatePartitionsTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfCreatePartitionsRequestCreatePartitionsTopic[0], &s.Name}})
+}
+
+// fieldsOfCreatePartitionsRequestCreatePartitionsAssignment are the fields of CreatePartitionsRequestCreatePartitionsAssignment, as the schema declares them.
+var fieldsOfCreatePartitionsRequestCreatePartitionsAssignment = []*FieldInfo{
+	{Name: "BrokerIds", Type: "[]int32"},
+}
+
 // CreatePartitionsResponse is the body of a CreatePartitions response (ApiKey 37), versions 0-3, flexible 2+.
 type CreatePartitionsResponse struct {
 	ThrottleTimeMs int32                                                 // versions 0+
@@ -1086,4 +1116,28 @@ func (*CreatePartitionsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *CreatePartitionsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfCreatePartitionsResponse are the fields of CreatePartitionsResponse, as the schema declares them.
+var fieldsOfCreatePartitionsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Results", Type: "[]CreatePartitionsTopicResult", Fields: fieldsOfCreatePartitionsResponseCreatePartitionsTopicResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *CreatePartitionsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Results {
+		s.Results[i].walkFields(fn)
+	}
+}
+
+// fieldsOfCreatePartitionsResponseCreatePartitionsTopicResult are the fields of CreatePartitionsResponseCreatePartitionsTopicResult, as the schema declares them.
+var fieldsOfCreatePartitionsResponseCreatePartitionsTopicResult = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+func (s *CreatePartitionsResponseCreatePartitionsTopicResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfCreatePartitionsResponseCreatePartitionsTopicResult[0], &s.Name}})
 }

@@ -954,6 +954,57 @@ func (s *CreateTopicsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfCreateTopicsRequest are the fields of CreateTopicsRequest, as the schema declares them.
+var fieldsOfCreateTopicsRequest = []*FieldInfo{
+	{Name: "Topics", Type: "[]CreatableTopic", Fields: fieldsOfCreateTopicsRequestCreatableTopic},
+	{Name: "timeoutMs", Type: "int32"},
+	{Name: "validateOnly", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *CreateTopicsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfCreateTopicsRequestCreatableTopic are the fields of CreateTopicsRequestCreatableTopic, as the schema declares them.
+var fieldsOfCreateTopicsRequestCreatableTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "NumPartitions", Type: "int32"},
+	{Name: "ReplicationFactor", Type: "int16"},
+	{Name: "Assignments", Type: "[]CreatableReplicaAssignment", Fields: fieldsOfCreateTopicsRequestCreatableReplicaAssignment},
+	{Name: "Configs", Type: "[]CreatableTopicConfig", Fields: fieldsOfCreateTopicsRequestCreatableTopicConfig},
+}
+
+func (s *CreateTopicsRequestCreatableTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfCreateTopicsRequestCreatableTopic[0], &s.Name}})
+}
+
+// fieldsOfCreateTopicsRequestCreatableReplicaAssignment are the fields of CreateTopicsRequestCreatableReplicaAssignment, as the schema declares them.
+var fieldsOfCreateTopicsRequestCreatableReplicaAssignment = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "BrokerIds", Type: "[]int32"},
+}
+
+// fieldsOfCreateTopicsRequestCreatableTopicConfig are the fields of CreateTopicsRequestCreatableTopicConfig, as the schema declares them.
+var fieldsOfCreateTopicsRequestCreatableTopicConfig = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Value", Type: "string", Flags: FieldConfig},
+}
+
+// PartitionsOfCreateTopicsRequestTopics locates the topics of CreateTopicsRequest's Topics and their partitions.
+func PartitionsOfCreateTopicsRequestTopics() PartitionLayout[CreateTopicsRequest, CreateTopicsRequestCreatableTopic, CreateTopicsRequestCreatableReplicaAssignment] {
+	return PartitionLayout[CreateTopicsRequest, CreateTopicsRequestCreatableTopic, CreateTopicsRequestCreatableReplicaAssignment]{
+		Topics: func(m *CreateTopicsRequest) *[]CreateTopicsRequestCreatableTopic { return &m.Topics },
+		Name:   func(t *CreateTopicsRequestCreatableTopic) *string { return &t.Name },
+		Partitions: func(t *CreateTopicsRequestCreatableTopic) *[]CreateTopicsRequestCreatableReplicaAssignment {
+			return &t.Assignments
+		},
+		Index: func(p *CreateTopicsRequestCreatableReplicaAssignment) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // CreateTopicsResponse is the body of a CreateTopics response (ApiKey 19), versions 0-7, flexible 5+.
 type CreateTopicsResponse struct {
 	ThrottleTimeMs int32                                      // versions 2+
@@ -1805,4 +1856,42 @@ func (*CreateTopicsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *CreateTopicsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfCreateTopicsResponse are the fields of CreateTopicsResponse, as the schema declares them.
+var fieldsOfCreateTopicsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Topics", Type: "[]CreatableTopicResult", Fields: fieldsOfCreateTopicsResponseCreatableTopicResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *CreateTopicsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfCreateTopicsResponseCreatableTopicResult are the fields of CreateTopicsResponseCreatableTopicResult, as the schema declares them.
+var fieldsOfCreateTopicsResponseCreatableTopicResult = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "TopicConfigErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "NumPartitions", Type: "int32"},
+	{Name: "ReplicationFactor", Type: "int16"},
+	{Name: "Configs", Type: "[]CreatableTopicConfigs", Fields: fieldsOfCreateTopicsResponseCreatableTopicConfigs},
+}
+
+func (s *CreateTopicsResponseCreatableTopicResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfCreateTopicsResponseCreatableTopicResult[0], &s.Name}, {fieldsOfCreateTopicsResponseCreatableTopicResult[1], &s.TopicId}})
+}
+
+// fieldsOfCreateTopicsResponseCreatableTopicConfigs are the fields of CreateTopicsResponseCreatableTopicConfigs, as the schema declares them.
+var fieldsOfCreateTopicsResponseCreatableTopicConfigs = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Value", Type: "string", Flags: FieldConfig},
+	{Name: "ReadOnly", Type: "bool"},
+	{Name: "ConfigSource", Type: "int8"},
+	{Name: "IsSensitive", Type: "bool"},
 }

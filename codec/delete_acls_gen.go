@@ -494,6 +494,26 @@ func (*DeleteAclsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DeleteAclsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfDeleteAclsRequest are the fields of DeleteAclsRequest, as the schema declares them.
+var fieldsOfDeleteAclsRequest = []*FieldInfo{
+	{Name: "Filters", Type: "[]DeleteAclsFilter", Fields: fieldsOfDeleteAclsRequestDeleteAclsFilter},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteAclsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDeleteAclsRequestDeleteAclsFilter are the fields of DeleteAclsRequestDeleteAclsFilter, as the schema declares them.
+var fieldsOfDeleteAclsRequestDeleteAclsFilter = []*FieldInfo{
+	{Name: "ResourceTypeFilter", Type: "int8"},
+	{Name: "ResourceNameFilter", Type: "string"},
+	{Name: "PatternTypeFilter", Type: "int8"},
+	{Name: "PrincipalFilter", Type: "string"},
+	{Name: "HostFilter", Type: "string"},
+	{Name: "Operation", Type: "int8"},
+	{Name: "PermissionType", Type: "int8"},
+}
+
 // DeleteAclsResponse is the body of a DeleteAcls response (ApiKey 31), versions 0-3, flexible 2+.
 type DeleteAclsResponse struct {
 	ThrottleTimeMs int32                                      // versions 0+
@@ -1306,4 +1326,34 @@ func (*DeleteAclsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DeleteAclsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDeleteAclsResponse are the fields of DeleteAclsResponse, as the schema declares them.
+var fieldsOfDeleteAclsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "FilterResults", Type: "[]DeleteAclsFilterResult", Fields: fieldsOfDeleteAclsResponseDeleteAclsFilterResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteAclsResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDeleteAclsResponseDeleteAclsFilterResult are the fields of DeleteAclsResponseDeleteAclsFilterResult, as the schema declares them.
+var fieldsOfDeleteAclsResponseDeleteAclsFilterResult = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "MatchingAcls", Type: "[]DeleteAclsMatchingAcl", Fields: fieldsOfDeleteAclsResponseDeleteAclsMatchingAcl},
+}
+
+// fieldsOfDeleteAclsResponseDeleteAclsMatchingAcl are the fields of DeleteAclsResponseDeleteAclsMatchingAcl, as the schema declares them.
+var fieldsOfDeleteAclsResponseDeleteAclsMatchingAcl = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "ResourceType", Type: "int8"},
+	{Name: "ResourceName", Type: "string"},
+	{Name: "PatternType", Type: "int8"},
+	{Name: "Principal", Type: "string"},
+	{Name: "Host", Type: "string"},
+	{Name: "Operation", Type: "int8"},
+	{Name: "PermissionType", Type: "int8"},
 }

@@ -230,6 +230,15 @@ func (*DeleteGroupsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DeleteGroupsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfDeleteGroupsRequest are the fields of DeleteGroupsRequest, as the schema declares them.
+var fieldsOfDeleteGroupsRequest = []*FieldInfo{
+	{Name: "GroupsNames", Type: "[]string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteGroupsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // DeleteGroupsResponse is the body of a DeleteGroups response (ApiKey 42), versions 0-3, flexible 2+.
 type DeleteGroupsResponse struct {
 	ThrottleTimeMs int32                                      // versions 0+
@@ -638,4 +647,28 @@ func (*DeleteGroupsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DeleteGroupsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDeleteGroupsResponse are the fields of DeleteGroupsResponse, as the schema declares them.
+var fieldsOfDeleteGroupsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Results", Type: "[]DeletableGroupResult", Fields: fieldsOfDeleteGroupsResponseDeletableGroupResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteGroupsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Results {
+		s.Results[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDeleteGroupsResponseDeletableGroupResult are the fields of DeleteGroupsResponseDeletableGroupResult, as the schema declares them.
+var fieldsOfDeleteGroupsResponseDeletableGroupResult = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+func (s *DeleteGroupsResponseDeletableGroupResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteGroupsResponseDeletableGroupResult[0], &s.GroupId}})
 }

@@ -589,6 +589,47 @@ func (s *DeleteRecordsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfDeleteRecordsRequest are the fields of DeleteRecordsRequest, as the schema declares them.
+var fieldsOfDeleteRecordsRequest = []*FieldInfo{
+	{Name: "Topics", Type: "[]DeleteRecordsTopic", Fields: fieldsOfDeleteRecordsRequestDeleteRecordsTopic},
+	{Name: "TimeoutMs", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteRecordsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDeleteRecordsRequestDeleteRecordsTopic are the fields of DeleteRecordsRequestDeleteRecordsTopic, as the schema declares them.
+var fieldsOfDeleteRecordsRequestDeleteRecordsTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]DeleteRecordsPartition", Fields: fieldsOfDeleteRecordsRequestDeleteRecordsPartition},
+}
+
+func (s *DeleteRecordsRequestDeleteRecordsTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteRecordsRequestDeleteRecordsTopic[0], &s.Name}})
+}
+
+// fieldsOfDeleteRecordsRequestDeleteRecordsPartition are the fields of DeleteRecordsRequestDeleteRecordsPartition, as the schema declares them.
+var fieldsOfDeleteRecordsRequestDeleteRecordsPartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "Offset", Type: "int64"},
+}
+
+// PartitionsOfDeleteRecordsRequestTopics locates the topics of DeleteRecordsRequest's Topics and their partitions.
+func PartitionsOfDeleteRecordsRequestTopics() PartitionLayout[DeleteRecordsRequest, DeleteRecordsRequestDeleteRecordsTopic, DeleteRecordsRequestDeleteRecordsPartition] {
+	return PartitionLayout[DeleteRecordsRequest, DeleteRecordsRequestDeleteRecordsTopic, DeleteRecordsRequestDeleteRecordsPartition]{
+		Topics: func(m *DeleteRecordsRequest) *[]DeleteRecordsRequestDeleteRecordsTopic { return &m.Topics },
+		Name:   func(t *DeleteRecordsRequestDeleteRecordsTopic) *string { return &t.Name },
+		Partitions: func(t *DeleteRecordsRequestDeleteRecordsTopic) *[]DeleteRecordsRequestDeleteRecordsPartition {
+			return &t.Partitions
+		},
+		Index: func(p *DeleteRecordsRequestDeleteRecordsPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // DeleteRecordsResponse is the body of a DeleteRecords response (ApiKey 21), versions 0-2, flexible 2+.
 type DeleteRecordsResponse struct {
 	ThrottleTimeMs int32                                           // versions 0+
@@ -1202,4 +1243,47 @@ func (*DeleteRecordsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DeleteRecordsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDeleteRecordsResponse are the fields of DeleteRecordsResponse, as the schema declares them.
+var fieldsOfDeleteRecordsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Topics", Type: "[]DeleteRecordsTopicResult", Fields: fieldsOfDeleteRecordsResponseDeleteRecordsTopicResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteRecordsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDeleteRecordsResponseDeleteRecordsTopicResult are the fields of DeleteRecordsResponseDeleteRecordsTopicResult, as the schema declares them.
+var fieldsOfDeleteRecordsResponseDeleteRecordsTopicResult = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]DeleteRecordsPartitionResult", Fields: fieldsOfDeleteRecordsResponseDeleteRecordsPartitionResult},
+}
+
+func (s *DeleteRecordsResponseDeleteRecordsTopicResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteRecordsResponseDeleteRecordsTopicResult[0], &s.Name}})
+}
+
+// fieldsOfDeleteRecordsResponseDeleteRecordsPartitionResult are the fields of DeleteRecordsResponseDeleteRecordsPartitionResult, as the schema declares them.
+var fieldsOfDeleteRecordsResponseDeleteRecordsPartitionResult = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "LowWatermark", Type: "int64"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// PartitionsOfDeleteRecordsResponseTopics locates the topics of DeleteRecordsResponse's Topics and their partitions.
+func PartitionsOfDeleteRecordsResponseTopics() PartitionLayout[DeleteRecordsResponse, DeleteRecordsResponseDeleteRecordsTopicResult, DeleteRecordsResponseDeleteRecordsPartitionResult] {
+	return PartitionLayout[DeleteRecordsResponse, DeleteRecordsResponseDeleteRecordsTopicResult, DeleteRecordsResponseDeleteRecordsPartitionResult]{
+		Topics: func(m *DeleteRecordsResponse) *[]DeleteRecordsResponseDeleteRecordsTopicResult { return &m.Topics },
+		Name:   func(t *DeleteRecordsResponseDeleteRecordsTopicResult) *string { return &t.Name },
+		Partitions: func(t *DeleteRecordsResponseDeleteRecordsTopicResult) *[]DeleteRecordsResponseDeleteRecordsPartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *DeleteRecordsResponseDeleteRecordsPartitionResult) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *DeleteRecordsResponseDeleteRecordsPartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

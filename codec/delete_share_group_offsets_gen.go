@@ -350,6 +350,29 @@ func (s *DeleteShareGroupOffsetsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfDeleteShareGroupOffsetsRequest are the fields of DeleteShareGroupOffsetsRequest, as the schema declares them.
+var fieldsOfDeleteShareGroupOffsetsRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]DeleteShareGroupOffsetsRequestTopic", Fields: fieldsOfDeleteShareGroupOffsetsRequestTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteShareGroupOffsetsRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteShareGroupOffsetsRequest[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDeleteShareGroupOffsetsRequestTopic are the fields of DeleteShareGroupOffsetsRequestTopic, as the schema declares them.
+var fieldsOfDeleteShareGroupOffsetsRequestTopic = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+}
+
+func (s *DeleteShareGroupOffsetsRequestTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteShareGroupOffsetsRequestTopic[0], &s.TopicName}})
+}
+
 // DeleteShareGroupOffsetsResponse is the body of a DeleteShareGroupOffsets response (ApiKey 92), versions 0, flexible 0+.
 type DeleteShareGroupOffsetsResponse struct {
 	ThrottleTimeMs int32                                  // versions 0+
@@ -833,4 +856,31 @@ func (*DeleteShareGroupOffsetsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DeleteShareGroupOffsetsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDeleteShareGroupOffsetsResponse are the fields of DeleteShareGroupOffsetsResponse, as the schema declares them.
+var fieldsOfDeleteShareGroupOffsetsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "Responses", Type: "[]DeleteShareGroupOffsetsResponseTopic", Fields: fieldsOfDeleteShareGroupOffsetsResponseTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteShareGroupOffsetsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Responses {
+		s.Responses[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDeleteShareGroupOffsetsResponseTopic are the fields of DeleteShareGroupOffsetsResponseTopic, as the schema declares them.
+var fieldsOfDeleteShareGroupOffsetsResponseTopic = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+func (s *DeleteShareGroupOffsetsResponseTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteShareGroupOffsetsResponseTopic[0], &s.TopicName}, {fieldsOfDeleteShareGroupOffsetsResponseTopic[1], &s.TopicId}})
 }

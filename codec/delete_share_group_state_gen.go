@@ -534,6 +534,47 @@ func (s *DeleteShareGroupStateRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfDeleteShareGroupStateRequest are the fields of DeleteShareGroupStateRequest, as the schema declares them.
+var fieldsOfDeleteShareGroupStateRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]DeleteStateData", Fields: fieldsOfDeleteShareGroupStateRequestDeleteStateData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteShareGroupStateRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteShareGroupStateRequest[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDeleteShareGroupStateRequestDeleteStateData are the fields of DeleteShareGroupStateRequestDeleteStateData, as the schema declares them.
+var fieldsOfDeleteShareGroupStateRequestDeleteStateData = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfDeleteShareGroupStateRequestPartitionData},
+}
+
+func (s *DeleteShareGroupStateRequestDeleteStateData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteShareGroupStateRequestDeleteStateData[0], &s.TopicId}})
+}
+
+// fieldsOfDeleteShareGroupStateRequestPartitionData are the fields of DeleteShareGroupStateRequestPartitionData, as the schema declares them.
+var fieldsOfDeleteShareGroupStateRequestPartitionData = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+}
+
+// PartitionsOfDeleteShareGroupStateRequestTopics locates the topics of DeleteShareGroupStateRequest's Topics and their partitions.
+func PartitionsOfDeleteShareGroupStateRequestTopics() PartitionLayout[DeleteShareGroupStateRequest, DeleteShareGroupStateRequestDeleteStateData, DeleteShareGroupStateRequestPartitionData] {
+	return PartitionLayout[DeleteShareGroupStateRequest, DeleteShareGroupStateRequestDeleteStateData, DeleteShareGroupStateRequestPartitionData]{
+		Topics: func(m *DeleteShareGroupStateRequest) *[]DeleteShareGroupStateRequestDeleteStateData { return &m.Topics },
+		ID:     func(t *DeleteShareGroupStateRequestDeleteStateData) *UUID { return &t.TopicId },
+		Partitions: func(t *DeleteShareGroupStateRequestDeleteStateData) *[]DeleteShareGroupStateRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *DeleteShareGroupStateRequestPartitionData) *int32 { return &p.Partition },
+	}
+}
+
 // DeleteShareGroupStateResponse is the body of a DeleteShareGroupState response (ApiKey 86), versions 0, flexible 0+.
 type DeleteShareGroupStateResponse struct {
 	Results []DeleteShareGroupStateResponseDeleteStateResult // versions 0+
@@ -1092,4 +1133,48 @@ func (*DeleteShareGroupStateResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DeleteShareGroupStateResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDeleteShareGroupStateResponse are the fields of DeleteShareGroupStateResponse, as the schema declares them.
+var fieldsOfDeleteShareGroupStateResponse = []*FieldInfo{
+	{Name: "Results", Type: "[]DeleteStateResult", Fields: fieldsOfDeleteShareGroupStateResponseDeleteStateResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteShareGroupStateResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Results {
+		s.Results[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDeleteShareGroupStateResponseDeleteStateResult are the fields of DeleteShareGroupStateResponseDeleteStateResult, as the schema declares them.
+var fieldsOfDeleteShareGroupStateResponseDeleteStateResult = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionResult", Fields: fieldsOfDeleteShareGroupStateResponsePartitionResult},
+}
+
+func (s *DeleteShareGroupStateResponseDeleteStateResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteShareGroupStateResponseDeleteStateResult[0], &s.TopicId}})
+}
+
+// fieldsOfDeleteShareGroupStateResponsePartitionResult are the fields of DeleteShareGroupStateResponsePartitionResult, as the schema declares them.
+var fieldsOfDeleteShareGroupStateResponsePartitionResult = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfDeleteShareGroupStateResponseResults locates the topics of DeleteShareGroupStateResponse's Results and their partitions.
+func PartitionsOfDeleteShareGroupStateResponseResults() PartitionLayout[DeleteShareGroupStateResponse, DeleteShareGroupStateResponseDeleteStateResult, DeleteShareGroupStateResponsePartitionResult] {
+	return PartitionLayout[DeleteShareGroupStateResponse, DeleteShareGroupStateResponseDeleteStateResult, DeleteShareGroupStateResponsePartitionResult]{
+		Topics: func(m *DeleteShareGroupStateResponse) *[]DeleteShareGroupStateResponseDeleteStateResult {
+			return &m.Results
+		},
+		ID: func(t *DeleteShareGroupStateResponseDeleteStateResult) *UUID { return &t.TopicId },
+		Partitions: func(t *DeleteShareGroupStateResponseDeleteStateResult) *[]DeleteShareGroupStateResponsePartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *DeleteShareGroupStateResponsePartitionResult) *int32 { return &p.Partition },
+		ErrorCode: func(p *DeleteShareGroupStateResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

@@ -486,6 +486,31 @@ func (s *DeleteTopicsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfDeleteTopicsRequest are the fields of DeleteTopicsRequest, as the schema declares them.
+var fieldsOfDeleteTopicsRequest = []*FieldInfo{
+	{Name: "Topics", Type: "[]DeleteTopicState", Fields: fieldsOfDeleteTopicsRequestDeleteTopicState},
+	{Name: "TopicNames", Type: "[]string", Flags: FieldTopic},
+	{Name: "TimeoutMs", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteTopicsRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteTopicsRequest[1], &s.TopicNames}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDeleteTopicsRequestDeleteTopicState are the fields of DeleteTopicsRequestDeleteTopicState, as the schema declares them.
+var fieldsOfDeleteTopicsRequestDeleteTopicState = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+}
+
+func (s *DeleteTopicsRequestDeleteTopicState) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteTopicsRequestDeleteTopicState[0], &s.Name}, {fieldsOfDeleteTopicsRequestDeleteTopicState[1], &s.TopicId}})
+}
+
 // DeleteTopicsResponse is the body of a DeleteTopics response (ApiKey 20), versions 0-6, flexible 4+.
 type DeleteTopicsResponse struct {
 	ThrottleTimeMs int32                                      // versions 1+
@@ -958,4 +983,29 @@ func (*DeleteTopicsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DeleteTopicsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDeleteTopicsResponse are the fields of DeleteTopicsResponse, as the schema declares them.
+var fieldsOfDeleteTopicsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Responses", Type: "[]DeletableTopicResult", Fields: fieldsOfDeleteTopicsResponseDeletableTopicResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DeleteTopicsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Responses {
+		s.Responses[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDeleteTopicsResponseDeletableTopicResult are the fields of DeleteTopicsResponseDeletableTopicResult, as the schema declares them.
+var fieldsOfDeleteTopicsResponseDeletableTopicResult = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+func (s *DeleteTopicsResponseDeletableTopicResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDeleteTopicsResponseDeletableTopicResult[0], &s.Name}, {fieldsOfDeleteTopicsResponseDeletableTopicResult[1], &s.TopicId}})
 }

@@ -337,6 +337,21 @@ func (*DescribeAclsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeAclsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfDescribeAclsRequest are the fields of DescribeAclsRequest, as the schema declares them.
+var fieldsOfDescribeAclsRequest = []*FieldInfo{
+	{Name: "ResourceTypeFilter", Type: "int8"},
+	{Name: "ResourceNameFilter", Type: "string"},
+	{Name: "PatternTypeFilter", Type: "int8"},
+	{Name: "PrincipalFilter", Type: "string"},
+	{Name: "HostFilter", Type: "string"},
+	{Name: "Operation", Type: "int8"},
+	{Name: "PermissionType", Type: "int8"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeAclsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // DescribeAclsResponse is the body of a DescribeAcls response (ApiKey 29), versions 0-3, flexible 2+.
 type DescribeAclsResponse struct {
 	ThrottleTimeMs int32                                      // versions 0+
@@ -1072,4 +1087,32 @@ func (*DescribeAclsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeAclsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeAclsResponse are the fields of DescribeAclsResponse, as the schema declares them.
+var fieldsOfDescribeAclsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "Resources", Type: "[]DescribeAclsResource", Fields: fieldsOfDescribeAclsResponseDescribeAclsResource},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeAclsResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDescribeAclsResponseDescribeAclsResource are the fields of DescribeAclsResponseDescribeAclsResource, as the schema declares them.
+var fieldsOfDescribeAclsResponseDescribeAclsResource = []*FieldInfo{
+	{Name: "ResourceType", Type: "int8"},
+	{Name: "ResourceName", Type: "string"},
+	{Name: "PatternType", Type: "int8"},
+	{Name: "Acls", Type: "[]AclDescription", Fields: fieldsOfDescribeAclsResponseAclDescription},
+}
+
+// fieldsOfDescribeAclsResponseAclDescription are the fields of DescribeAclsResponseAclDescription, as the schema declares them.
+var fieldsOfDescribeAclsResponseAclDescription = []*FieldInfo{
+	{Name: "Principal", Type: "string"},
+	{Name: "Host", Type: "string"},
+	{Name: "Operation", Type: "int8"},
+	{Name: "PermissionType", Type: "int8"},
 }

@@ -411,6 +411,23 @@ func (*DescribeClientQuotasRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeClientQuotasRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfDescribeClientQuotasRequest are the fields of DescribeClientQuotasRequest, as the schema declares them.
+var fieldsOfDescribeClientQuotasRequest = []*FieldInfo{
+	{Name: "Components", Type: "[]ComponentData", Fields: fieldsOfDescribeClientQuotasRequestComponentData},
+	{Name: "Strict", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeClientQuotasRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDescribeClientQuotasRequestComponentData are the fields of DescribeClientQuotasRequestComponentData, as the schema declares them.
+var fieldsOfDescribeClientQuotasRequestComponentData = []*FieldInfo{
+	{Name: "EntityType", Type: "string"},
+	{Name: "MatchType", Type: "int8"},
+	{Name: "Match", Type: "string"},
+}
+
 // DescribeClientQuotasResponse is the body of a DescribeClientQuotas response (ApiKey 48), versions 0-1, flexible 1+.
 type DescribeClientQuotasResponse struct {
 	ThrottleTimeMs int32                                   // versions 0+
@@ -1228,4 +1245,34 @@ func (*DescribeClientQuotasResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeClientQuotasResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeClientQuotasResponse are the fields of DescribeClientQuotasResponse, as the schema declares them.
+var fieldsOfDescribeClientQuotasResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "Entries", Type: "[]EntryData", Fields: fieldsOfDescribeClientQuotasResponseEntryData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeClientQuotasResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDescribeClientQuotasResponseEntryData are the fields of DescribeClientQuotasResponseEntryData, as the schema declares them.
+var fieldsOfDescribeClientQuotasResponseEntryData = []*FieldInfo{
+	{Name: "Entity", Type: "[]EntityData", Fields: fieldsOfDescribeClientQuotasResponseEntityData},
+	{Name: "Values", Type: "[]ValueData", Fields: fieldsOfDescribeClientQuotasResponseValueData},
+}
+
+// fieldsOfDescribeClientQuotasResponseEntityData are the fields of DescribeClientQuotasResponseEntityData, as the schema declares them.
+var fieldsOfDescribeClientQuotasResponseEntityData = []*FieldInfo{
+	{Name: "EntityType", Type: "string"},
+	{Name: "EntityName", Type: "string"},
+}
+
+// fieldsOfDescribeClientQuotasResponseValueData are the fields of DescribeClientQuotasResponseValueData, as the schema declares them.
+var fieldsOfDescribeClientQuotasResponseValueData = []*FieldInfo{
+	{Name: "Key", Type: "string"},
+	{Name: "Value", Type: "float64"},
 }

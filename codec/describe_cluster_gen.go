@@ -215,6 +215,17 @@ func (*DescribeClusterRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeClusterRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfDescribeClusterRequest are the fields of DescribeClusterRequest, as the schema declares them.
+var fieldsOfDescribeClusterRequest = []*FieldInfo{
+	{Name: "IncludeClusterAuthorizedOperations", Type: "bool"},
+	{Name: "EndpointType", Type: "int8"},
+	{Name: "IncludeFencedBrokers", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeClusterRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // DescribeClusterResponse is the body of a DescribeCluster response (ApiKey 60), versions 0-2, flexible 0+.
 type DescribeClusterResponse struct {
 	ThrottleTimeMs              int32                                          // versions 0+
@@ -801,4 +812,29 @@ func (*DescribeClusterResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeClusterResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeClusterResponse are the fields of DescribeClusterResponse, as the schema declares them.
+var fieldsOfDescribeClusterResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "EndpointType", Type: "int8"},
+	{Name: "ClusterId", Type: "string"},
+	{Name: "ControllerId", Type: "int32"},
+	{Name: "Brokers", Type: "[]DescribeClusterBroker", Fields: fieldsOfDescribeClusterResponseDescribeClusterBroker},
+	{Name: "ClusterAuthorizedOperations", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeClusterResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDescribeClusterResponseDescribeClusterBroker are the fields of DescribeClusterResponseDescribeClusterBroker, as the schema declares them.
+var fieldsOfDescribeClusterResponseDescribeClusterBroker = []*FieldInfo{
+	{Name: "BrokerId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "int32"},
+	{Name: "Rack", Type: "string"},
+	{Name: "IsFenced", Type: "bool"},
 }

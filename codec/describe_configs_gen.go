@@ -503,6 +503,24 @@ func (*DescribeConfigsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeConfigsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfDescribeConfigsRequest are the fields of DescribeConfigsRequest, as the schema declares them.
+var fieldsOfDescribeConfigsRequest = []*FieldInfo{
+	{Name: "Resources", Type: "[]DescribeConfigsResource", Fields: fieldsOfDescribeConfigsRequestDescribeConfigsResource},
+	{Name: "IncludeSynonyms", Type: "bool"},
+	{Name: "IncludeDocumentation", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeConfigsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDescribeConfigsRequestDescribeConfigsResource are the fields of DescribeConfigsRequestDescribeConfigsResource, as the schema declares them.
+var fieldsOfDescribeConfigsRequestDescribeConfigsResource = []*FieldInfo{
+	{Name: "ResourceType", Type: "int8"},
+	{Name: "ResourceName", Type: "string"},
+	{Name: "ConfigurationKeys", Type: "[]string"},
+}
+
 // DescribeConfigsResponse is the body of a DescribeConfigs response (ApiKey 32), versions 0-4, flexible 4+.
 type DescribeConfigsResponse struct {
 	ThrottleTimeMs int32                                          // versions 0+
@@ -1607,4 +1625,43 @@ func (*DescribeConfigsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeConfigsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeConfigsResponse are the fields of DescribeConfigsResponse, as the schema declares them.
+var fieldsOfDescribeConfigsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Results", Type: "[]DescribeConfigsResult", Fields: fieldsOfDescribeConfigsResponseDescribeConfigsResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeConfigsResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDescribeConfigsResponseDescribeConfigsResult are the fields of DescribeConfigsResponseDescribeConfigsResult, as the schema declares them.
+var fieldsOfDescribeConfigsResponseDescribeConfigsResult = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "ResourceType", Type: "int8"},
+	{Name: "ResourceName", Type: "string"},
+	{Name: "Configs", Type: "[]DescribeConfigsResourceResult", Fields: fieldsOfDescribeConfigsResponseDescribeConfigsResourceResult},
+}
+
+// fieldsOfDescribeConfigsResponseDescribeConfigsResourceResult are the fields of DescribeConfigsResponseDescribeConfigsResourceResult, as the schema declares them.
+var fieldsOfDescribeConfigsResponseDescribeConfigsResourceResult = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Value", Type: "string", Flags: FieldConfig},
+	{Name: "ReadOnly", Type: "bool"},
+	{Name: "IsDefault", Type: "bool"},
+	{Name: "ConfigSource", Type: "int8"},
+	{Name: "IsSensitive", Type: "bool"},
+	{Name: "Synonyms", Type: "[]DescribeConfigsSynonym", Fields: fieldsOfDescribeConfigsResponseDescribeConfigsSynonym},
+	{Name: "ConfigType", Type: "int8"},
+	{Name: "Documentation", Type: "string"},
+}
+
+// fieldsOfDescribeConfigsResponseDescribeConfigsSynonym are the fields of DescribeConfigsResponseDescribeConfigsSynonym, as the schema declares them.
+var fieldsOfDescribeConfigsResponseDescribeConfigsSynonym = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Value", Type: "string", Flags: FieldConfig},
+	{Name: "Source", Type: "int8"},
 }

@@ -365,6 +365,21 @@ func (*DescribeDelegationTokenRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeDelegationTokenRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfDescribeDelegationTokenRequest are the fields of DescribeDelegationTokenRequest, as the schema declares them.
+var fieldsOfDescribeDelegationTokenRequest = []*FieldInfo{
+	{Name: "Owners", Type: "[]DescribeDelegationTokenOwner", Fields: fieldsOfDescribeDelegationTokenRequestDescribeDelegationTokenOwner},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeDelegationTokenRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDescribeDelegationTokenRequestDescribeDelegationTokenOwner are the fields of DescribeDelegationTokenRequestDescribeDelegationTokenOwner, as the schema declares them.
+var fieldsOfDescribeDelegationTokenRequestDescribeDelegationTokenOwner = []*FieldInfo{
+	{Name: "PrincipalType", Type: "string"},
+	{Name: "PrincipalName", Type: "string"},
+}
+
 // DescribeDelegationTokenResponse is the body of a DescribeDelegationToken response (ApiKey 41), versions 0-3, flexible 2+.
 type DescribeDelegationTokenResponse struct {
 	ErrorCode      int16                                                     // versions 0+
@@ -1203,4 +1218,35 @@ func (*DescribeDelegationTokenResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeDelegationTokenResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeDelegationTokenResponse are the fields of DescribeDelegationTokenResponse, as the schema declares them.
+var fieldsOfDescribeDelegationTokenResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Tokens", Type: "[]DescribedDelegationToken", Fields: fieldsOfDescribeDelegationTokenResponseDescribedDelegationToken},
+	{Name: "ThrottleTimeMs", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeDelegationTokenResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDescribeDelegationTokenResponseDescribedDelegationToken are the fields of DescribeDelegationTokenResponseDescribedDelegationToken, as the schema declares them.
+var fieldsOfDescribeDelegationTokenResponseDescribedDelegationToken = []*FieldInfo{
+	{Name: "PrincipalType", Type: "string"},
+	{Name: "PrincipalName", Type: "string"},
+	{Name: "TokenRequesterPrincipalType", Type: "string"},
+	{Name: "TokenRequesterPrincipalName", Type: "string"},
+	{Name: "IssueTimestamp", Type: "int64"},
+	{Name: "ExpiryTimestamp", Type: "int64"},
+	{Name: "MaxTimestamp", Type: "int64"},
+	{Name: "TokenId", Type: "string"},
+	{Name: "Hmac", Type: "bytes", Flags: FieldSecret},
+	{Name: "Renewers", Type: "[]DescribedDelegationTokenRenewer", Fields: fieldsOfDescribeDelegationTokenResponseDescribedDelegationTokenRenewer},
+}
+
+// fieldsOfDescribeDelegationTokenResponseDescribedDelegationTokenRenewer are the fields of DescribeDelegationTokenResponseDescribedDelegationTokenRenewer, as the schema declares them.
+var fieldsOfDescribeDelegationTokenResponseDescribedDelegationTokenRenewer = []*FieldInfo{
+	{Name: "PrincipalType", Type: "string"},
+	{Name: "PrincipalName", Type: "string"},
 }

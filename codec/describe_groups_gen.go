@@ -257,6 +257,16 @@ func (*DescribeGroupsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeGroupsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfDescribeGroupsRequest are the fields of DescribeGroupsRequest, as the schema declares them.
+var fieldsOfDescribeGroupsRequest = []*FieldInfo{
+	{Name: "Groups", Type: "[]string"},
+	{Name: "IncludeAuthorizedOperations", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeGroupsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // DescribeGroupsResponse is the body of a DescribeGroups response (ApiKey 15), versions 0-6, flexible 5+.
 type DescribeGroupsResponse struct {
 	ThrottleTimeMs int32                                  // versions 1+
@@ -1154,4 +1164,50 @@ func (*DescribeGroupsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeGroupsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeGroupsResponse are the fields of DescribeGroupsResponse, as the schema declares them.
+var fieldsOfDescribeGroupsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Groups", Type: "[]DescribedGroup", Fields: fieldsOfDescribeGroupsResponseDescribedGroup},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeGroupsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Groups {
+		s.Groups[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeGroupsResponseDescribedGroup are the fields of DescribeGroupsResponseDescribedGroup, as the schema declares them.
+var fieldsOfDescribeGroupsResponseDescribedGroup = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "GroupState", Type: "string"},
+	{Name: "ProtocolType", Type: "string"},
+	{Name: "ProtocolData", Type: "string"},
+	{Name: "Members", Type: "[]DescribedGroupMember", Fields: fieldsOfDescribeGroupsResponseDescribedGroupMember},
+	{Name: "AuthorizedOperations", Type: "int32"},
+}
+
+func (s *DescribeGroupsResponseDescribedGroup) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeGroupsResponseDescribedGroup[2], &s.GroupId}})
+	for i := range s.Members {
+		s.Members[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeGroupsResponseDescribedGroupMember are the fields of DescribeGroupsResponseDescribedGroupMember, as the schema declares them.
+var fieldsOfDescribeGroupsResponseDescribedGroupMember = []*FieldInfo{
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "GroupInstanceId", Type: "string"},
+	{Name: "ClientId", Type: "string"},
+	{Name: "ClientHost", Type: "string"},
+	{Name: "MemberMetadata", Type: "bytes"},
+	{Name: "MemberAssignment", Type: "bytes"},
+}
+
+func (s *DescribeGroupsResponseDescribedGroupMember) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeGroupsResponseDescribedGroupMember[0], &s.MemberId}})
 }

@@ -434,6 +434,38 @@ func (s *DescribeLogDirsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfDescribeLogDirsRequest are the fields of DescribeLogDirsRequest, as the schema declares them.
+var fieldsOfDescribeLogDirsRequest = []*FieldInfo{
+	{Name: "Topics", Type: "[]DescribableLogDirTopic", Fields: fieldsOfDescribeLogDirsRequestDescribableLogDirTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeLogDirsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeLogDirsRequestDescribableLogDirTopic are the fields of DescribeLogDirsRequestDescribableLogDirTopic, as the schema declares them.
+var fieldsOfDescribeLogDirsRequestDescribableLogDirTopic = []*FieldInfo{
+	{Name: "Topic", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *DescribeLogDirsRequestDescribableLogDirTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeLogDirsRequestDescribableLogDirTopic[0], &s.Topic}})
+}
+
+// PartitionsOfDescribeLogDirsRequestTopics locates the topics of DescribeLogDirsRequest's Topics and their partitions.
+func PartitionsOfDescribeLogDirsRequestTopics() PartitionLayout[DescribeLogDirsRequest, DescribeLogDirsRequestDescribableLogDirTopic, int32] {
+	return PartitionLayout[DescribeLogDirsRequest, DescribeLogDirsRequestDescribableLogDirTopic, int32]{
+		Topics:     func(m *DescribeLogDirsRequest) *[]DescribeLogDirsRequestDescribableLogDirTopic { return &m.Topics },
+		Name:       func(t *DescribeLogDirsRequestDescribableLogDirTopic) *string { return &t.Topic },
+		Partitions: func(t *DescribeLogDirsRequestDescribableLogDirTopic) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // DescribeLogDirsResponse is the body of a DescribeLogDirs response (ApiKey 35), versions 0-5, flexible 2+.
 type DescribeLogDirsResponse struct {
 	ThrottleTimeMs int32                                          // versions 0+
@@ -1406,4 +1438,52 @@ func (*DescribeLogDirsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeLogDirsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeLogDirsResponse are the fields of DescribeLogDirsResponse, as the schema declares them.
+var fieldsOfDescribeLogDirsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Results", Type: "[]DescribeLogDirsResult", Fields: fieldsOfDescribeLogDirsResponseDescribeLogDirsResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeLogDirsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Results {
+		s.Results[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeLogDirsResponseDescribeLogDirsResult are the fields of DescribeLogDirsResponseDescribeLogDirsResult, as the schema declares them.
+var fieldsOfDescribeLogDirsResponseDescribeLogDirsResult = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "LogDir", Type: "string"},
+	{Name: "Topics", Type: "[]DescribeLogDirsTopic", Fields: fieldsOfDescribeLogDirsResponseDescribeLogDirsTopic},
+	{Name: "TotalBytes", Type: "int64"},
+	{Name: "UsableBytes", Type: "int64"},
+	{Name: "IsCordoned", Type: "bool"},
+}
+
+func (s *DescribeLogDirsResponseDescribeLogDirsResult) walkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeLogDirsResponseDescribeLogDirsTopic are the fields of DescribeLogDirsResponseDescribeLogDirsTopic, as the schema declares them.
+var fieldsOfDescribeLogDirsResponseDescribeLogDirsTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]DescribeLogDirsPartition", Fields: fieldsOfDescribeLogDirsResponseDescribeLogDirsPartition},
+}
+
+func (s *DescribeLogDirsResponseDescribeLogDirsTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeLogDirsResponseDescribeLogDirsTopic[0], &s.Name}})
+}
+
+// fieldsOfDescribeLogDirsResponseDescribeLogDirsPartition are the fields of DescribeLogDirsResponseDescribeLogDirsPartition, as the schema declares them.
+var fieldsOfDescribeLogDirsResponseDescribeLogDirsPartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "PartitionSize", Type: "int64"},
+	{Name: "OffsetLag", Type: "int64"},
+	{Name: "IsFutureKey", Type: "bool"},
 }

@@ -402,6 +402,38 @@ func (s *DescribeProducersRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfDescribeProducersRequest are the fields of DescribeProducersRequest, as the schema declares them.
+var fieldsOfDescribeProducersRequest = []*FieldInfo{
+	{Name: "Topics", Type: "[]TopicRequest", Fields: fieldsOfDescribeProducersRequestTopicRequest},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeProducersRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeProducersRequestTopicRequest are the fields of DescribeProducersRequestTopicRequest, as the schema declares them.
+var fieldsOfDescribeProducersRequestTopicRequest = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndexes", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *DescribeProducersRequestTopicRequest) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeProducersRequestTopicRequest[0], &s.Name}})
+}
+
+// PartitionsOfDescribeProducersRequestTopics locates the topics of DescribeProducersRequest's Topics and their partitions.
+func PartitionsOfDescribeProducersRequestTopics() PartitionLayout[DescribeProducersRequest, DescribeProducersRequestTopicRequest, int32] {
+	return PartitionLayout[DescribeProducersRequest, DescribeProducersRequestTopicRequest, int32]{
+		Topics:     func(m *DescribeProducersRequest) *[]DescribeProducersRequestTopicRequest { return &m.Topics },
+		Name:       func(t *DescribeProducersRequestTopicRequest) *string { return &t.Name },
+		Partitions: func(t *DescribeProducersRequestTopicRequest) *[]int32 { return &t.PartitionIndexes },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // DescribeProducersResponse is the body of a DescribeProducers response (ApiKey 61), versions 0, flexible 0+.
 type DescribeProducersResponse struct {
 	ThrottleTimeMs int32                                    // versions 0+
@@ -1278,4 +1310,71 @@ func (*DescribeProducersResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeProducersResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeProducersResponse are the fields of DescribeProducersResponse, as the schema declares them.
+var fieldsOfDescribeProducersResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Topics", Type: "[]TopicResponse", Fields: fieldsOfDescribeProducersResponseTopicResponse},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeProducersResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeProducersResponseTopicResponse are the fields of DescribeProducersResponseTopicResponse, as the schema declares them.
+var fieldsOfDescribeProducersResponseTopicResponse = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionResponse", Fields: fieldsOfDescribeProducersResponsePartitionResponse},
+}
+
+func (s *DescribeProducersResponseTopicResponse) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeProducersResponseTopicResponse[0], &s.Name}})
+	for i := range s.Partitions {
+		s.Partitions[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeProducersResponsePartitionResponse are the fields of DescribeProducersResponsePartitionResponse, as the schema declares them.
+var fieldsOfDescribeProducersResponsePartitionResponse = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "ActiveProducers", Type: "[]ProducerState", Fields: fieldsOfDescribeProducersResponseProducerState},
+}
+
+func (s *DescribeProducersResponsePartitionResponse) walkFields(fn func([]FieldRef)) {
+	for i := range s.ActiveProducers {
+		s.ActiveProducers[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeProducersResponseProducerState are the fields of DescribeProducersResponseProducerState, as the schema declares them.
+var fieldsOfDescribeProducersResponseProducerState = []*FieldInfo{
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "ProducerEpoch", Type: "int32"},
+	{Name: "LastSequence", Type: "int32"},
+	{Name: "LastTimestamp", Type: "int64"},
+	{Name: "CoordinatorEpoch", Type: "int32"},
+	{Name: "CurrentTxnStartOffset", Type: "int64"},
+}
+
+func (s *DescribeProducersResponseProducerState) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeProducersResponseProducerState[0], &s.ProducerId}})
+}
+
+// PartitionsOfDescribeProducersResponseTopics locates the topics of DescribeProducersResponse's Topics and their partitions.
+func PartitionsOfDescribeProducersResponseTopics() PartitionLayout[DescribeProducersResponse, DescribeProducersResponseTopicResponse, DescribeProducersResponsePartitionResponse] {
+	return PartitionLayout[DescribeProducersResponse, DescribeProducersResponseTopicResponse, DescribeProducersResponsePartitionResponse]{
+		Topics: func(m *DescribeProducersResponse) *[]DescribeProducersResponseTopicResponse { return &m.Topics },
+		Name:   func(t *DescribeProducersResponseTopicResponse) *string { return &t.Name },
+		Partitions: func(t *DescribeProducersResponseTopicResponse) *[]DescribeProducersResponsePartitionResponse {
+			return &t.Partitions
+		},
+		Index:     func(p *DescribeProducersResponsePartitionResponse) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *DescribeProducersResponsePartitionResponse) *int16 { return &p.ErrorCode },
+	}
 }

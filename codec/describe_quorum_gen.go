@@ -507,6 +507,43 @@ func (s *DescribeQuorumRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfDescribeQuorumRequest are the fields of DescribeQuorumRequest, as the schema declares them.
+var fieldsOfDescribeQuorumRequest = []*FieldInfo{
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfDescribeQuorumRequestTopicData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeQuorumRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeQuorumRequestTopicData are the fields of DescribeQuorumRequestTopicData, as the schema declares them.
+var fieldsOfDescribeQuorumRequestTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfDescribeQuorumRequestPartitionData},
+}
+
+func (s *DescribeQuorumRequestTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeQuorumRequestTopicData[0], &s.TopicName}})
+}
+
+// fieldsOfDescribeQuorumRequestPartitionData are the fields of DescribeQuorumRequestPartitionData, as the schema declares them.
+var fieldsOfDescribeQuorumRequestPartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+}
+
+// PartitionsOfDescribeQuorumRequestTopics locates the topics of DescribeQuorumRequest's Topics and their partitions.
+func PartitionsOfDescribeQuorumRequestTopics() PartitionLayout[DescribeQuorumRequest, DescribeQuorumRequestTopicData, DescribeQuorumRequestPartitionData] {
+	return PartitionLayout[DescribeQuorumRequest, DescribeQuorumRequestTopicData, DescribeQuorumRequestPartitionData]{
+		Topics:     func(m *DescribeQuorumRequest) *[]DescribeQuorumRequestTopicData { return &m.Topics },
+		Name:       func(t *DescribeQuorumRequestTopicData) *string { return &t.TopicName },
+		Partitions: func(t *DescribeQuorumRequestTopicData) *[]DescribeQuorumRequestPartitionData { return &t.Partitions },
+		Index:      func(p *DescribeQuorumRequestPartitionData) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // DescribeQuorumResponse is the body of a DescribeQuorum response (ApiKey 55), versions 0-2, flexible 0+.
 type DescribeQuorumResponse struct {
 	ErrorCode    int16                             // versions 0+
@@ -1936,4 +1973,74 @@ func (*DescribeQuorumResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeQuorumResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeQuorumResponse are the fields of DescribeQuorumResponse, as the schema declares them.
+var fieldsOfDescribeQuorumResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfDescribeQuorumResponseTopicData},
+	{Name: "Nodes", Type: "[]Node", Fields: fieldsOfDescribeQuorumResponseNode},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeQuorumResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeQuorumResponseReplicaState are the fields of DescribeQuorumResponseReplicaState, as the schema declares them.
+var fieldsOfDescribeQuorumResponseReplicaState = []*FieldInfo{
+	{Name: "ReplicaId", Type: "int32"},
+	{Name: "ReplicaDirectoryId", Type: "uuid"},
+	{Name: "LogEndOffset", Type: "int64"},
+	{Name: "LastFetchTimestamp", Type: "int64"},
+	{Name: "LastCaughtUpTimestamp", Type: "int64"},
+}
+
+// fieldsOfDescribeQuorumResponseTopicData are the fields of DescribeQuorumResponseTopicData, as the schema declares them.
+var fieldsOfDescribeQuorumResponseTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfDescribeQuorumResponsePartitionData},
+}
+
+func (s *DescribeQuorumResponseTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeQuorumResponseTopicData[0], &s.TopicName}})
+}
+
+// fieldsOfDescribeQuorumResponsePartitionData are the fields of DescribeQuorumResponsePartitionData, as the schema declares them.
+var fieldsOfDescribeQuorumResponsePartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "HighWatermark", Type: "int64"},
+	{Name: "CurrentVoters", Type: "[]ReplicaState", Fields: fieldsOfDescribeQuorumResponseReplicaState},
+	{Name: "Observers", Type: "[]ReplicaState", Fields: fieldsOfDescribeQuorumResponseReplicaState},
+}
+
+// fieldsOfDescribeQuorumResponseNode are the fields of DescribeQuorumResponseNode, as the schema declares them.
+var fieldsOfDescribeQuorumResponseNode = []*FieldInfo{
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Listeners", Type: "[]Listener", Fields: fieldsOfDescribeQuorumResponseListener},
+}
+
+// fieldsOfDescribeQuorumResponseListener are the fields of DescribeQuorumResponseListener, as the schema declares them.
+var fieldsOfDescribeQuorumResponseListener = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfDescribeQuorumResponseTopics locates the topics of DescribeQuorumResponse's Topics and their partitions.
+func PartitionsOfDescribeQuorumResponseTopics() PartitionLayout[DescribeQuorumResponse, DescribeQuorumResponseTopicData, DescribeQuorumResponsePartitionData] {
+	return PartitionLayout[DescribeQuorumResponse, DescribeQuorumResponseTopicData, DescribeQuorumResponsePartitionData]{
+		Topics:     func(m *DescribeQuorumResponse) *[]DescribeQuorumResponseTopicData { return &m.Topics },
+		Name:       func(t *DescribeQuorumResponseTopicData) *string { return &t.TopicName },
+		Partitions: func(t *DescribeQuorumResponseTopicData) *[]DescribeQuorumResponsePartitionData { return &t.Partitions },
+		Index:      func(p *DescribeQuorumResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *DescribeQuorumResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

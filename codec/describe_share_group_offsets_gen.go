@@ -586,6 +586,41 @@ func (s *DescribeShareGroupOffsetsRequest) Summarize(sm *Summary, version int16)
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfDescribeShareGroupOffsetsRequest are the fields of DescribeShareGroupOffsetsRequest, as the schema declares them.
+var fieldsOfDescribeShareGroupOffsetsRequest = []*FieldInfo{
+	{Name: "Groups", Type: "[]DescribeShareGroupOffsetsRequestGroup", Fields: fieldsOfDescribeShareGroupOffsetsRequestGroup},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeShareGroupOffsetsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Groups {
+		s.Groups[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeShareGroupOffsetsRequestGroup are the fields of DescribeShareGroupOffsetsRequestGroup, as the schema declares them.
+var fieldsOfDescribeShareGroupOffsetsRequestGroup = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]DescribeShareGroupOffsetsRequestTopic", Fields: fieldsOfDescribeShareGroupOffsetsRequestTopic},
+}
+
+func (s *DescribeShareGroupOffsetsRequestGroup) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeShareGroupOffsetsRequestGroup[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeShareGroupOffsetsRequestTopic are the fields of DescribeShareGroupOffsetsRequestTopic, as the schema declares them.
+var fieldsOfDescribeShareGroupOffsetsRequestTopic = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *DescribeShareGroupOffsetsRequestTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeShareGroupOffsetsRequestTopic[0], &s.TopicName}})
+}
+
 // DescribeShareGroupOffsetsResponse is the body of a DescribeShareGroupOffsets response (ApiKey 90), versions 0-1, flexible 0+.
 type DescribeShareGroupOffsetsResponse struct {
 	ThrottleTimeMs int32                                    // versions 0+
@@ -1508,4 +1543,53 @@ func (*DescribeShareGroupOffsetsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeShareGroupOffsetsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeShareGroupOffsetsResponse are the fields of DescribeShareGroupOffsetsResponse, as the schema declares them.
+var fieldsOfDescribeShareGroupOffsetsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Groups", Type: "[]DescribeShareGroupOffsetsResponseGroup", Fields: fieldsOfDescribeShareGroupOffsetsResponseGroup},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeShareGroupOffsetsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Groups {
+		s.Groups[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeShareGroupOffsetsResponseGroup are the fields of DescribeShareGroupOffsetsResponseGroup, as the schema declares them.
+var fieldsOfDescribeShareGroupOffsetsResponseGroup = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]DescribeShareGroupOffsetsResponseTopic", Fields: fieldsOfDescribeShareGroupOffsetsResponseTopic},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+func (s *DescribeShareGroupOffsetsResponseGroup) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeShareGroupOffsetsResponseGroup[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeShareGroupOffsetsResponseTopic are the fields of DescribeShareGroupOffsetsResponseTopic, as the schema declares them.
+var fieldsOfDescribeShareGroupOffsetsResponseTopic = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]DescribeShareGroupOffsetsResponsePartition", Fields: fieldsOfDescribeShareGroupOffsetsResponsePartition},
+}
+
+func (s *DescribeShareGroupOffsetsResponseTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeShareGroupOffsetsResponseTopic[0], &s.TopicName}, {fieldsOfDescribeShareGroupOffsetsResponseTopic[1], &s.TopicId}})
+}
+
+// fieldsOfDescribeShareGroupOffsetsResponsePartition are the fields of DescribeShareGroupOffsetsResponsePartition, as the schema declares them.
+var fieldsOfDescribeShareGroupOffsetsResponsePartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "StartOffset", Type: "int64"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "Lag", Type: "int64"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
 }

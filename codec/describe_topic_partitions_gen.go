@@ -540,6 +540,42 @@ func (s *DescribeTopicPartitionsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfDescribeTopicPartitionsRequest are the fields of DescribeTopicPartitionsRequest, as the schema declares them.
+var fieldsOfDescribeTopicPartitionsRequest = []*FieldInfo{
+	{Name: "Topics", Type: "[]TopicRequest", Fields: fieldsOfDescribeTopicPartitionsRequestTopicRequest},
+	{Name: "ResponsePartitionLimit", Type: "int32"},
+	{Name: "Cursor", Type: "Cursor", Fields: fieldsOfDescribeTopicPartitionsRequestCursor},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeTopicPartitionsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+	if s.Cursor != nil {
+		s.Cursor.walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeTopicPartitionsRequestTopicRequest are the fields of DescribeTopicPartitionsRequestTopicRequest, as the schema declares them.
+var fieldsOfDescribeTopicPartitionsRequestTopicRequest = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+}
+
+func (s *DescribeTopicPartitionsRequestTopicRequest) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeTopicPartitionsRequestTopicRequest[0], &s.Name}})
+}
+
+// fieldsOfDescribeTopicPartitionsRequestCursor are the fields of DescribeTopicPartitionsRequestCursor, as the schema declares them.
+var fieldsOfDescribeTopicPartitionsRequestCursor = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+}
+
+func (s *DescribeTopicPartitionsRequestCursor) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeTopicPartitionsRequestCursor[0], &s.TopicName}})
+}
+
 // DescribeTopicPartitionsResponse is the body of a DescribeTopicPartitions response (ApiKey 75), versions 0, flexible 0+.
 type DescribeTopicPartitionsResponse struct {
 	ThrottleTimeMs int32                                  // versions 0+
@@ -1825,4 +1861,71 @@ func (*DescribeTopicPartitionsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeTopicPartitionsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeTopicPartitionsResponse are the fields of DescribeTopicPartitionsResponse, as the schema declares them.
+var fieldsOfDescribeTopicPartitionsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Topics", Type: "[]DescribeTopicPartitionsResponseTopic", Fields: fieldsOfDescribeTopicPartitionsResponseTopic},
+	{Name: "NextCursor", Type: "Cursor", Fields: fieldsOfDescribeTopicPartitionsResponseCursor},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeTopicPartitionsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+	if s.NextCursor != nil {
+		s.NextCursor.walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeTopicPartitionsResponseTopic are the fields of DescribeTopicPartitionsResponseTopic, as the schema declares them.
+var fieldsOfDescribeTopicPartitionsResponseTopic = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "IsInternal", Type: "bool"},
+	{Name: "Partitions", Type: "[]DescribeTopicPartitionsResponsePartition", Fields: fieldsOfDescribeTopicPartitionsResponsePartition},
+	{Name: "TopicAuthorizedOperations", Type: "int32"},
+}
+
+func (s *DescribeTopicPartitionsResponseTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeTopicPartitionsResponseTopic[1], &s.Name}, {fieldsOfDescribeTopicPartitionsResponseTopic[2], &s.TopicId}})
+}
+
+// fieldsOfDescribeTopicPartitionsResponsePartition are the fields of DescribeTopicPartitionsResponsePartition, as the schema declares them.
+var fieldsOfDescribeTopicPartitionsResponsePartition = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "ReplicaNodes", Type: "[]int32"},
+	{Name: "IsrNodes", Type: "[]int32"},
+	{Name: "EligibleLeaderReplicas", Type: "[]int32"},
+	{Name: "LastKnownElr", Type: "[]int32"},
+	{Name: "OfflineReplicas", Type: "[]int32"},
+}
+
+// fieldsOfDescribeTopicPartitionsResponseCursor are the fields of DescribeTopicPartitionsResponseCursor, as the schema declares them.
+var fieldsOfDescribeTopicPartitionsResponseCursor = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+}
+
+func (s *DescribeTopicPartitionsResponseCursor) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeTopicPartitionsResponseCursor[0], &s.TopicName}})
+}
+
+// PartitionsOfDescribeTopicPartitionsResponseTopics locates the topics of DescribeTopicPartitionsResponse's Topics and their partitions.
+func PartitionsOfDescribeTopicPartitionsResponseTopics() PartitionLayout[DescribeTopicPartitionsResponse, DescribeTopicPartitionsResponseTopic, DescribeTopicPartitionsResponsePartition] {
+	return PartitionLayout[DescribeTopicPartitionsResponse, DescribeTopicPartitionsResponseTopic, DescribeTopicPartitionsResponsePartition]{
+		Topics: func(m *DescribeTopicPartitionsResponse) *[]DescribeTopicPartitionsResponseTopic { return &m.Topics },
+		ID:     func(t *DescribeTopicPartitionsResponseTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *DescribeTopicPartitionsResponseTopic) *[]DescribeTopicPartitionsResponsePartition {
+			return &t.Partitions
+		},
+		Index:     func(p *DescribeTopicPartitionsResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *DescribeTopicPartitionsResponsePartition) *int16 { return &p.ErrorCode },
+	}
 }

@@ -212,6 +212,15 @@ func (*DescribeTransactionsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeTransactionsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfDescribeTransactionsRequest are the fields of DescribeTransactionsRequest, as the schema declares them.
+var fieldsOfDescribeTransactionsRequest = []*FieldInfo{
+	{Name: "TransactionalIds", Type: "[]string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeTransactionsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // DescribeTransactionsResponse is the body of a DescribeTransactions response (ApiKey 65), versions 0, flexible 0+.
 type DescribeTransactionsResponse struct {
 	ThrottleTimeMs    int32                                          // versions 0+
@@ -968,4 +977,46 @@ func (*DescribeTransactionsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeTransactionsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeTransactionsResponse are the fields of DescribeTransactionsResponse, as the schema declares them.
+var fieldsOfDescribeTransactionsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "TransactionStates", Type: "[]TransactionState", Fields: fieldsOfDescribeTransactionsResponseTransactionState},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeTransactionsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.TransactionStates {
+		s.TransactionStates[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeTransactionsResponseTransactionState are the fields of DescribeTransactionsResponseTransactionState, as the schema declares them.
+var fieldsOfDescribeTransactionsResponseTransactionState = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "TransactionalId", Type: "string", Flags: FieldTransactionalID},
+	{Name: "TransactionState", Type: "string"},
+	{Name: "TransactionTimeoutMs", Type: "int32"},
+	{Name: "TransactionStartTimeMs", Type: "int64"},
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "ProducerEpoch", Type: "int16", Flags: FieldProducerEpoch},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfDescribeTransactionsResponseTopicData},
+}
+
+func (s *DescribeTransactionsResponseTransactionState) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeTransactionsResponseTransactionState[1], &s.TransactionalId}, {fieldsOfDescribeTransactionsResponseTransactionState[5], &s.ProducerId}, {fieldsOfDescribeTransactionsResponseTransactionState[6], &s.ProducerEpoch}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfDescribeTransactionsResponseTopicData are the fields of DescribeTransactionsResponseTopicData, as the schema declares them.
+var fieldsOfDescribeTransactionsResponseTopicData = []*FieldInfo{
+	{Name: "Topic", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *DescribeTransactionsResponseTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfDescribeTransactionsResponseTopicData[0], &s.Topic}})
 }

@@ -312,6 +312,20 @@ func (*DescribeUserScramCredentialsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeUserScramCredentialsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfDescribeUserScramCredentialsRequest are the fields of DescribeUserScramCredentialsRequest, as the schema declares them.
+var fieldsOfDescribeUserScramCredentialsRequest = []*FieldInfo{
+	{Name: "Users", Type: "[]UserName", Fields: fieldsOfDescribeUserScramCredentialsRequestUserName},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeUserScramCredentialsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDescribeUserScramCredentialsRequestUserName are the fields of DescribeUserScramCredentialsRequestUserName, as the schema declares them.
+var fieldsOfDescribeUserScramCredentialsRequestUserName = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+}
+
 // DescribeUserScramCredentialsResponse is the body of a DescribeUserScramCredentials response (ApiKey 50), versions 0, flexible 0+.
 type DescribeUserScramCredentialsResponse struct {
 	ThrottleTimeMs int32                                                                    // versions 0+
@@ -952,4 +966,30 @@ func (*DescribeUserScramCredentialsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *DescribeUserScramCredentialsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfDescribeUserScramCredentialsResponse are the fields of DescribeUserScramCredentialsResponse, as the schema declares them.
+var fieldsOfDescribeUserScramCredentialsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "Results", Type: "[]DescribeUserScramCredentialsResult", Fields: fieldsOfDescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *DescribeUserScramCredentialsResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfDescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult are the fields of DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult, as the schema declares them.
+var fieldsOfDescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult = []*FieldInfo{
+	{Name: "User", Type: "string"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "CredentialInfos", Type: "[]CredentialInfo", Fields: fieldsOfDescribeUserScramCredentialsResponseCredentialInfo},
+}
+
+// fieldsOfDescribeUserScramCredentialsResponseCredentialInfo are the fields of DescribeUserScramCredentialsResponseCredentialInfo, as the schema declares them.
+var fieldsOfDescribeUserScramCredentialsResponseCredentialInfo = []*FieldInfo{
+	{Name: "Mechanism", Type: "int8"},
+	{Name: "Iterations", Type: "int32"},
 }

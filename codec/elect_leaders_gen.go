@@ -486,6 +486,40 @@ func (s *ElectLeadersRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfElectLeadersRequest are the fields of ElectLeadersRequest, as the schema declares them.
+var fieldsOfElectLeadersRequest = []*FieldInfo{
+	{Name: "ElectionType", Type: "int8"},
+	{Name: "TopicPartitions", Type: "[]TopicPartitions", Fields: fieldsOfElectLeadersRequestTopicPartitions},
+	{Name: "TimeoutMs", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ElectLeadersRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.TopicPartitions {
+		s.TopicPartitions[i].walkFields(fn)
+	}
+}
+
+// fieldsOfElectLeadersRequestTopicPartitions are the fields of ElectLeadersRequestTopicPartitions, as the schema declares them.
+var fieldsOfElectLeadersRequestTopicPartitions = []*FieldInfo{
+	{Name: "Topic", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *ElectLeadersRequestTopicPartitions) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfElectLeadersRequestTopicPartitions[0], &s.Topic}})
+}
+
+// PartitionsOfElectLeadersRequestTopicPartitions locates the topics of ElectLeadersRequest's TopicPartitions and their partitions.
+func PartitionsOfElectLeadersRequestTopicPartitions() PartitionLayout[ElectLeadersRequest, ElectLeadersRequestTopicPartitions, int32] {
+	return PartitionLayout[ElectLeadersRequest, ElectLeadersRequestTopicPartitions, int32]{
+		Topics:     func(m *ElectLeadersRequest) *[]ElectLeadersRequestTopicPartitions { return &m.TopicPartitions },
+		Name:       func(t *ElectLeadersRequestTopicPartitions) *string { return &t.Topic },
+		Partitions: func(t *ElectLeadersRequestTopicPartitions) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // ElectLeadersResponse is the body of a ElectLeaders response (ApiKey 43), versions 0-2, flexible 2+.
 type ElectLeadersResponse struct {
 	ThrottleTimeMs         int32                                       // versions 0+
@@ -1133,4 +1167,50 @@ func (*ElectLeadersResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ElectLeadersResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfElectLeadersResponse are the fields of ElectLeadersResponse, as the schema declares them.
+var fieldsOfElectLeadersResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ReplicaElectionResults", Type: "[]ReplicaElectionResult", Fields: fieldsOfElectLeadersResponseReplicaElectionResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ElectLeadersResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.ReplicaElectionResults {
+		s.ReplicaElectionResults[i].walkFields(fn)
+	}
+}
+
+// fieldsOfElectLeadersResponseReplicaElectionResult are the fields of ElectLeadersResponseReplicaElectionResult, as the schema declares them.
+var fieldsOfElectLeadersResponseReplicaElectionResult = []*FieldInfo{
+	{Name: "Topic", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionResult", Type: "[]PartitionResult", Fields: fieldsOfElectLeadersResponsePartitionResult},
+}
+
+func (s *ElectLeadersResponseReplicaElectionResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfElectLeadersResponseReplicaElectionResult[0], &s.Topic}})
+}
+
+// fieldsOfElectLeadersResponsePartitionResult are the fields of ElectLeadersResponsePartitionResult, as the schema declares them.
+var fieldsOfElectLeadersResponsePartitionResult = []*FieldInfo{
+	{Name: "PartitionId", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfElectLeadersResponseReplicaElectionResults locates the topics of ElectLeadersResponse's ReplicaElectionResults and their partitions.
+func PartitionsOfElectLeadersResponseReplicaElectionResults() PartitionLayout[ElectLeadersResponse, ElectLeadersResponseReplicaElectionResult, ElectLeadersResponsePartitionResult] {
+	return PartitionLayout[ElectLeadersResponse, ElectLeadersResponseReplicaElectionResult, ElectLeadersResponsePartitionResult]{
+		Topics: func(m *ElectLeadersResponse) *[]ElectLeadersResponseReplicaElectionResult {
+			return &m.ReplicaElectionResults
+		},
+		Name: func(t *ElectLeadersResponseReplicaElectionResult) *string { return &t.Topic },
+		Partitions: func(t *ElectLeadersResponseReplicaElectionResult) *[]ElectLeadersResponsePartitionResult {
+			return &t.PartitionResult
+		},
+		Index:     func(p *ElectLeadersResponsePartitionResult) *int32 { return &p.PartitionId },
+		ErrorCode: func(p *ElectLeadersResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

@@ -1127,6 +1127,62 @@ func (s *EndQuorumEpochRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfEndQuorumEpochRequest are the fields of EndQuorumEpochRequest, as the schema declares them.
+var fieldsOfEndQuorumEpochRequest = []*FieldInfo{
+	{Name: "ClusterId", Type: "string"},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfEndQuorumEpochRequestTopicData},
+	{Name: "LeaderEndpoints", Type: "[]LeaderEndpoint", Fields: fieldsOfEndQuorumEpochRequestLeaderEndpoint},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *EndQuorumEpochRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfEndQuorumEpochRequestTopicData are the fields of EndQuorumEpochRequestTopicData, as the schema declares them.
+var fieldsOfEndQuorumEpochRequestTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfEndQuorumEpochRequestPartitionData},
+}
+
+func (s *EndQuorumEpochRequestTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfEndQuorumEpochRequestTopicData[0], &s.TopicName}})
+}
+
+// fieldsOfEndQuorumEpochRequestPartitionData are the fields of EndQuorumEpochRequestPartitionData, as the schema declares them.
+var fieldsOfEndQuorumEpochRequestPartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "PreferredSuccessors", Type: "[]int32"},
+	{Name: "PreferredCandidates", Type: "[]ReplicaInfo", Fields: fieldsOfEndQuorumEpochRequestReplicaInfo},
+}
+
+// fieldsOfEndQuorumEpochRequestReplicaInfo are the fields of EndQuorumEpochRequestReplicaInfo, as the schema declares them.
+var fieldsOfEndQuorumEpochRequestReplicaInfo = []*FieldInfo{
+	{Name: "CandidateId", Type: "int32"},
+	{Name: "CandidateDirectoryId", Type: "uuid"},
+}
+
+// fieldsOfEndQuorumEpochRequestLeaderEndpoint are the fields of EndQuorumEpochRequestLeaderEndpoint, as the schema declares them.
+var fieldsOfEndQuorumEpochRequestLeaderEndpoint = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfEndQuorumEpochRequestTopics locates the topics of EndQuorumEpochRequest's Topics and their partitions.
+func PartitionsOfEndQuorumEpochRequestTopics() PartitionLayout[EndQuorumEpochRequest, EndQuorumEpochRequestTopicData, EndQuorumEpochRequestPartitionData] {
+	return PartitionLayout[EndQuorumEpochRequest, EndQuorumEpochRequestTopicData, EndQuorumEpochRequestPartitionData]{
+		Topics:     func(m *EndQuorumEpochRequest) *[]EndQuorumEpochRequestTopicData { return &m.Topics },
+		Name:       func(t *EndQuorumEpochRequestTopicData) *string { return &t.TopicName },
+		Partitions: func(t *EndQuorumEpochRequestTopicData) *[]EndQuorumEpochRequestPartitionData { return &t.Partitions },
+		Index:      func(p *EndQuorumEpochRequestPartitionData) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // EndQuorumEpochResponse is the body of a EndQuorumEpoch response (ApiKey 54), versions 0-1, flexible 1+.
 type EndQuorumEpochResponse struct {
 	ErrorCode     int16                                // versions 0+
@@ -2011,4 +2067,54 @@ func (*EndQuorumEpochResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *EndQuorumEpochResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfEndQuorumEpochResponse are the fields of EndQuorumEpochResponse, as the schema declares them.
+var fieldsOfEndQuorumEpochResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfEndQuorumEpochResponseTopicData},
+	{Name: "NodeEndpoints", Type: "[]NodeEndpoint", Fields: fieldsOfEndQuorumEpochResponseNodeEndpoint},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *EndQuorumEpochResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfEndQuorumEpochResponseTopicData are the fields of EndQuorumEpochResponseTopicData, as the schema declares them.
+var fieldsOfEndQuorumEpochResponseTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfEndQuorumEpochResponsePartitionData},
+}
+
+func (s *EndQuorumEpochResponseTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfEndQuorumEpochResponseTopicData[0], &s.TopicName}})
+}
+
+// fieldsOfEndQuorumEpochResponsePartitionData are the fields of EndQuorumEpochResponsePartitionData, as the schema declares them.
+var fieldsOfEndQuorumEpochResponsePartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// fieldsOfEndQuorumEpochResponseNodeEndpoint are the fields of EndQuorumEpochResponseNodeEndpoint, as the schema declares them.
+var fieldsOfEndQuorumEpochResponseNodeEndpoint = []*FieldInfo{
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfEndQuorumEpochResponseTopics locates the topics of EndQuorumEpochResponse's Topics and their partitions.
+func PartitionsOfEndQuorumEpochResponseTopics() PartitionLayout[EndQuorumEpochResponse, EndQuorumEpochResponseTopicData, EndQuorumEpochResponsePartitionData] {
+	return PartitionLayout[EndQuorumEpochResponse, EndQuorumEpochResponseTopicData, EndQuorumEpochResponsePartitionData]{
+		Topics:     func(m *EndQuorumEpochResponse) *[]EndQuorumEpochResponseTopicData { return &m.Topics },
+		Name:       func(t *EndQuorumEpochResponseTopicData) *string { return &t.TopicName },
+		Partitions: func(t *EndQuorumEpochResponseTopicData) *[]EndQuorumEpochResponsePartitionData { return &t.Partitions },
+		Index:      func(p *EndQuorumEpochResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *EndQuorumEpochResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

@@ -242,6 +242,19 @@ func (*EndTxnRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *EndTxnRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfEndTxnRequest are the fields of EndTxnRequest, as the schema declares them.
+var fieldsOfEndTxnRequest = []*FieldInfo{
+	{Name: "TransactionalId", Type: "string", Flags: FieldTransactionalID},
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "ProducerEpoch", Type: "int16", Flags: FieldProducerEpoch},
+	{Name: "Committed", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *EndTxnRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfEndTxnRequest[0], &s.TransactionalId}, {fieldsOfEndTxnRequest[1], &s.ProducerId}, {fieldsOfEndTxnRequest[2], &s.ProducerEpoch}})
+}
+
 // EndTxnResponse is the body of a EndTxn response (ApiKey 26), versions 0-5, flexible 3+.
 type EndTxnResponse struct {
 	ThrottleTimeMs int32 // versions 0+
@@ -480,3 +493,16 @@ func (*EndTxnResponse) IsResponse() bool { return true }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *EndTxnResponse) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
+
+// fieldsOfEndTxnResponse are the fields of EndTxnResponse, as the schema declares them.
+var fieldsOfEndTxnResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "ProducerEpoch", Type: "int16", Flags: FieldProducerEpoch},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *EndTxnResponse) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfEndTxnResponse[2], &s.ProducerId}, {fieldsOfEndTxnResponse[3], &s.ProducerEpoch}})
+}

@@ -209,6 +209,17 @@ func (*EnvelopeRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *EnvelopeRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfEnvelopeRequest are the fields of EnvelopeRequest, as the schema declares them.
+var fieldsOfEnvelopeRequest = []*FieldInfo{
+	{Name: "RequestData", Type: "bytes"},
+	{Name: "RequestPrincipal", Type: "bytes"},
+	{Name: "ClientHostAddress", Type: "bytes"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *EnvelopeRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // EnvelopeResponse is the body of a Envelope response (ApiKey 58), versions 0, flexible 0+.
 type EnvelopeResponse struct {
 	ResponseData []byte // versions 0+, nullable 0+, default "null"
@@ -395,3 +406,13 @@ func (*EnvelopeResponse) IsResponse() bool { return true }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *EnvelopeResponse) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
+
+// fieldsOfEnvelopeResponse are the fields of EnvelopeResponse, as the schema declares them.
+var fieldsOfEnvelopeResponse = []*FieldInfo{
+	{Name: "ResponseData", Type: "bytes"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *EnvelopeResponse) WalkFields(fn func([]FieldRef)) {
+}

@@ -198,6 +198,16 @@ func (s *ExpireDelegationTokenRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfExpireDelegationTokenRequest are the fields of ExpireDelegationTokenRequest, as the schema declares them.
+var fieldsOfExpireDelegationTokenRequest = []*FieldInfo{
+	{Name: "Hmac", Type: "bytes", Flags: FieldSecret},
+	{Name: "ExpiryTimePeriodMs", Type: "int64"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ExpireDelegationTokenRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // ExpireDelegationTokenResponse is the body of a ExpireDelegationToken response (ApiKey 40), versions 0-2, flexible 2+.
 type ExpireDelegationTokenResponse struct {
 	ErrorCode         int16 // versions 0+
@@ -412,4 +422,15 @@ func (*ExpireDelegationTokenResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ExpireDelegationTokenResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfExpireDelegationTokenResponse are the fields of ExpireDelegationTokenResponse, as the schema declares them.
+var fieldsOfExpireDelegationTokenResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ExpiryTimestampMs", Type: "int64"},
+	{Name: "ThrottleTimeMs", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ExpireDelegationTokenResponse) WalkFields(fn func([]FieldRef)) {
 }

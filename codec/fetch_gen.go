@@ -1535,6 +1535,94 @@ func (*FetchRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *FetchRequest) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
 
+// fieldsOfFetchRequest are the fields of FetchRequest, as the schema declares them.
+var fieldsOfFetchRequest = []*FieldInfo{
+	{Name: "ClusterId", Type: "string"},
+	{Name: "ReplicaId", Type: "int32"},
+	{Name: "ReplicaState", Type: "ReplicaState", Fields: fieldsOfFetchRequestReplicaState},
+	{Name: "MaxWaitMs", Type: "int32"},
+	{Name: "MinBytes", Type: "int32"},
+	{Name: "MaxBytes", Type: "int32"},
+	{Name: "IsolationLevel", Type: "int8"},
+	{Name: "SessionId", Type: "int32"},
+	{Name: "SessionEpoch", Type: "int32"},
+	{Name: "Topics", Type: "[]FetchTopic", Fields: fieldsOfFetchRequestFetchTopic},
+	{Name: "ForgottenTopicsData", Type: "[]ForgottenTopic", Fields: fieldsOfFetchRequestForgottenTopic},
+	{Name: "RackId", Type: "string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *FetchRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+	for i := range s.ForgottenTopicsData {
+		s.ForgottenTopicsData[i].walkFields(fn)
+	}
+}
+
+// fieldsOfFetchRequestReplicaState are the fields of FetchRequestReplicaState, as the schema declares them.
+var fieldsOfFetchRequestReplicaState = []*FieldInfo{
+	{Name: "ReplicaId", Type: "int32"},
+	{Name: "ReplicaEpoch", Type: "int64"},
+}
+
+// fieldsOfFetchRequestFetchTopic are the fields of FetchRequestFetchTopic, as the schema declares them.
+var fieldsOfFetchRequestFetchTopic = []*FieldInfo{
+	{Name: "Topic", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]FetchPartition", Fields: fieldsOfFetchRequestFetchPartition},
+}
+
+func (s *FetchRequestFetchTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfFetchRequestFetchTopic[0], &s.Topic}, {fieldsOfFetchRequestFetchTopic[1], &s.TopicId}})
+}
+
+// fieldsOfFetchRequestFetchPartition are the fields of FetchRequestFetchPartition, as the schema declares them.
+var fieldsOfFetchRequestFetchPartition = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "CurrentLeaderEpoch", Type: "int32"},
+	{Name: "FetchOffset", Type: "int64"},
+	{Name: "LastFetchedEpoch", Type: "int32"},
+	{Name: "LogStartOffset", Type: "int64"},
+	{Name: "PartitionMaxBytes", Type: "int32"},
+	{Name: "ReplicaDirectoryId", Type: "uuid"},
+	{Name: "HighWatermark", Type: "int64"},
+}
+
+// fieldsOfFetchRequestForgottenTopic are the fields of FetchRequestForgottenTopic, as the schema declares them.
+var fieldsOfFetchRequestForgottenTopic = []*FieldInfo{
+	{Name: "Topic", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *FetchRequestForgottenTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfFetchRequestForgottenTopic[0], &s.Topic}, {fieldsOfFetchRequestForgottenTopic[1], &s.TopicId}})
+}
+
+// PartitionsOfFetchRequestTopics locates the topics of FetchRequest's Topics and their partitions.
+func PartitionsOfFetchRequestTopics() PartitionLayout[FetchRequest, FetchRequestFetchTopic, FetchRequestFetchPartition] {
+	return PartitionLayout[FetchRequest, FetchRequestFetchTopic, FetchRequestFetchPartition]{
+		Topics:     func(m *FetchRequest) *[]FetchRequestFetchTopic { return &m.Topics },
+		Name:       func(t *FetchRequestFetchTopic) *string { return &t.Topic },
+		ID:         func(t *FetchRequestFetchTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *FetchRequestFetchTopic) *[]FetchRequestFetchPartition { return &t.Partitions },
+		Index:      func(p *FetchRequestFetchPartition) *int32 { return &p.Partition },
+	}
+}
+
+// PartitionsOfFetchRequestForgottenTopicsData locates the topics of FetchRequest's ForgottenTopicsData and their partitions.
+func PartitionsOfFetchRequestForgottenTopicsData() PartitionLayout[FetchRequest, FetchRequestForgottenTopic, int32] {
+	return PartitionLayout[FetchRequest, FetchRequestForgottenTopic, int32]{
+		Topics:     func(m *FetchRequest) *[]FetchRequestForgottenTopic { return &m.ForgottenTopicsData },
+		Name:       func(t *FetchRequestForgottenTopic) *string { return &t.Topic },
+		ID:         func(t *FetchRequestForgottenTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *FetchRequestForgottenTopic) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // FetchResponse is the body of a Fetch response (ApiKey 1), versions 0-18, flexible 12+.
 type FetchResponse struct {
 	ThrottleTimeMs int32                                 // versions 1+
@@ -3367,3 +3455,102 @@ func (*FetchResponse) IsResponse() bool { return true }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *FetchResponse) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
+
+// fieldsOfFetchResponse are the fields of FetchResponse, as the schema declares them.
+var fieldsOfFetchResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "SessionId", Type: "int32"},
+	{Name: "Responses", Type: "[]FetchableTopicResponse", Fields: fieldsOfFetchResponseFetchableTopicResponse},
+	{Name: "NodeEndpoints", Type: "[]NodeEndpoint", Fields: fieldsOfFetchResponseNodeEndpoint},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *FetchResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Responses {
+		s.Responses[i].walkFields(fn)
+	}
+}
+
+// fieldsOfFetchResponseFetchableTopicResponse are the fields of FetchResponseFetchableTopicResponse, as the schema declares them.
+var fieldsOfFetchResponseFetchableTopicResponse = []*FieldInfo{
+	{Name: "Topic", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfFetchResponsePartitionData},
+}
+
+func (s *FetchResponseFetchableTopicResponse) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfFetchResponseFetchableTopicResponse[0], &s.Topic}, {fieldsOfFetchResponseFetchableTopicResponse[1], &s.TopicId}})
+	for i := range s.Partitions {
+		s.Partitions[i].walkFields(fn)
+	}
+}
+
+// fieldsOfFetchResponsePartitionData are the fields of FetchResponsePartitionData, as the schema declares them.
+var fieldsOfFetchResponsePartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "HighWatermark", Type: "int64"},
+	{Name: "LastStableOffset", Type: "int64"},
+	{Name: "LogStartOffset", Type: "int64"},
+	{Name: "DivergingEpoch", Type: "EpochEndOffset", Fields: fieldsOfFetchResponseEpochEndOffset},
+	{Name: "CurrentLeader", Type: "LeaderIdAndEpoch", Fields: fieldsOfFetchResponseLeaderIdAndEpoch},
+	{Name: "SnapshotId", Type: "SnapshotId", Fields: fieldsOfFetchResponseSnapshotId},
+	{Name: "AbortedTransactions", Type: "[]AbortedTransaction", Fields: fieldsOfFetchResponseAbortedTransaction},
+	{Name: "PreferredReadReplica", Type: "int32"},
+	{Name: "Records", Type: "records"},
+}
+
+func (s *FetchResponsePartitionData) walkFields(fn func([]FieldRef)) {
+	for i := range s.AbortedTransactions {
+		s.AbortedTransactions[i].walkFields(fn)
+	}
+}
+
+// fieldsOfFetchResponseEpochEndOffset are the fields of FetchResponseEpochEndOffset, as the schema declares them.
+var fieldsOfFetchResponseEpochEndOffset = []*FieldInfo{
+	{Name: "Epoch", Type: "int32"},
+	{Name: "EndOffset", Type: "int64"},
+}
+
+// fieldsOfFetchResponseLeaderIdAndEpoch are the fields of FetchResponseLeaderIdAndEpoch, as the schema declares them.
+var fieldsOfFetchResponseLeaderIdAndEpoch = []*FieldInfo{
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// fieldsOfFetchResponseSnapshotId are the fields of FetchResponseSnapshotId, as the schema declares them.
+var fieldsOfFetchResponseSnapshotId = []*FieldInfo{
+	{Name: "EndOffset", Type: "int64"},
+	{Name: "Epoch", Type: "int32"},
+}
+
+// fieldsOfFetchResponseAbortedTransaction are the fields of FetchResponseAbortedTransaction, as the schema declares them.
+var fieldsOfFetchResponseAbortedTransaction = []*FieldInfo{
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "FirstOffset", Type: "int64"},
+}
+
+func (s *FetchResponseAbortedTransaction) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfFetchResponseAbortedTransaction[0], &s.ProducerId}})
+}
+
+// fieldsOfFetchResponseNodeEndpoint are the fields of FetchResponseNodeEndpoint, as the schema declares them.
+var fieldsOfFetchResponseNodeEndpoint = []*FieldInfo{
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "int32"},
+	{Name: "Rack", Type: "string"},
+}
+
+// PartitionsOfFetchResponseResponses locates the topics of FetchResponse's Responses and their partitions.
+func PartitionsOfFetchResponseResponses() PartitionLayout[FetchResponse, FetchResponseFetchableTopicResponse, FetchResponsePartitionData] {
+	return PartitionLayout[FetchResponse, FetchResponseFetchableTopicResponse, FetchResponsePartitionData]{
+		Topics:     func(m *FetchResponse) *[]FetchResponseFetchableTopicResponse { return &m.Responses },
+		Name:       func(t *FetchResponseFetchableTopicResponse) *string { return &t.Topic },
+		ID:         func(t *FetchResponseFetchableTopicResponse) *UUID { return &t.TopicId },
+		Partitions: func(t *FetchResponseFetchableTopicResponse) *[]FetchResponsePartitionData { return &t.Partitions },
+		Index:      func(p *FetchResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *FetchResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
+}

@@ -838,6 +838,58 @@ func (s *FetchSnapshotRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfFetchSnapshotRequest are the fields of FetchSnapshotRequest, as the schema declares them.
+var fieldsOfFetchSnapshotRequest = []*FieldInfo{
+	{Name: "ClusterId", Type: "string"},
+	{Name: "ReplicaId", Type: "int32"},
+	{Name: "MaxBytes", Type: "int32"},
+	{Name: "Topics", Type: "[]TopicSnapshot", Fields: fieldsOfFetchSnapshotRequestTopicSnapshot},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *FetchSnapshotRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfFetchSnapshotRequestTopicSnapshot are the fields of FetchSnapshotRequestTopicSnapshot, as the schema declares them.
+var fieldsOfFetchSnapshotRequestTopicSnapshot = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionSnapshot", Fields: fieldsOfFetchSnapshotRequestPartitionSnapshot},
+}
+
+func (s *FetchSnapshotRequestTopicSnapshot) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfFetchSnapshotRequestTopicSnapshot[0], &s.Name}})
+}
+
+// fieldsOfFetchSnapshotRequestPartitionSnapshot are the fields of FetchSnapshotRequestPartitionSnapshot, as the schema declares them.
+var fieldsOfFetchSnapshotRequestPartitionSnapshot = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "CurrentLeaderEpoch", Type: "int32"},
+	{Name: "SnapshotId", Type: "SnapshotId", Fields: fieldsOfFetchSnapshotRequestSnapshotId},
+	{Name: "Position", Type: "int64"},
+	{Name: "ReplicaDirectoryId", Type: "uuid"},
+}
+
+// fieldsOfFetchSnapshotRequestSnapshotId are the fields of FetchSnapshotRequestSnapshotId, as the schema declares them.
+var fieldsOfFetchSnapshotRequestSnapshotId = []*FieldInfo{
+	{Name: "EndOffset", Type: "int64"},
+	{Name: "Epoch", Type: "int32"},
+}
+
+// PartitionsOfFetchSnapshotRequestTopics locates the topics of FetchSnapshotRequest's Topics and their partitions.
+func PartitionsOfFetchSnapshotRequestTopics() PartitionLayout[FetchSnapshotRequest, FetchSnapshotRequestTopicSnapshot, FetchSnapshotRequestPartitionSnapshot] {
+	return PartitionLayout[FetchSnapshotRequest, FetchSnapshotRequestTopicSnapshot, FetchSnapshotRequestPartitionSnapshot]{
+		Topics: func(m *FetchSnapshotRequest) *[]FetchSnapshotRequestTopicSnapshot { return &m.Topics },
+		Name:   func(t *FetchSnapshotRequestTopicSnapshot) *string { return &t.Name },
+		Partitions: func(t *FetchSnapshotRequestTopicSnapshot) *[]FetchSnapshotRequestPartitionSnapshot {
+			return &t.Partitions
+		},
+		Index: func(p *FetchSnapshotRequestPartitionSnapshot) *int32 { return &p.Partition },
+	}
+}
+
 // FetchSnapshotResponse is the body of a FetchSnapshot response (ApiKey 59), versions 0-1, flexible 0+.
 type FetchSnapshotResponse struct {
 	ThrottleTimeMs int32                                // versions 0+
@@ -2071,4 +2123,72 @@ func (*FetchSnapshotResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *FetchSnapshotResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfFetchSnapshotResponse are the fields of FetchSnapshotResponse, as the schema declares them.
+var fieldsOfFetchSnapshotResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Topics", Type: "[]TopicSnapshot", Fields: fieldsOfFetchSnapshotResponseTopicSnapshot},
+	{Name: "NodeEndpoints", Type: "[]NodeEndpoint", Fields: fieldsOfFetchSnapshotResponseNodeEndpoint},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *FetchSnapshotResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfFetchSnapshotResponseTopicSnapshot are the fields of FetchSnapshotResponseTopicSnapshot, as the schema declares them.
+var fieldsOfFetchSnapshotResponseTopicSnapshot = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionSnapshot", Fields: fieldsOfFetchSnapshotResponsePartitionSnapshot},
+}
+
+func (s *FetchSnapshotResponseTopicSnapshot) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfFetchSnapshotResponseTopicSnapshot[0], &s.Name}})
+}
+
+// fieldsOfFetchSnapshotResponsePartitionSnapshot are the fields of FetchSnapshotResponsePartitionSnapshot, as the schema declares them.
+var fieldsOfFetchSnapshotResponsePartitionSnapshot = []*FieldInfo{
+	{Name: "Index", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "SnapshotId", Type: "SnapshotId", Fields: fieldsOfFetchSnapshotResponseSnapshotId},
+	{Name: "CurrentLeader", Type: "LeaderIdAndEpoch", Fields: fieldsOfFetchSnapshotResponseLeaderIdAndEpoch},
+	{Name: "Size", Type: "int64"},
+	{Name: "Position", Type: "int64"},
+	{Name: "UnalignedRecords", Type: "records", Flags: FieldUnaligned},
+}
+
+// fieldsOfFetchSnapshotResponseSnapshotId are the fields of FetchSnapshotResponseSnapshotId, as the schema declares them.
+var fieldsOfFetchSnapshotResponseSnapshotId = []*FieldInfo{
+	{Name: "EndOffset", Type: "int64"},
+	{Name: "Epoch", Type: "int32"},
+}
+
+// fieldsOfFetchSnapshotResponseLeaderIdAndEpoch are the fields of FetchSnapshotResponseLeaderIdAndEpoch, as the schema declares them.
+var fieldsOfFetchSnapshotResponseLeaderIdAndEpoch = []*FieldInfo{
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// fieldsOfFetchSnapshotResponseNodeEndpoint are the fields of FetchSnapshotResponseNodeEndpoint, as the schema declares them.
+var fieldsOfFetchSnapshotResponseNodeEndpoint = []*FieldInfo{
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfFetchSnapshotResponseTopics locates the topics of FetchSnapshotResponse's Topics and their partitions.
+func PartitionsOfFetchSnapshotResponseTopics() PartitionLayout[FetchSnapshotResponse, FetchSnapshotResponseTopicSnapshot, FetchSnapshotResponsePartitionSnapshot] {
+	return PartitionLayout[FetchSnapshotResponse, FetchSnapshotResponseTopicSnapshot, FetchSnapshotResponsePartitionSnapshot]{
+		Topics: func(m *FetchSnapshotResponse) *[]FetchSnapshotResponseTopicSnapshot { return &m.Topics },
+		Name:   func(t *FetchSnapshotResponseTopicSnapshot) *string { return &t.Name },
+		Partitions: func(t *FetchSnapshotResponseTopicSnapshot) *[]FetchSnapshotResponsePartitionSnapshot {
+			return &t.Partitions
+		},
+		Index:     func(p *FetchSnapshotResponsePartitionSnapshot) *int32 { return &p.Index },
+		ErrorCode: func(p *FetchSnapshotResponsePartitionSnapshot) *int16 { return &p.ErrorCode },
+	}
 }

@@ -274,6 +274,17 @@ func (*FindCoordinatorRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *FindCoordinatorRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfFindCoordinatorRequest are the fields of FindCoordinatorRequest, as the schema declares them.
+var fieldsOfFindCoordinatorRequest = []*FieldInfo{
+	{Name: "Key", Type: "string"},
+	{Name: "KeyType", Type: "int8"},
+	{Name: "CoordinatorKeys", Type: "[]string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *FindCoordinatorRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // FindCoordinatorResponse is the body of a FindCoordinator response (ApiKey 10), versions 0-6, flexible 3+.
 type FindCoordinatorResponse struct {
 	ThrottleTimeMs int32                                // versions 1+
@@ -909,4 +920,29 @@ func (*FindCoordinatorResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *FindCoordinatorResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfFindCoordinatorResponse are the fields of FindCoordinatorResponse, as the schema declares them.
+var fieldsOfFindCoordinatorResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "int32"},
+	{Name: "Coordinators", Type: "[]Coordinator", Fields: fieldsOfFindCoordinatorResponseCoordinator},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *FindCoordinatorResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfFindCoordinatorResponseCoordinator are the fields of FindCoordinatorResponseCoordinator, as the schema declares them.
+var fieldsOfFindCoordinatorResponseCoordinator = []*FieldInfo{
+	{Name: "Key", Type: "string"},
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
 }

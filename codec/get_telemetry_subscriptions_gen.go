@@ -163,6 +163,15 @@ func (*GetTelemetrySubscriptionsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *GetTelemetrySubscriptionsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfGetTelemetrySubscriptionsRequest are the fields of GetTelemetrySubscriptionsRequest, as the schema declares them.
+var fieldsOfGetTelemetrySubscriptionsRequest = []*FieldInfo{
+	{Name: "ClientInstanceId", Type: "uuid"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *GetTelemetrySubscriptionsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // GetTelemetrySubscriptionsResponse is the body of a GetTelemetrySubscriptions response (ApiKey 71), versions 0, flexible 0+.
 type GetTelemetrySubscriptionsResponse struct {
 	ThrottleTimeMs           int32    // versions 0+
@@ -625,4 +634,21 @@ func (*GetTelemetrySubscriptionsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *GetTelemetrySubscriptionsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfGetTelemetrySubscriptionsResponse are the fields of GetTelemetrySubscriptionsResponse, as the schema declares them.
+var fieldsOfGetTelemetrySubscriptionsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ClientInstanceId", Type: "uuid"},
+	{Name: "SubscriptionId", Type: "int32"},
+	{Name: "AcceptedCompressionTypes", Type: "[]int8"},
+	{Name: "PushIntervalMs", Type: "int32"},
+	{Name: "TelemetryMaxBytes", Type: "int32"},
+	{Name: "DeltaTemporality", Type: "bool"},
+	{Name: "RequestedMetrics", Type: "[]string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *GetTelemetrySubscriptionsResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -224,6 +224,14 @@ func (s *RequestHeader) AppendTo(dst []byte, version int16) []byte { return s.ap
 // WriteJSON writes the header as a JSON object keyed by Kafka's field names, with the fields present at version.
 func (s *RequestHeader) WriteJSON(w *JSONWriter, version int16) { s.writeJSON(w, version) }
 
+// fieldsOfRequestHeader are the fields of RequestHeader, as the schema declares them.
+var fieldsOfRequestHeader = []*FieldInfo{
+	{Name: "RequestApiKey", Type: "int16"},
+	{Name: "RequestApiVersion", Type: "int16"},
+	{Name: "CorrelationId", Type: "int32"},
+	{Name: "ClientId", Type: "string"},
+}
+
 // ResponseHeader is Kafka's ResponseHeader, versions 0-1, flexible 1+.
 type ResponseHeader struct {
 	CorrelationId int32 // versions 0+
@@ -368,3 +376,8 @@ func (s *ResponseHeader) AppendTo(dst []byte, version int16) []byte { return s.a
 
 // WriteJSON writes the header as a JSON object keyed by Kafka's field names, with the fields present at version.
 func (s *ResponseHeader) WriteJSON(w *JSONWriter, version int16) { s.writeJSON(w, version) }
+
+// fieldsOfResponseHeader are the fields of ResponseHeader, as the schema declares them.
+var fieldsOfResponseHeader = []*FieldInfo{
+	{Name: "CorrelationId", Type: "int32"},
+}

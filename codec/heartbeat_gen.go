@@ -262,6 +262,19 @@ func (*HeartbeatRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *HeartbeatRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfHeartbeatRequest are the fields of HeartbeatRequest, as the schema declares them.
+var fieldsOfHeartbeatRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "GenerationId", Type: "int32", Flags: FieldGeneration},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "GroupInstanceId", Type: "string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *HeartbeatRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfHeartbeatRequest[0], &s.GroupId}, {fieldsOfHeartbeatRequest[1], &s.GenerationId}, {fieldsOfHeartbeatRequest[2], &s.MemberId}})
+}
+
 // HeartbeatResponse is the body of a Heartbeat response (ApiKey 12), versions 0-4, flexible 4+.
 type HeartbeatResponse struct {
 	ThrottleTimeMs int32 // versions 1+
@@ -450,3 +463,13 @@ func (*HeartbeatResponse) IsResponse() bool { return true }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *HeartbeatResponse) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
+
+// fieldsOfHeartbeatResponse are the fields of HeartbeatResponse, as the schema declares them.
+var fieldsOfHeartbeatResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *HeartbeatResponse) WalkFields(fn func([]FieldRef)) {
+}

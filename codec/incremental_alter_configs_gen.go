@@ -644,6 +644,30 @@ func (s *IncrementalAlterConfigsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfIncrementalAlterConfigsRequest are the fields of IncrementalAlterConfigsRequest, as the schema declares them.
+var fieldsOfIncrementalAlterConfigsRequest = []*FieldInfo{
+	{Name: "Resources", Type: "[]AlterConfigsResource", Fields: fieldsOfIncrementalAlterConfigsRequestAlterConfigsResource},
+	{Name: "ValidateOnly", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *IncrementalAlterConfigsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfIncrementalAlterConfigsRequestAlterConfigsResource are the fields of IncrementalAlterConfigsRequestAlterConfigsResource, as the schema declares them.
+var fieldsOfIncrementalAlterConfigsRequestAlterConfigsResource = []*FieldInfo{
+	{Name: "ResourceType", Type: "int8"},
+	{Name: "ResourceName", Type: "string"},
+	{Name: "Configs", Type: "[]AlterableConfig", Fields: fieldsOfIncrementalAlterConfigsRequestAlterableConfig},
+}
+
+// fieldsOfIncrementalAlterConfigsRequestAlterableConfig are the fields of IncrementalAlterConfigsRequestAlterableConfig, as the schema declares them.
+var fieldsOfIncrementalAlterConfigsRequestAlterableConfig = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "ConfigOperation", Type: "int8"},
+	{Name: "Value", Type: "string", Flags: FieldConfig},
+}
+
 // IncrementalAlterConfigsResponse is the body of a IncrementalAlterConfigs response (ApiKey 44), versions 0-1, flexible 1+.
 type IncrementalAlterConfigsResponse struct {
 	ThrottleTimeMs int32                                                         // versions 0+
@@ -1089,4 +1113,22 @@ func (*IncrementalAlterConfigsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *IncrementalAlterConfigsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfIncrementalAlterConfigsResponse are the fields of IncrementalAlterConfigsResponse, as the schema declares them.
+var fieldsOfIncrementalAlterConfigsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Responses", Type: "[]AlterConfigsResourceResponse", Fields: fieldsOfIncrementalAlterConfigsResponseAlterConfigsResourceResponse},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *IncrementalAlterConfigsResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfIncrementalAlterConfigsResponseAlterConfigsResourceResponse are the fields of IncrementalAlterConfigsResponseAlterConfigsResourceResponse, as the schema declares them.
+var fieldsOfIncrementalAlterConfigsResponseAlterConfigsResourceResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "ResourceType", Type: "int8"},
+	{Name: "ResourceName", Type: "string"},
 }

@@ -302,6 +302,21 @@ func (*InitProducerIdRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *InitProducerIdRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfInitProducerIdRequest are the fields of InitProducerIdRequest, as the schema declares them.
+var fieldsOfInitProducerIdRequest = []*FieldInfo{
+	{Name: "TransactionalId", Type: "string", Flags: FieldTransactionalID},
+	{Name: "TransactionTimeoutMs", Type: "int32"},
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "ProducerEpoch", Type: "int16", Flags: FieldProducerEpoch},
+	{Name: "Enable2Pc", Type: "bool"},
+	{Name: "KeepPreparedTxn", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *InitProducerIdRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfInitProducerIdRequest[0], &s.TransactionalId}, {fieldsOfInitProducerIdRequest[2], &s.ProducerId}, {fieldsOfInitProducerIdRequest[3], &s.ProducerEpoch}})
+}
+
 // InitProducerIdResponse is the body of a InitProducerId response (ApiKey 22), versions 0-6, flexible 2+.
 type InitProducerIdResponse struct {
 	ThrottleTimeMs          int32 // versions 0+
@@ -593,4 +608,19 @@ func (*InitProducerIdResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *InitProducerIdResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfInitProducerIdResponse are the fields of InitProducerIdResponse, as the schema declares them.
+var fieldsOfInitProducerIdResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "ProducerEpoch", Type: "int16", Flags: FieldProducerEpoch},
+	{Name: "OngoingTxnProducerId", Type: "int64"},
+	{Name: "OngoingTxnProducerEpoch", Type: "int16"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *InitProducerIdResponse) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfInitProducerIdResponse[2], &s.ProducerId}, {fieldsOfInitProducerIdResponse[3], &s.ProducerEpoch}})
 }

@@ -584,6 +584,51 @@ func (s *InitializeShareGroupStateRequest) Summarize(sm *Summary, version int16)
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfInitializeShareGroupStateRequest are the fields of InitializeShareGroupStateRequest, as the schema declares them.
+var fieldsOfInitializeShareGroupStateRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]InitializeStateData", Fields: fieldsOfInitializeShareGroupStateRequestInitializeStateData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *InitializeShareGroupStateRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfInitializeShareGroupStateRequest[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfInitializeShareGroupStateRequestInitializeStateData are the fields of InitializeShareGroupStateRequestInitializeStateData, as the schema declares them.
+var fieldsOfInitializeShareGroupStateRequestInitializeStateData = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfInitializeShareGroupStateRequestPartitionData},
+}
+
+func (s *InitializeShareGroupStateRequestInitializeStateData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfInitializeShareGroupStateRequestInitializeStateData[0], &s.TopicId}})
+}
+
+// fieldsOfInitializeShareGroupStateRequestPartitionData are the fields of InitializeShareGroupStateRequestPartitionData, as the schema declares them.
+var fieldsOfInitializeShareGroupStateRequestPartitionData = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "StateEpoch", Type: "int32"},
+	{Name: "StartOffset", Type: "int64"},
+}
+
+// PartitionsOfInitializeShareGroupStateRequestTopics locates the topics of InitializeShareGroupStateRequest's Topics and their partitions.
+func PartitionsOfInitializeShareGroupStateRequestTopics() PartitionLayout[InitializeShareGroupStateRequest, InitializeShareGroupStateRequestInitializeStateData, InitializeShareGroupStateRequestPartitionData] {
+	return PartitionLayout[InitializeShareGroupStateRequest, InitializeShareGroupStateRequestInitializeStateData, InitializeShareGroupStateRequestPartitionData]{
+		Topics: func(m *InitializeShareGroupStateRequest) *[]InitializeShareGroupStateRequestInitializeStateData {
+			return &m.Topics
+		},
+		ID: func(t *InitializeShareGroupStateRequestInitializeStateData) *UUID { return &t.TopicId },
+		Partitions: func(t *InitializeShareGroupStateRequestInitializeStateData) *[]InitializeShareGroupStateRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *InitializeShareGroupStateRequestPartitionData) *int32 { return &p.Partition },
+	}
+}
+
 // InitializeShareGroupStateResponse is the body of a InitializeShareGroupState response (ApiKey 83), versions 0, flexible 0+.
 type InitializeShareGroupStateResponse struct {
 	Results []InitializeShareGroupStateResponseInitializeStateResult // versions 0+
@@ -1142,4 +1187,48 @@ func (*InitializeShareGroupStateResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *InitializeShareGroupStateResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfInitializeShareGroupStateResponse are the fields of InitializeShareGroupStateResponse, as the schema declares them.
+var fieldsOfInitializeShareGroupStateResponse = []*FieldInfo{
+	{Name: "Results", Type: "[]InitializeStateResult", Fields: fieldsOfInitializeShareGroupStateResponseInitializeStateResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *InitializeShareGroupStateResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Results {
+		s.Results[i].walkFields(fn)
+	}
+}
+
+// fieldsOfInitializeShareGroupStateResponseInitializeStateResult are the fields of InitializeShareGroupStateResponseInitializeStateResult, as the schema declares them.
+var fieldsOfInitializeShareGroupStateResponseInitializeStateResult = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionResult", Fields: fieldsOfInitializeShareGroupStateResponsePartitionResult},
+}
+
+func (s *InitializeShareGroupStateResponseInitializeStateResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfInitializeShareGroupStateResponseInitializeStateResult[0], &s.TopicId}})
+}
+
+// fieldsOfInitializeShareGroupStateResponsePartitionResult are the fields of InitializeShareGroupStateResponsePartitionResult, as the schema declares them.
+var fieldsOfInitializeShareGroupStateResponsePartitionResult = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfInitializeShareGroupStateResponseResults locates the topics of InitializeShareGroupStateResponse's Results and their partitions.
+func PartitionsOfInitializeShareGroupStateResponseResults() PartitionLayout[InitializeShareGroupStateResponse, InitializeShareGroupStateResponseInitializeStateResult, InitializeShareGroupStateResponsePartitionResult] {
+	return PartitionLayout[InitializeShareGroupStateResponse, InitializeShareGroupStateResponseInitializeStateResult, InitializeShareGroupStateResponsePartitionResult]{
+		Topics: func(m *InitializeShareGroupStateResponse) *[]InitializeShareGroupStateResponseInitializeStateResult {
+			return &m.Results
+		},
+		ID: func(t *InitializeShareGroupStateResponseInitializeStateResult) *UUID { return &t.TopicId },
+		Partitions: func(t *InitializeShareGroupStateResponseInitializeStateResult) *[]InitializeShareGroupStateResponsePartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *InitializeShareGroupStateResponsePartitionResult) *int32 { return &p.Partition },
+		ErrorCode: func(p *InitializeShareGroupStateResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

@@ -572,6 +572,29 @@ func (*JoinGroupRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *JoinGroupRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfJoinGroupRequest are the fields of JoinGroupRequest, as the schema declares them.
+var fieldsOfJoinGroupRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "SessionTimeoutMs", Type: "int32"},
+	{Name: "RebalanceTimeoutMs", Type: "int32"},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "GroupInstanceId", Type: "string"},
+	{Name: "ProtocolType", Type: "string"},
+	{Name: "Protocols", Type: "[]JoinGroupRequestProtocol", Fields: fieldsOfJoinGroupRequestProtocol},
+	{Name: "Reason", Type: "string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *JoinGroupRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfJoinGroupRequest[0], &s.GroupId}, {fieldsOfJoinGroupRequest[3], &s.MemberId}})
+}
+
+// fieldsOfJoinGroupRequestProtocol are the fields of JoinGroupRequestProtocol, as the schema declares them.
+var fieldsOfJoinGroupRequestProtocol = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Metadata", Type: "bytes"},
+}
+
 // JoinGroupResponse is the body of a JoinGroup response (ApiKey 11), versions 0-9, flexible 6+.
 type JoinGroupResponse struct {
 	ThrottleTimeMs int32                     // versions 2+
@@ -1218,3 +1241,35 @@ func (*JoinGroupResponse) IsResponse() bool { return true }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *JoinGroupResponse) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
+
+// fieldsOfJoinGroupResponse are the fields of JoinGroupResponse, as the schema declares them.
+var fieldsOfJoinGroupResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "GenerationId", Type: "int32", Flags: FieldGeneration},
+	{Name: "ProtocolType", Type: "string"},
+	{Name: "ProtocolName", Type: "string"},
+	{Name: "Leader", Type: "string", Flags: FieldMemberID},
+	{Name: "SkipAssignment", Type: "bool"},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "Members", Type: "[]JoinGroupResponseMember", Fields: fieldsOfJoinGroupResponseMember},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *JoinGroupResponse) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfJoinGroupResponse[2], &s.GenerationId}, {fieldsOfJoinGroupResponse[5], &s.Leader}, {fieldsOfJoinGroupResponse[7], &s.MemberId}})
+	for i := range s.Members {
+		s.Members[i].walkFields(fn)
+	}
+}
+
+// fieldsOfJoinGroupResponseMember are the fields of JoinGroupResponseMember, as the schema declares them.
+var fieldsOfJoinGroupResponseMember = []*FieldInfo{
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "GroupInstanceId", Type: "string"},
+	{Name: "Metadata", Type: "bytes"},
+}
+
+func (s *JoinGroupResponseMember) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfJoinGroupResponseMember[0], &s.MemberId}})
+}

@@ -1534,6 +1534,82 @@ func (s *LeaderAndIsrRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfLeaderAndIsrRequest are the fields of LeaderAndIsrRequest, as the schema declares them.
+var fieldsOfLeaderAndIsrRequest = []*FieldInfo{
+	{Name: "ControllerId", Type: "int32"},
+	{Name: "isKRaftController", Type: "bool"},
+	{Name: "ControllerEpoch", Type: "int32"},
+	{Name: "BrokerEpoch", Type: "int64"},
+	{Name: "Type", Type: "int8"},
+	{Name: "UngroupedPartitionStates", Type: "[]LeaderAndIsrPartitionState", Fields: fieldsOfLeaderAndIsrRequestLeaderAndIsrPartitionState},
+	{Name: "TopicStates", Type: "[]LeaderAndIsrTopicState", Fields: fieldsOfLeaderAndIsrRequestLeaderAndIsrTopicState},
+	{Name: "LiveLeaders", Type: "[]LeaderAndIsrLiveLeader", Fields: fieldsOfLeaderAndIsrRequestLeaderAndIsrLiveLeader},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *LeaderAndIsrRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.UngroupedPartitionStates {
+		s.UngroupedPartitionStates[i].walkFields(fn)
+	}
+	for i := range s.TopicStates {
+		s.TopicStates[i].walkFields(fn)
+	}
+}
+
+// fieldsOfLeaderAndIsrRequestLeaderAndIsrPartitionState are the fields of LeaderAndIsrRequestLeaderAndIsrPartitionState, as the schema declares them.
+var fieldsOfLeaderAndIsrRequestLeaderAndIsrPartitionState = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ControllerEpoch", Type: "int32"},
+	{Name: "Leader", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "Isr", Type: "[]int32"},
+	{Name: "PartitionEpoch", Type: "int32"},
+	{Name: "Replicas", Type: "[]int32"},
+	{Name: "AddingReplicas", Type: "[]int32"},
+	{Name: "RemovingReplicas", Type: "[]int32"},
+	{Name: "IsNew", Type: "bool"},
+	{Name: "LeaderRecoveryState", Type: "int8"},
+}
+
+func (s *LeaderAndIsrRequestLeaderAndIsrPartitionState) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfLeaderAndIsrRequestLeaderAndIsrPartitionState[0], &s.TopicName}})
+}
+
+// fieldsOfLeaderAndIsrRequestLeaderAndIsrTopicState are the fields of LeaderAndIsrRequestLeaderAndIsrTopicState, as the schema declares them.
+var fieldsOfLeaderAndIsrRequestLeaderAndIsrTopicState = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "PartitionStates", Type: "[]LeaderAndIsrPartitionState", Fields: fieldsOfLeaderAndIsrRequestLeaderAndIsrPartitionState},
+}
+
+func (s *LeaderAndIsrRequestLeaderAndIsrTopicState) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfLeaderAndIsrRequestLeaderAndIsrTopicState[0], &s.TopicName}, {fieldsOfLeaderAndIsrRequestLeaderAndIsrTopicState[1], &s.TopicId}})
+	for i := range s.PartitionStates {
+		s.PartitionStates[i].walkFields(fn)
+	}
+}
+
+// fieldsOfLeaderAndIsrRequestLeaderAndIsrLiveLeader are the fields of LeaderAndIsrRequestLeaderAndIsrLiveLeader, as the schema declares them.
+var fieldsOfLeaderAndIsrRequestLeaderAndIsrLiveLeader = []*FieldInfo{
+	{Name: "BrokerId", Type: "int32"},
+	{Name: "HostName", Type: "string"},
+	{Name: "Port", Type: "int32"},
+}
+
+// PartitionsOfLeaderAndIsrRequestTopicStates locates the topics of LeaderAndIsrRequest's TopicStates and their partitions.
+func PartitionsOfLeaderAndIsrRequestTopicStates() PartitionLayout[LeaderAndIsrRequest, LeaderAndIsrRequestLeaderAndIsrTopicState, LeaderAndIsrRequestLeaderAndIsrPartitionState] {
+	return PartitionLayout[LeaderAndIsrRequest, LeaderAndIsrRequestLeaderAndIsrTopicState, LeaderAndIsrRequestLeaderAndIsrPartitionState]{
+		Topics: func(m *LeaderAndIsrRequest) *[]LeaderAndIsrRequestLeaderAndIsrTopicState { return &m.TopicStates },
+		Name:   func(t *LeaderAndIsrRequestLeaderAndIsrTopicState) *string { return &t.TopicName },
+		ID:     func(t *LeaderAndIsrRequestLeaderAndIsrTopicState) *UUID { return &t.TopicId },
+		Partitions: func(t *LeaderAndIsrRequestLeaderAndIsrTopicState) *[]LeaderAndIsrRequestLeaderAndIsrPartitionState {
+			return &t.PartitionStates
+		},
+		Index: func(p *LeaderAndIsrRequestLeaderAndIsrPartitionState) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // LeaderAndIsrResponse is the body of a LeaderAndIsr response (ApiKey 4), versions 0-7, flexible 4+.
 type LeaderAndIsrResponse struct {
 	ErrorCode       int16                                            // versions 0+
@@ -2218,4 +2294,58 @@ func (*LeaderAndIsrResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *LeaderAndIsrResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfLeaderAndIsrResponse are the fields of LeaderAndIsrResponse, as the schema declares them.
+var fieldsOfLeaderAndIsrResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "PartitionErrors", Type: "[]LeaderAndIsrPartitionError", Fields: fieldsOfLeaderAndIsrResponseLeaderAndIsrPartitionError},
+	{Name: "Topics", Type: "[]LeaderAndIsrTopicError", Fields: fieldsOfLeaderAndIsrResponseLeaderAndIsrTopicError},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *LeaderAndIsrResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.PartitionErrors {
+		s.PartitionErrors[i].walkFields(fn)
+	}
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfLeaderAndIsrResponseLeaderAndIsrPartitionError are the fields of LeaderAndIsrResponseLeaderAndIsrPartitionError, as the schema declares them.
+var fieldsOfLeaderAndIsrResponseLeaderAndIsrPartitionError = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+func (s *LeaderAndIsrResponseLeaderAndIsrPartitionError) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfLeaderAndIsrResponseLeaderAndIsrPartitionError[0], &s.TopicName}})
+}
+
+// fieldsOfLeaderAndIsrResponseLeaderAndIsrTopicError are the fields of LeaderAndIsrResponseLeaderAndIsrTopicError, as the schema declares them.
+var fieldsOfLeaderAndIsrResponseLeaderAndIsrTopicError = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "PartitionErrors", Type: "[]LeaderAndIsrPartitionError", Fields: fieldsOfLeaderAndIsrResponseLeaderAndIsrPartitionError},
+}
+
+func (s *LeaderAndIsrResponseLeaderAndIsrTopicError) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfLeaderAndIsrResponseLeaderAndIsrTopicError[0], &s.TopicId}})
+	for i := range s.PartitionErrors {
+		s.PartitionErrors[i].walkFields(fn)
+	}
+}
+
+// PartitionsOfLeaderAndIsrResponseTopics locates the topics of LeaderAndIsrResponse's Topics and their partitions.
+func PartitionsOfLeaderAndIsrResponseTopics() PartitionLayout[LeaderAndIsrResponse, LeaderAndIsrResponseLeaderAndIsrTopicError, LeaderAndIsrResponseLeaderAndIsrPartitionError] {
+	return PartitionLayout[LeaderAndIsrResponse, LeaderAndIsrResponseLeaderAndIsrTopicError, LeaderAndIsrResponseLeaderAndIsrPartitionError]{
+		Topics: func(m *LeaderAndIsrResponse) *[]LeaderAndIsrResponseLeaderAndIsrTopicError { return &m.Topics },
+		ID:     func(t *LeaderAndIsrResponseLeaderAndIsrTopicError) *UUID { return &t.TopicId },
+		Partitions: func(t *LeaderAndIsrResponseLeaderAndIsrTopicError) *[]LeaderAndIsrResponseLeaderAndIsrPartitionError {
+			return &t.PartitionErrors
+		},
+		Index:     func(p *LeaderAndIsrResponseLeaderAndIsrPartitionError) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *LeaderAndIsrResponseLeaderAndIsrPartitionError) *int16 { return &p.ErrorCode },
+	}
 }

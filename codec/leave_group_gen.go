@@ -452,6 +452,32 @@ func (*LeaveGroupRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *LeaveGroupRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfLeaveGroupRequest are the fields of LeaveGroupRequest, as the schema declares them.
+var fieldsOfLeaveGroupRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "Members", Type: "[]MemberIdentity", Fields: fieldsOfLeaveGroupRequestMemberIdentity},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *LeaveGroupRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfLeaveGroupRequest[0], &s.GroupId}, {fieldsOfLeaveGroupRequest[1], &s.MemberId}})
+	for i := range s.Members {
+		s.Members[i].walkFields(fn)
+	}
+}
+
+// fieldsOfLeaveGroupRequestMemberIdentity are the fields of LeaveGroupRequestMemberIdentity, as the schema declares them.
+var fieldsOfLeaveGroupRequestMemberIdentity = []*FieldInfo{
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "GroupInstanceId", Type: "string"},
+	{Name: "Reason", Type: "string"},
+}
+
+func (s *LeaveGroupRequestMemberIdentity) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfLeaveGroupRequestMemberIdentity[0], &s.MemberId}})
+}
+
 // LeaveGroupResponse is the body of a LeaveGroup response (ApiKey 13), versions 0-5, flexible 4+.
 type LeaveGroupResponse struct {
 	ThrottleTimeMs int32                              // versions 1+
@@ -908,4 +934,29 @@ func (*LeaveGroupResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *LeaveGroupResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfLeaveGroupResponse are the fields of LeaveGroupResponse, as the schema declares them.
+var fieldsOfLeaveGroupResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Members", Type: "[]MemberResponse", Fields: fieldsOfLeaveGroupResponseMemberResponse},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *LeaveGroupResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Members {
+		s.Members[i].walkFields(fn)
+	}
+}
+
+// fieldsOfLeaveGroupResponseMemberResponse are the fields of LeaveGroupResponseMemberResponse, as the schema declares them.
+var fieldsOfLeaveGroupResponseMemberResponse = []*FieldInfo{
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "GroupInstanceId", Type: "string"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+func (s *LeaveGroupResponseMemberResponse) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfLeaveGroupResponseMemberResponse[0], &s.MemberId}})
 }

@@ -212,6 +212,15 @@ func (*ListConfigResourcesRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListConfigResourcesRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfListConfigResourcesRequest are the fields of ListConfigResourcesRequest, as the schema declares them.
+var fieldsOfListConfigResourcesRequest = []*FieldInfo{
+	{Name: "ResourceTypes", Type: "[]int8"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListConfigResourcesRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // ListConfigResourcesResponse is the body of a ListConfigResources response (ApiKey 74), versions 0-1, flexible 0+.
 type ListConfigResourcesResponse struct {
 	ThrottleTimeMs  int32                                       // versions 0+
@@ -598,4 +607,21 @@ func (*ListConfigResourcesResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListConfigResourcesResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfListConfigResourcesResponse are the fields of ListConfigResourcesResponse, as the schema declares them.
+var fieldsOfListConfigResourcesResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ConfigResources", Type: "[]ConfigResource", Fields: fieldsOfListConfigResourcesResponseConfigResource},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListConfigResourcesResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfListConfigResourcesResponseConfigResource are the fields of ListConfigResourcesResponseConfigResource, as the schema declares them.
+var fieldsOfListConfigResourcesResponseConfigResource = []*FieldInfo{
+	{Name: "ResourceName", Type: "string"},
+	{Name: "ResourceType", Type: "int8"},
 }

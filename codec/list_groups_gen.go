@@ -288,6 +288,16 @@ func (*ListGroupsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListGroupsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfListGroupsRequest are the fields of ListGroupsRequest, as the schema declares them.
+var fieldsOfListGroupsRequest = []*FieldInfo{
+	{Name: "StatesFilter", Type: "[]string"},
+	{Name: "TypesFilter", Type: "[]string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListGroupsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // ListGroupsResponse is the body of a ListGroups response (ApiKey 16), versions 0-5, flexible 3+.
 type ListGroupsResponse struct {
 	ThrottleTimeMs int32                           // versions 1+
@@ -754,4 +764,30 @@ func (*ListGroupsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListGroupsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfListGroupsResponse are the fields of ListGroupsResponse, as the schema declares them.
+var fieldsOfListGroupsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Groups", Type: "[]ListedGroup", Fields: fieldsOfListGroupsResponseListedGroup},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListGroupsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Groups {
+		s.Groups[i].walkFields(fn)
+	}
+}
+
+// fieldsOfListGroupsResponseListedGroup are the fields of ListGroupsResponseListedGroup, as the schema declares them.
+var fieldsOfListGroupsResponseListedGroup = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "ProtocolType", Type: "string"},
+	{Name: "GroupState", Type: "string"},
+	{Name: "GroupType", Type: "string"},
+}
+
+func (s *ListGroupsResponseListedGroup) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfListGroupsResponseListedGroup[0], &s.GroupId}})
 }

@@ -697,6 +697,51 @@ func (s *ListOffsetsRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfListOffsetsRequest are the fields of ListOffsetsRequest, as the schema declares them.
+var fieldsOfListOffsetsRequest = []*FieldInfo{
+	{Name: "ReplicaId", Type: "int32"},
+	{Name: "IsolationLevel", Type: "int8"},
+	{Name: "Topics", Type: "[]ListOffsetsTopic", Fields: fieldsOfListOffsetsRequestListOffsetsTopic},
+	{Name: "TimeoutMs", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListOffsetsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfListOffsetsRequestListOffsetsTopic are the fields of ListOffsetsRequestListOffsetsTopic, as the schema declares them.
+var fieldsOfListOffsetsRequestListOffsetsTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]ListOffsetsPartition", Fields: fieldsOfListOffsetsRequestListOffsetsPartition},
+}
+
+func (s *ListOffsetsRequestListOffsetsTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfListOffsetsRequestListOffsetsTopic[0], &s.Name}})
+}
+
+// fieldsOfListOffsetsRequestListOffsetsPartition are the fields of ListOffsetsRequestListOffsetsPartition, as the schema declares them.
+var fieldsOfListOffsetsRequestListOffsetsPartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "CurrentLeaderEpoch", Type: "int32"},
+	{Name: "Timestamp", Type: "int64"},
+	{Name: "MaxNumOffsets", Type: "int32"},
+}
+
+// PartitionsOfListOffsetsRequestTopics locates the topics of ListOffsetsRequest's Topics and their partitions.
+func PartitionsOfListOffsetsRequestTopics() PartitionLayout[ListOffsetsRequest, ListOffsetsRequestListOffsetsTopic, ListOffsetsRequestListOffsetsPartition] {
+	return PartitionLayout[ListOffsetsRequest, ListOffsetsRequestListOffsetsTopic, ListOffsetsRequestListOffsetsPartition]{
+		Topics: func(m *ListOffsetsRequest) *[]ListOffsetsRequestListOffsetsTopic { return &m.Topics },
+		Name:   func(t *ListOffsetsRequestListOffsetsTopic) *string { return &t.Name },
+		Partitions: func(t *ListOffsetsRequestListOffsetsTopic) *[]ListOffsetsRequestListOffsetsPartition {
+			return &t.Partitions
+		},
+		Index: func(p *ListOffsetsRequestListOffsetsPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // ListOffsetsResponse is the body of a ListOffsets response (ApiKey 2), versions 0-11, flexible 6+.
 type ListOffsetsResponse struct {
 	ThrottleTimeMs int32                                         // versions 2+
@@ -1444,4 +1489,50 @@ func (*ListOffsetsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListOffsetsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfListOffsetsResponse are the fields of ListOffsetsResponse, as the schema declares them.
+var fieldsOfListOffsetsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Topics", Type: "[]ListOffsetsTopicResponse", Fields: fieldsOfListOffsetsResponseListOffsetsTopicResponse},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListOffsetsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfListOffsetsResponseListOffsetsTopicResponse are the fields of ListOffsetsResponseListOffsetsTopicResponse, as the schema declares them.
+var fieldsOfListOffsetsResponseListOffsetsTopicResponse = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]ListOffsetsPartitionResponse", Fields: fieldsOfListOffsetsResponseListOffsetsPartitionResponse},
+}
+
+func (s *ListOffsetsResponseListOffsetsTopicResponse) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfListOffsetsResponseListOffsetsTopicResponse[0], &s.Name}})
+}
+
+// fieldsOfListOffsetsResponseListOffsetsPartitionResponse are the fields of ListOffsetsResponseListOffsetsPartitionResponse, as the schema declares them.
+var fieldsOfListOffsetsResponseListOffsetsPartitionResponse = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "OldStyleOffsets", Type: "[]int64"},
+	{Name: "Timestamp", Type: "int64"},
+	{Name: "Offset", Type: "int64"},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// PartitionsOfListOffsetsResponseTopics locates the topics of ListOffsetsResponse's Topics and their partitions.
+func PartitionsOfListOffsetsResponseTopics() PartitionLayout[ListOffsetsResponse, ListOffsetsResponseListOffsetsTopicResponse, ListOffsetsResponseListOffsetsPartitionResponse] {
+	return PartitionLayout[ListOffsetsResponse, ListOffsetsResponseListOffsetsTopicResponse, ListOffsetsResponseListOffsetsPartitionResponse]{
+		Topics: func(m *ListOffsetsResponse) *[]ListOffsetsResponseListOffsetsTopicResponse { return &m.Topics },
+		Name:   func(t *ListOffsetsResponseListOffsetsTopicResponse) *string { return &t.Name },
+		Partitions: func(t *ListOffsetsResponseListOffsetsTopicResponse) *[]ListOffsetsResponseListOffsetsPartitionResponse {
+			return &t.Partitions
+		},
+		Index:     func(p *ListOffsetsResponseListOffsetsPartitionResponse) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *ListOffsetsResponseListOffsetsPartitionResponse) *int16 { return &p.ErrorCode },
+	}
 }

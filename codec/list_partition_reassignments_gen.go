@@ -433,6 +433,43 @@ func (s *ListPartitionReassignmentsRequest) Summarize(sm *Summary, version int16
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfListPartitionReassignmentsRequest are the fields of ListPartitionReassignmentsRequest, as the schema declares them.
+var fieldsOfListPartitionReassignmentsRequest = []*FieldInfo{
+	{Name: "TimeoutMs", Type: "int32"},
+	{Name: "Topics", Type: "[]ListPartitionReassignmentsTopics", Fields: fieldsOfListPartitionReassignmentsRequestListPartitionReassignmentsTopics},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListPartitionReassignmentsRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfListPartitionReassignmentsRequestListPartitionReassignmentsTopics are the fields of ListPartitionReassignmentsRequestListPartitionReassignmentsTopics, as the schema declares them.
+var fieldsOfListPartitionReassignmentsRequestListPartitionReassignmentsTopics = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndexes", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfListPartitionReassignmentsRequestListPartitionReassignmentsTopics[0], &s.Name}})
+}
+
+// PartitionsOfListPartitionReassignmentsRequestTopics locates the topics of ListPartitionReassignmentsRequest's Topics and their partitions.
+func PartitionsOfListPartitionReassignmentsRequestTopics() PartitionLayout[ListPartitionReassignmentsRequest, ListPartitionReassignmentsRequestListPartitionReassignmentsTopics, int32] {
+	return PartitionLayout[ListPartitionReassignmentsRequest, ListPartitionReassignmentsRequestListPartitionReassignmentsTopics, int32]{
+		Topics: func(m *ListPartitionReassignmentsRequest) *[]ListPartitionReassignmentsRequestListPartitionReassignmentsTopics {
+			return &m.Topics
+		},
+		Name: func(t *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) *string { return &t.Name },
+		Partitions: func(t *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) *[]int32 {
+			return &t.PartitionIndexes
+		},
+		Index: func(p *int32) *int32 { return p },
+	}
+}
+
 // ListPartitionReassignmentsResponse is the body of a ListPartitionReassignments response (ApiKey 46), versions 0, flexible 0+.
 type ListPartitionReassignmentsResponse struct {
 	ThrottleTimeMs int32                                                        // versions 0+
@@ -1238,4 +1275,53 @@ func (*ListPartitionReassignmentsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListPartitionReassignmentsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfListPartitionReassignmentsResponse are the fields of ListPartitionReassignmentsResponse, as the schema declares them.
+var fieldsOfListPartitionReassignmentsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "Topics", Type: "[]OngoingTopicReassignment", Fields: fieldsOfListPartitionReassignmentsResponseOngoingTopicReassignment},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListPartitionReassignmentsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfListPartitionReassignmentsResponseOngoingTopicReassignment are the fields of ListPartitionReassignmentsResponseOngoingTopicReassignment, as the schema declares them.
+var fieldsOfListPartitionReassignmentsResponseOngoingTopicReassignment = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]OngoingPartitionReassignment", Fields: fieldsOfListPartitionReassignmentsResponseOngoingPartitionReassignment},
+}
+
+func (s *ListPartitionReassignmentsResponseOngoingTopicReassignment) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfListPartitionReassignmentsResponseOngoingTopicReassignment[0], &s.Name}})
+}
+
+// fieldsOfListPartitionReassignmentsResponseOngoingPartitionReassignment are the fields of ListPartitionReassignmentsResponseOngoingPartitionReassignment, as the schema declares them.
+var fieldsOfListPartitionReassignmentsResponseOngoingPartitionReassignment = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "Replicas", Type: "[]int32"},
+	{Name: "AddingReplicas", Type: "[]int32"},
+	{Name: "RemovingReplicas", Type: "[]int32"},
+}
+
+// PartitionsOfListPartitionReassignmentsResponseTopics locates the topics of ListPartitionReassignmentsResponse's Topics and their partitions.
+func PartitionsOfListPartitionReassignmentsResponseTopics() PartitionLayout[ListPartitionReassignmentsResponse, ListPartitionReassignmentsResponseOngoingTopicReassignment, ListPartitionReassignmentsResponseOngoingPartitionReassignment] {
+	return PartitionLayout[ListPartitionReassignmentsResponse, ListPartitionReassignmentsResponseOngoingTopicReassignment, ListPartitionReassignmentsResponseOngoingPartitionReassignment]{
+		Topics: func(m *ListPartitionReassignmentsResponse) *[]ListPartitionReassignmentsResponseOngoingTopicReassignment {
+			return &m.Topics
+		},
+		Name: func(t *ListPartitionReassignmentsResponseOngoingTopicReassignment) *string { return &t.Name },
+		Partitions: func(t *ListPartitionReassignmentsResponseOngoingTopicReassignment) *[]ListPartitionReassignmentsResponseOngoingPartitionReassignment {
+			return &t.Partitions
+		},
+		Index: func(p *ListPartitionReassignmentsResponseOngoingPartitionReassignment) *int32 {
+			return &p.PartitionIndex
+		},
+	}
 }

@@ -338,6 +338,18 @@ func (*ListTransactionsRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListTransactionsRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfListTransactionsRequest are the fields of ListTransactionsRequest, as the schema declares them.
+var fieldsOfListTransactionsRequest = []*FieldInfo{
+	{Name: "StateFilters", Type: "[]string"},
+	{Name: "ProducerIdFilters", Type: "[]int64"},
+	{Name: "DurationFilter", Type: "int64"},
+	{Name: "TransactionalIdPattern", Type: "string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListTransactionsRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // ListTransactionsResponse is the body of a ListTransactions response (ApiKey 66), versions 0-2, flexible 0+.
 type ListTransactionsResponse struct {
 	ThrottleTimeMs      int32                                      // versions 0+
@@ -819,4 +831,30 @@ func (*ListTransactionsResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ListTransactionsResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfListTransactionsResponse are the fields of ListTransactionsResponse, as the schema declares them.
+var fieldsOfListTransactionsResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "UnknownStateFilters", Type: "[]string"},
+	{Name: "TransactionStates", Type: "[]TransactionState", Fields: fieldsOfListTransactionsResponseTransactionState},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ListTransactionsResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.TransactionStates {
+		s.TransactionStates[i].walkFields(fn)
+	}
+}
+
+// fieldsOfListTransactionsResponseTransactionState are the fields of ListTransactionsResponseTransactionState, as the schema declares them.
+var fieldsOfListTransactionsResponseTransactionState = []*FieldInfo{
+	{Name: "TransactionalId", Type: "string", Flags: FieldTransactionalID},
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "TransactionState", Type: "string"},
+}
+
+func (s *ListTransactionsResponseTransactionState) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfListTransactionsResponseTransactionState[0], &s.TransactionalId}, {fieldsOfListTransactionsResponseTransactionState[1], &s.ProducerId}})
 }

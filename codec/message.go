@@ -33,6 +33,14 @@ type Message interface {
 	// when every byte was read. WriteJSON leaves those fields out and
 	// ends the object with a "not_captured" member listing these.
 	NotCaptured() []NotCaptured
+	// WalkFields calls fn once for each struct of the body (the body
+	// first, then the structs inside in field order, depth first) that
+	// holds fields with a role (topic names and IDs, partition indexes,
+	// producer ids and epochs, member ids, generations, group and
+	// transactional ids; see FieldFlags), with pointers to those fields
+	// whatever the version. fn may set them through the pointers; it
+	// must not keep refs: the slice may be reused.
+	WalkFields(fn func(refs []FieldRef))
 }
 
 // API describes one ApiKey: its name as Kafka spells it and the versions the
@@ -45,6 +53,8 @@ type API struct {
 	FlexibleFrom int16 // first flexible version (KIP-482), -1 if none
 
 	newRequest, newResponse func() Message
+	// requestFields, responseFields: the bodies' fields (RequestFields).
+	requestFields, responseFields []*FieldInfo
 }
 
 // SupportsVersion reports whether the codec has a layout for version.

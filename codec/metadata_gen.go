@@ -475,6 +475,31 @@ func (*MetadataRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *MetadataRequest) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
 
+// fieldsOfMetadataRequest are the fields of MetadataRequest, as the schema declares them.
+var fieldsOfMetadataRequest = []*FieldInfo{
+	{Name: "Topics", Type: "[]MetadataRequestTopic", Fields: fieldsOfMetadataRequestTopic},
+	{Name: "AllowAutoTopicCreation", Type: "bool"},
+	{Name: "IncludeClusterAuthorizedOperations", Type: "bool"},
+	{Name: "IncludeTopicAuthorizedOperations", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *MetadataRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfMetadataRequestTopic are the fields of MetadataRequestTopic, as the schema declares them.
+var fieldsOfMetadataRequestTopic = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+}
+
+func (s *MetadataRequestTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfMetadataRequestTopic[0], &s.TopicId}, {fieldsOfMetadataRequestTopic[1], &s.Name}})
+}
+
 // MetadataResponse is the body of a Metadata response (ApiKey 3), versions 0-13, flexible 9+.
 type MetadataResponse struct {
 	ThrottleTimeMs              int32                    // versions 3+
@@ -1891,3 +1916,65 @@ func (*MetadataResponse) IsResponse() bool { return true }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *MetadataResponse) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
+
+// fieldsOfMetadataResponse are the fields of MetadataResponse, as the schema declares them.
+var fieldsOfMetadataResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Brokers", Type: "[]MetadataResponseBroker", Fields: fieldsOfMetadataResponseBroker},
+	{Name: "ClusterId", Type: "string"},
+	{Name: "ControllerId", Type: "int32"},
+	{Name: "Topics", Type: "[]MetadataResponseTopic", Fields: fieldsOfMetadataResponseTopic},
+	{Name: "ClusterAuthorizedOperations", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *MetadataResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfMetadataResponseBroker are the fields of MetadataResponseBroker, as the schema declares them.
+var fieldsOfMetadataResponseBroker = []*FieldInfo{
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "int32"},
+	{Name: "Rack", Type: "string"},
+}
+
+// fieldsOfMetadataResponseTopic are the fields of MetadataResponseTopic, as the schema declares them.
+var fieldsOfMetadataResponseTopic = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "IsInternal", Type: "bool"},
+	{Name: "Partitions", Type: "[]MetadataResponsePartition", Fields: fieldsOfMetadataResponsePartition},
+	{Name: "TopicAuthorizedOperations", Type: "int32"},
+}
+
+func (s *MetadataResponseTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfMetadataResponseTopic[1], &s.Name}, {fieldsOfMetadataResponseTopic[2], &s.TopicId}})
+}
+
+// fieldsOfMetadataResponsePartition are the fields of MetadataResponsePartition, as the schema declares them.
+var fieldsOfMetadataResponsePartition = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "ReplicaNodes", Type: "[]int32"},
+	{Name: "IsrNodes", Type: "[]int32"},
+	{Name: "OfflineReplicas", Type: "[]int32"},
+}
+
+// PartitionsOfMetadataResponseTopics locates the topics of MetadataResponse's Topics and their partitions.
+func PartitionsOfMetadataResponseTopics() PartitionLayout[MetadataResponse, MetadataResponseTopic, MetadataResponsePartition] {
+	return PartitionLayout[MetadataResponse, MetadataResponseTopic, MetadataResponsePartition]{
+		Topics:     func(m *MetadataResponse) *[]MetadataResponseTopic { return &m.Topics },
+		ID:         func(t *MetadataResponseTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *MetadataResponseTopic) *[]MetadataResponsePartition { return &t.Partitions },
+		Index:      func(p *MetadataResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *MetadataResponsePartition) *int16 { return &p.ErrorCode },
+	}
+}

@@ -843,6 +843,55 @@ func (s *OffsetCommitRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfOffsetCommitRequest are the fields of OffsetCommitRequest, as the schema declares them.
+var fieldsOfOffsetCommitRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "GenerationIdOrMemberEpoch", Type: "int32", Flags: FieldGeneration},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "GroupInstanceId", Type: "string"},
+	{Name: "RetentionTimeMs", Type: "int64"},
+	{Name: "Topics", Type: "[]OffsetCommitRequestTopic", Fields: fieldsOfOffsetCommitRequestTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *OffsetCommitRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetCommitRequest[0], &s.GroupId}, {fieldsOfOffsetCommitRequest[1], &s.GenerationIdOrMemberEpoch}, {fieldsOfOffsetCommitRequest[2], &s.MemberId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfOffsetCommitRequestTopic are the fields of OffsetCommitRequestTopic, as the schema declares them.
+var fieldsOfOffsetCommitRequestTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]OffsetCommitRequestPartition", Fields: fieldsOfOffsetCommitRequestPartition},
+}
+
+func (s *OffsetCommitRequestTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetCommitRequestTopic[0], &s.Name}, {fieldsOfOffsetCommitRequestTopic[1], &s.TopicId}})
+}
+
+// fieldsOfOffsetCommitRequestPartition are the fields of OffsetCommitRequestPartition, as the schema declares them.
+var fieldsOfOffsetCommitRequestPartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "CommittedOffset", Type: "int64"},
+	{Name: "CommittedLeaderEpoch", Type: "int32"},
+	{Name: "CommitTimestamp", Type: "int64"},
+	{Name: "CommittedMetadata", Type: "string"},
+}
+
+// PartitionsOfOffsetCommitRequestTopics locates the topics of OffsetCommitRequest's Topics and their partitions.
+func PartitionsOfOffsetCommitRequestTopics() PartitionLayout[OffsetCommitRequest, OffsetCommitRequestTopic, OffsetCommitRequestPartition] {
+	return PartitionLayout[OffsetCommitRequest, OffsetCommitRequestTopic, OffsetCommitRequestPartition]{
+		Topics:     func(m *OffsetCommitRequest) *[]OffsetCommitRequestTopic { return &m.Topics },
+		Name:       func(t *OffsetCommitRequestTopic) *string { return &t.Name },
+		ID:         func(t *OffsetCommitRequestTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *OffsetCommitRequestTopic) *[]OffsetCommitRequestPartition { return &t.Partitions },
+		Index:      func(p *OffsetCommitRequestPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // OffsetCommitResponse is the body of a OffsetCommit response (ApiKey 8), versions 0-10, flexible 8+.
 type OffsetCommitResponse struct {
 	ThrottleTimeMs int32                       // versions 3+
@@ -1468,4 +1517,46 @@ func (*OffsetCommitResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *OffsetCommitResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfOffsetCommitResponse are the fields of OffsetCommitResponse, as the schema declares them.
+var fieldsOfOffsetCommitResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Topics", Type: "[]OffsetCommitResponseTopic", Fields: fieldsOfOffsetCommitResponseTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *OffsetCommitResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfOffsetCommitResponseTopic are the fields of OffsetCommitResponseTopic, as the schema declares them.
+var fieldsOfOffsetCommitResponseTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]OffsetCommitResponsePartition", Fields: fieldsOfOffsetCommitResponsePartition},
+}
+
+func (s *OffsetCommitResponseTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetCommitResponseTopic[0], &s.Name}, {fieldsOfOffsetCommitResponseTopic[1], &s.TopicId}})
+}
+
+// fieldsOfOffsetCommitResponsePartition are the fields of OffsetCommitResponsePartition, as the schema declares them.
+var fieldsOfOffsetCommitResponsePartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// PartitionsOfOffsetCommitResponseTopics locates the topics of OffsetCommitResponse's Topics and their partitions.
+func PartitionsOfOffsetCommitResponseTopics() PartitionLayout[OffsetCommitResponse, OffsetCommitResponseTopic, OffsetCommitResponsePartition] {
+	return PartitionLayout[OffsetCommitResponse, OffsetCommitResponseTopic, OffsetCommitResponsePartition]{
+		Topics:     func(m *OffsetCommitResponse) *[]OffsetCommitResponseTopic { return &m.Topics },
+		Name:       func(t *OffsetCommitResponseTopic) *string { return &t.Name },
+		ID:         func(t *OffsetCommitResponseTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *OffsetCommitResponseTopic) *[]OffsetCommitResponsePartition { return &t.Partitions },
+		Index:      func(p *OffsetCommitResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *OffsetCommitResponsePartition) *int16 { return &p.ErrorCode },
+	}
 }

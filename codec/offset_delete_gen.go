@@ -358,6 +358,45 @@ func (s *OffsetDeleteRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfOffsetDeleteRequest are the fields of OffsetDeleteRequest, as the schema declares them.
+var fieldsOfOffsetDeleteRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]OffsetDeleteRequestTopic", Fields: fieldsOfOffsetDeleteRequestTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *OffsetDeleteRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetDeleteRequest[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfOffsetDeleteRequestTopic are the fields of OffsetDeleteRequestTopic, as the schema declares them.
+var fieldsOfOffsetDeleteRequestTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]OffsetDeleteRequestPartition", Fields: fieldsOfOffsetDeleteRequestPartition},
+}
+
+func (s *OffsetDeleteRequestTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetDeleteRequestTopic[0], &s.Name}})
+}
+
+// fieldsOfOffsetDeleteRequestPartition are the fields of OffsetDeleteRequestPartition, as the schema declares them.
+var fieldsOfOffsetDeleteRequestPartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+}
+
+// PartitionsOfOffsetDeleteRequestTopics locates the topics of OffsetDeleteRequest's Topics and their partitions.
+func PartitionsOfOffsetDeleteRequestTopics() PartitionLayout[OffsetDeleteRequest, OffsetDeleteRequestTopic, OffsetDeleteRequestPartition] {
+	return PartitionLayout[OffsetDeleteRequest, OffsetDeleteRequestTopic, OffsetDeleteRequestPartition]{
+		Topics:     func(m *OffsetDeleteRequest) *[]OffsetDeleteRequestTopic { return &m.Topics },
+		Name:       func(t *OffsetDeleteRequestTopic) *string { return &t.Name },
+		Partitions: func(t *OffsetDeleteRequestTopic) *[]OffsetDeleteRequestPartition { return &t.Partitions },
+		Index:      func(p *OffsetDeleteRequestPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // OffsetDeleteResponse is the body of a OffsetDelete response (ApiKey 47), versions 0, flexible none.
 type OffsetDeleteResponse struct {
 	ErrorCode      int16                       // versions 0+
@@ -768,4 +807,45 @@ func (*OffsetDeleteResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *OffsetDeleteResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfOffsetDeleteResponse are the fields of OffsetDeleteResponse, as the schema declares them.
+var fieldsOfOffsetDeleteResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Topics", Type: "[]OffsetDeleteResponseTopic", Fields: fieldsOfOffsetDeleteResponseTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *OffsetDeleteResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfOffsetDeleteResponseTopic are the fields of OffsetDeleteResponseTopic, as the schema declares them.
+var fieldsOfOffsetDeleteResponseTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]OffsetDeleteResponsePartition", Fields: fieldsOfOffsetDeleteResponsePartition},
+}
+
+func (s *OffsetDeleteResponseTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetDeleteResponseTopic[0], &s.Name}})
+}
+
+// fieldsOfOffsetDeleteResponsePartition are the fields of OffsetDeleteResponsePartition, as the schema declares them.
+var fieldsOfOffsetDeleteResponsePartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// PartitionsOfOffsetDeleteResponseTopics locates the topics of OffsetDeleteResponse's Topics and their partitions.
+func PartitionsOfOffsetDeleteResponseTopics() PartitionLayout[OffsetDeleteResponse, OffsetDeleteResponseTopic, OffsetDeleteResponsePartition] {
+	return PartitionLayout[OffsetDeleteResponse, OffsetDeleteResponseTopic, OffsetDeleteResponsePartition]{
+		Topics:     func(m *OffsetDeleteResponse) *[]OffsetDeleteResponseTopic { return &m.Topics },
+		Name:       func(t *OffsetDeleteResponseTopic) *string { return &t.Name },
+		Partitions: func(t *OffsetDeleteResponseTopic) *[]OffsetDeleteResponsePartition { return &t.Partitions },
+		Index:      func(p *OffsetDeleteResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *OffsetDeleteResponsePartition) *int16 { return &p.ErrorCode },
+	}
 }

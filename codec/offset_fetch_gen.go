@@ -1045,6 +1045,71 @@ func (s *OffsetFetchRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfOffsetFetchRequest are the fields of OffsetFetchRequest, as the schema declares them.
+var fieldsOfOffsetFetchRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]OffsetFetchRequestTopic", Fields: fieldsOfOffsetFetchRequestTopic},
+	{Name: "Groups", Type: "[]OffsetFetchRequestGroup", Fields: fieldsOfOffsetFetchRequestGroup},
+	{Name: "RequireStable", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *OffsetFetchRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetFetchRequest[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+	for i := range s.Groups {
+		s.Groups[i].walkFields(fn)
+	}
+}
+
+// fieldsOfOffsetFetchRequestTopic are the fields of OffsetFetchRequestTopic, as the schema declares them.
+var fieldsOfOffsetFetchRequestTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndexes", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *OffsetFetchRequestTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetFetchRequestTopic[0], &s.Name}})
+}
+
+// fieldsOfOffsetFetchRequestGroup are the fields of OffsetFetchRequestGroup, as the schema declares them.
+var fieldsOfOffsetFetchRequestGroup = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "MemberId", Type: "string"},
+	{Name: "MemberEpoch", Type: "int32", Flags: FieldGeneration},
+	{Name: "Topics", Type: "[]OffsetFetchRequestTopics", Fields: fieldsOfOffsetFetchRequestTopics},
+}
+
+func (s *OffsetFetchRequestGroup) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetFetchRequestGroup[0], &s.GroupId}, {fieldsOfOffsetFetchRequestGroup[2], &s.MemberEpoch}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfOffsetFetchRequestTopics are the fields of OffsetFetchRequestTopics, as the schema declares them.
+var fieldsOfOffsetFetchRequestTopics = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "PartitionIndexes", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *OffsetFetchRequestTopics) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetFetchRequestTopics[0], &s.Name}, {fieldsOfOffsetFetchRequestTopics[1], &s.TopicId}})
+}
+
+// PartitionsOfOffsetFetchRequestTopics locates the topics of OffsetFetchRequest's Topics and their partitions.
+func PartitionsOfOffsetFetchRequestTopics() PartitionLayout[OffsetFetchRequest, OffsetFetchRequestTopic, int32] {
+	return PartitionLayout[OffsetFetchRequest, OffsetFetchRequestTopic, int32]{
+		Topics:     func(m *OffsetFetchRequest) *[]OffsetFetchRequestTopic { return &m.Topics },
+		Name:       func(t *OffsetFetchRequestTopic) *string { return &t.Name },
+		Partitions: func(t *OffsetFetchRequestTopic) *[]int32 { return &t.PartitionIndexes },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // OffsetFetchResponse is the body of a OffsetFetch response (ApiKey 9), versions 0-10, flexible 6+.
 type OffsetFetchResponse struct {
 	ThrottleTimeMs int32                      // versions 3+
@@ -2497,4 +2562,86 @@ func (*OffsetFetchResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *OffsetFetchResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfOffsetFetchResponse are the fields of OffsetFetchResponse, as the schema declares them.
+var fieldsOfOffsetFetchResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Topics", Type: "[]OffsetFetchResponseTopic", Fields: fieldsOfOffsetFetchResponseTopic},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Groups", Type: "[]OffsetFetchResponseGroup", Fields: fieldsOfOffsetFetchResponseGroup},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *OffsetFetchResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+	for i := range s.Groups {
+		s.Groups[i].walkFields(fn)
+	}
+}
+
+// fieldsOfOffsetFetchResponseTopic are the fields of OffsetFetchResponseTopic, as the schema declares them.
+var fieldsOfOffsetFetchResponseTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]OffsetFetchResponsePartition", Fields: fieldsOfOffsetFetchResponsePartition},
+}
+
+func (s *OffsetFetchResponseTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetFetchResponseTopic[0], &s.Name}})
+}
+
+// fieldsOfOffsetFetchResponsePartition are the fields of OffsetFetchResponsePartition, as the schema declares them.
+var fieldsOfOffsetFetchResponsePartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "CommittedOffset", Type: "int64"},
+	{Name: "CommittedLeaderEpoch", Type: "int32"},
+	{Name: "Metadata", Type: "string"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// fieldsOfOffsetFetchResponseGroup are the fields of OffsetFetchResponseGroup, as the schema declares them.
+var fieldsOfOffsetFetchResponseGroup = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]OffsetFetchResponseTopics", Fields: fieldsOfOffsetFetchResponseTopics},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+func (s *OffsetFetchResponseGroup) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetFetchResponseGroup[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfOffsetFetchResponseTopics are the fields of OffsetFetchResponseTopics, as the schema declares them.
+var fieldsOfOffsetFetchResponseTopics = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]OffsetFetchResponsePartitions", Fields: fieldsOfOffsetFetchResponsePartitions},
+}
+
+func (s *OffsetFetchResponseTopics) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetFetchResponseTopics[0], &s.Name}, {fieldsOfOffsetFetchResponseTopics[1], &s.TopicId}})
+}
+
+// fieldsOfOffsetFetchResponsePartitions are the fields of OffsetFetchResponsePartitions, as the schema declares them.
+var fieldsOfOffsetFetchResponsePartitions = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "CommittedOffset", Type: "int64"},
+	{Name: "CommittedLeaderEpoch", Type: "int32"},
+	{Name: "Metadata", Type: "string"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// PartitionsOfOffsetFetchResponseTopics locates the topics of OffsetFetchResponse's Topics and their partitions.
+func PartitionsOfOffsetFetchResponseTopics() PartitionLayout[OffsetFetchResponse, OffsetFetchResponseTopic, OffsetFetchResponsePartition] {
+	return PartitionLayout[OffsetFetchResponse, OffsetFetchResponseTopic, OffsetFetchResponsePartition]{
+		Topics:     func(m *OffsetFetchResponse) *[]OffsetFetchResponseTopic { return &m.Topics },
+		Name:       func(t *OffsetFetchResponseTopic) *string { return &t.Name },
+		Partitions: func(t *OffsetFetchResponseTopic) *[]OffsetFetchResponsePartition { return &t.Partitions },
+		Index:      func(p *OffsetFetchResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *OffsetFetchResponsePartition) *int16 { return &p.ErrorCode },
+	}
 }

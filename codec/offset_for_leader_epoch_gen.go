@@ -620,6 +620,50 @@ func (s *OffsetForLeaderEpochRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfOffsetForLeaderEpochRequest are the fields of OffsetForLeaderEpochRequest, as the schema declares them.
+var fieldsOfOffsetForLeaderEpochRequest = []*FieldInfo{
+	{Name: "ReplicaId", Type: "int32"},
+	{Name: "Topics", Type: "[]OffsetForLeaderTopic", Fields: fieldsOfOffsetForLeaderEpochRequestOffsetForLeaderTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *OffsetForLeaderEpochRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfOffsetForLeaderEpochRequestOffsetForLeaderTopic are the fields of OffsetForLeaderEpochRequestOffsetForLeaderTopic, as the schema declares them.
+var fieldsOfOffsetForLeaderEpochRequestOffsetForLeaderTopic = []*FieldInfo{
+	{Name: "Topic", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]OffsetForLeaderPartition", Fields: fieldsOfOffsetForLeaderEpochRequestOffsetForLeaderPartition},
+}
+
+func (s *OffsetForLeaderEpochRequestOffsetForLeaderTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetForLeaderEpochRequestOffsetForLeaderTopic[0], &s.Topic}})
+}
+
+// fieldsOfOffsetForLeaderEpochRequestOffsetForLeaderPartition are the fields of OffsetForLeaderEpochRequestOffsetForLeaderPartition, as the schema declares them.
+var fieldsOfOffsetForLeaderEpochRequestOffsetForLeaderPartition = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "CurrentLeaderEpoch", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// PartitionsOfOffsetForLeaderEpochRequestTopics locates the topics of OffsetForLeaderEpochRequest's Topics and their partitions.
+func PartitionsOfOffsetForLeaderEpochRequestTopics() PartitionLayout[OffsetForLeaderEpochRequest, OffsetForLeaderEpochRequestOffsetForLeaderTopic, OffsetForLeaderEpochRequestOffsetForLeaderPartition] {
+	return PartitionLayout[OffsetForLeaderEpochRequest, OffsetForLeaderEpochRequestOffsetForLeaderTopic, OffsetForLeaderEpochRequestOffsetForLeaderPartition]{
+		Topics: func(m *OffsetForLeaderEpochRequest) *[]OffsetForLeaderEpochRequestOffsetForLeaderTopic {
+			return &m.Topics
+		},
+		Name: func(t *OffsetForLeaderEpochRequestOffsetForLeaderTopic) *string { return &t.Topic },
+		Partitions: func(t *OffsetForLeaderEpochRequestOffsetForLeaderTopic) *[]OffsetForLeaderEpochRequestOffsetForLeaderPartition {
+			return &t.Partitions
+		},
+		Index: func(p *OffsetForLeaderEpochRequestOffsetForLeaderPartition) *int32 { return &p.Partition },
+	}
+}
+
 // OffsetForLeaderEpochResponse is the body of a OffsetForLeaderEpoch response (ApiKey 23), versions 0-4, flexible 4+.
 type OffsetForLeaderEpochResponse struct {
 	ThrottleTimeMs int32                                                    // versions 2+
@@ -1264,4 +1308,50 @@ func (*OffsetForLeaderEpochResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *OffsetForLeaderEpochResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfOffsetForLeaderEpochResponse are the fields of OffsetForLeaderEpochResponse, as the schema declares them.
+var fieldsOfOffsetForLeaderEpochResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Topics", Type: "[]OffsetForLeaderTopicResult", Fields: fieldsOfOffsetForLeaderEpochResponseOffsetForLeaderTopicResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *OffsetForLeaderEpochResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfOffsetForLeaderEpochResponseOffsetForLeaderTopicResult are the fields of OffsetForLeaderEpochResponseOffsetForLeaderTopicResult, as the schema declares them.
+var fieldsOfOffsetForLeaderEpochResponseOffsetForLeaderTopicResult = []*FieldInfo{
+	{Name: "Topic", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]EpochEndOffset", Fields: fieldsOfOffsetForLeaderEpochResponseEpochEndOffset},
+}
+
+func (s *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfOffsetForLeaderEpochResponseOffsetForLeaderTopicResult[0], &s.Topic}})
+}
+
+// fieldsOfOffsetForLeaderEpochResponseEpochEndOffset are the fields of OffsetForLeaderEpochResponseEpochEndOffset, as the schema declares them.
+var fieldsOfOffsetForLeaderEpochResponseEpochEndOffset = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "EndOffset", Type: "int64"},
+}
+
+// PartitionsOfOffsetForLeaderEpochResponseTopics locates the topics of OffsetForLeaderEpochResponse's Topics and their partitions.
+func PartitionsOfOffsetForLeaderEpochResponseTopics() PartitionLayout[OffsetForLeaderEpochResponse, OffsetForLeaderEpochResponseOffsetForLeaderTopicResult, OffsetForLeaderEpochResponseEpochEndOffset] {
+	return PartitionLayout[OffsetForLeaderEpochResponse, OffsetForLeaderEpochResponseOffsetForLeaderTopicResult, OffsetForLeaderEpochResponseEpochEndOffset]{
+		Topics: func(m *OffsetForLeaderEpochResponse) *[]OffsetForLeaderEpochResponseOffsetForLeaderTopicResult {
+			return &m.Topics
+		},
+		Name: func(t *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) *string { return &t.Topic },
+		Partitions: func(t *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) *[]OffsetForLeaderEpochResponseEpochEndOffset {
+			return &t.Partitions
+		},
+		Index:     func(p *OffsetForLeaderEpochResponseEpochEndOffset) *int32 { return &p.Partition },
+		ErrorCode: func(p *OffsetForLeaderEpochResponseEpochEndOffset) *int16 { return &p.ErrorCode },
+	}
 }

@@ -684,6 +684,50 @@ func (*ProduceRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ProduceRequest) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
 
+// fieldsOfProduceRequest are the fields of ProduceRequest, as the schema declares them.
+var fieldsOfProduceRequest = []*FieldInfo{
+	{Name: "TransactionalId", Type: "string", Flags: FieldTransactionalID},
+	{Name: "Acks", Type: "int16"},
+	{Name: "TimeoutMs", Type: "int32"},
+	{Name: "TopicData", Type: "[]TopicProduceData", Fields: fieldsOfProduceRequestTopicProduceData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ProduceRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfProduceRequest[0], &s.TransactionalId}})
+	for i := range s.TopicData {
+		s.TopicData[i].walkFields(fn)
+	}
+}
+
+// fieldsOfProduceRequestTopicProduceData are the fields of ProduceRequestTopicProduceData, as the schema declares them.
+var fieldsOfProduceRequestTopicProduceData = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "PartitionData", Type: "[]PartitionProduceData", Fields: fieldsOfProduceRequestPartitionProduceData},
+}
+
+func (s *ProduceRequestTopicProduceData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfProduceRequestTopicProduceData[0], &s.Name}, {fieldsOfProduceRequestTopicProduceData[1], &s.TopicId}})
+}
+
+// fieldsOfProduceRequestPartitionProduceData are the fields of ProduceRequestPartitionProduceData, as the schema declares them.
+var fieldsOfProduceRequestPartitionProduceData = []*FieldInfo{
+	{Name: "Index", Type: "int32", Flags: FieldPartition},
+	{Name: "Records", Type: "records"},
+}
+
+// PartitionsOfProduceRequestTopicData locates the topics of ProduceRequest's TopicData and their partitions.
+func PartitionsOfProduceRequestTopicData() PartitionLayout[ProduceRequest, ProduceRequestTopicProduceData, ProduceRequestPartitionProduceData] {
+	return PartitionLayout[ProduceRequest, ProduceRequestTopicProduceData, ProduceRequestPartitionProduceData]{
+		Topics:     func(m *ProduceRequest) *[]ProduceRequestTopicProduceData { return &m.TopicData },
+		Name:       func(t *ProduceRequestTopicProduceData) *string { return &t.Name },
+		ID:         func(t *ProduceRequestTopicProduceData) *UUID { return &t.TopicId },
+		Partitions: func(t *ProduceRequestTopicProduceData) *[]ProduceRequestPartitionProduceData { return &t.PartitionData },
+		Index:      func(p *ProduceRequestPartitionProduceData) *int32 { return &p.Index },
+	}
+}
+
 // ProduceResponse is the body of a Produce response (ApiKey 0), versions 0-13, flexible 9+.
 type ProduceResponse struct {
 	Responses      []ProduceResponseTopicProduceResponse // versions 0+
@@ -2090,3 +2134,74 @@ func (*ProduceResponse) IsResponse() bool { return true }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ProduceResponse) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
+
+// fieldsOfProduceResponse are the fields of ProduceResponse, as the schema declares them.
+var fieldsOfProduceResponse = []*FieldInfo{
+	{Name: "Responses", Type: "[]TopicProduceResponse", Fields: fieldsOfProduceResponseTopicProduceResponse},
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "NodeEndpoints", Type: "[]NodeEndpoint", Fields: fieldsOfProduceResponseNodeEndpoint},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ProduceResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Responses {
+		s.Responses[i].walkFields(fn)
+	}
+}
+
+// fieldsOfProduceResponseTopicProduceResponse are the fields of ProduceResponseTopicProduceResponse, as the schema declares them.
+var fieldsOfProduceResponseTopicProduceResponse = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "PartitionResponses", Type: "[]PartitionProduceResponse", Fields: fieldsOfProduceResponsePartitionProduceResponse},
+}
+
+func (s *ProduceResponseTopicProduceResponse) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfProduceResponseTopicProduceResponse[0], &s.Name}, {fieldsOfProduceResponseTopicProduceResponse[1], &s.TopicId}})
+}
+
+// fieldsOfProduceResponsePartitionProduceResponse are the fields of ProduceResponsePartitionProduceResponse, as the schema declares them.
+var fieldsOfProduceResponsePartitionProduceResponse = []*FieldInfo{
+	{Name: "Index", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "BaseOffset", Type: "int64"},
+	{Name: "LogAppendTimeMs", Type: "int64"},
+	{Name: "LogStartOffset", Type: "int64"},
+	{Name: "RecordErrors", Type: "[]BatchIndexAndErrorMessage", Fields: fieldsOfProduceResponseBatchIndexAndErrorMessage},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "CurrentLeader", Type: "LeaderIdAndEpoch", Fields: fieldsOfProduceResponseLeaderIdAndEpoch},
+}
+
+// fieldsOfProduceResponseBatchIndexAndErrorMessage are the fields of ProduceResponseBatchIndexAndErrorMessage, as the schema declares them.
+var fieldsOfProduceResponseBatchIndexAndErrorMessage = []*FieldInfo{
+	{Name: "BatchIndex", Type: "int32"},
+	{Name: "BatchIndexErrorMessage", Type: "string"},
+}
+
+// fieldsOfProduceResponseLeaderIdAndEpoch are the fields of ProduceResponseLeaderIdAndEpoch, as the schema declares them.
+var fieldsOfProduceResponseLeaderIdAndEpoch = []*FieldInfo{
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// fieldsOfProduceResponseNodeEndpoint are the fields of ProduceResponseNodeEndpoint, as the schema declares them.
+var fieldsOfProduceResponseNodeEndpoint = []*FieldInfo{
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "int32"},
+	{Name: "Rack", Type: "string"},
+}
+
+// PartitionsOfProduceResponseResponses locates the topics of ProduceResponse's Responses and their partitions.
+func PartitionsOfProduceResponseResponses() PartitionLayout[ProduceResponse, ProduceResponseTopicProduceResponse, ProduceResponsePartitionProduceResponse] {
+	return PartitionLayout[ProduceResponse, ProduceResponseTopicProduceResponse, ProduceResponsePartitionProduceResponse]{
+		Topics: func(m *ProduceResponse) *[]ProduceResponseTopicProduceResponse { return &m.Responses },
+		Name:   func(t *ProduceResponseTopicProduceResponse) *string { return &t.Name },
+		ID:     func(t *ProduceResponseTopicProduceResponse) *UUID { return &t.TopicId },
+		Partitions: func(t *ProduceResponseTopicProduceResponse) *[]ProduceResponsePartitionProduceResponse {
+			return &t.PartitionResponses
+		},
+		Index:     func(p *ProduceResponsePartitionProduceResponse) *int32 { return &p.Index },
+		ErrorCode: func(p *ProduceResponsePartitionProduceResponse) *int16 { return &p.ErrorCode },
+	}
+}

@@ -261,6 +261,19 @@ func (*PushTelemetryRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *PushTelemetryRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfPushTelemetryRequest are the fields of PushTelemetryRequest, as the schema declares them.
+var fieldsOfPushTelemetryRequest = []*FieldInfo{
+	{Name: "ClientInstanceId", Type: "uuid"},
+	{Name: "SubscriptionId", Type: "int32"},
+	{Name: "Terminating", Type: "bool"},
+	{Name: "CompressionType", Type: "int8"},
+	{Name: "Metrics", Type: "bytes"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *PushTelemetryRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // PushTelemetryResponse is the body of a PushTelemetry response (ApiKey 72), versions 0, flexible 0+.
 type PushTelemetryResponse struct {
 	ThrottleTimeMs int32 // versions 0+
@@ -448,4 +461,14 @@ func (*PushTelemetryResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *PushTelemetryResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfPushTelemetryResponse are the fields of PushTelemetryResponse, as the schema declares them.
+var fieldsOfPushTelemetryResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *PushTelemetryResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -557,6 +557,48 @@ func (s *ReadShareGroupStateRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfReadShareGroupStateRequest are the fields of ReadShareGroupStateRequest, as the schema declares them.
+var fieldsOfReadShareGroupStateRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]ReadStateData", Fields: fieldsOfReadShareGroupStateRequestReadStateData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ReadShareGroupStateRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfReadShareGroupStateRequest[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfReadShareGroupStateRequestReadStateData are the fields of ReadShareGroupStateRequestReadStateData, as the schema declares them.
+var fieldsOfReadShareGroupStateRequestReadStateData = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfReadShareGroupStateRequestPartitionData},
+}
+
+func (s *ReadShareGroupStateRequestReadStateData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfReadShareGroupStateRequestReadStateData[0], &s.TopicId}})
+}
+
+// fieldsOfReadShareGroupStateRequestPartitionData are the fields of ReadShareGroupStateRequestPartitionData, as the schema declares them.
+var fieldsOfReadShareGroupStateRequestPartitionData = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// PartitionsOfReadShareGroupStateRequestTopics locates the topics of ReadShareGroupStateRequest's Topics and their partitions.
+func PartitionsOfReadShareGroupStateRequestTopics() PartitionLayout[ReadShareGroupStateRequest, ReadShareGroupStateRequestReadStateData, ReadShareGroupStateRequestPartitionData] {
+	return PartitionLayout[ReadShareGroupStateRequest, ReadShareGroupStateRequestReadStateData, ReadShareGroupStateRequestPartitionData]{
+		Topics: func(m *ReadShareGroupStateRequest) *[]ReadShareGroupStateRequestReadStateData { return &m.Topics },
+		ID:     func(t *ReadShareGroupStateRequestReadStateData) *UUID { return &t.TopicId },
+		Partitions: func(t *ReadShareGroupStateRequestReadStateData) *[]ReadShareGroupStateRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *ReadShareGroupStateRequestPartitionData) *int32 { return &p.Partition },
+	}
+}
+
 // ReadShareGroupStateResponse is the body of a ReadShareGroupState response (ApiKey 84), versions 0, flexible 0+.
 type ReadShareGroupStateResponse struct {
 	Results []ReadShareGroupStateResponseReadStateResult // versions 0+
@@ -1410,4 +1452,57 @@ func (*ReadShareGroupStateResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ReadShareGroupStateResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfReadShareGroupStateResponse are the fields of ReadShareGroupStateResponse, as the schema declares them.
+var fieldsOfReadShareGroupStateResponse = []*FieldInfo{
+	{Name: "Results", Type: "[]ReadStateResult", Fields: fieldsOfReadShareGroupStateResponseReadStateResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ReadShareGroupStateResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Results {
+		s.Results[i].walkFields(fn)
+	}
+}
+
+// fieldsOfReadShareGroupStateResponseReadStateResult are the fields of ReadShareGroupStateResponseReadStateResult, as the schema declares them.
+var fieldsOfReadShareGroupStateResponseReadStateResult = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionResult", Fields: fieldsOfReadShareGroupStateResponsePartitionResult},
+}
+
+func (s *ReadShareGroupStateResponseReadStateResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfReadShareGroupStateResponseReadStateResult[0], &s.TopicId}})
+}
+
+// fieldsOfReadShareGroupStateResponsePartitionResult are the fields of ReadShareGroupStateResponsePartitionResult, as the schema declares them.
+var fieldsOfReadShareGroupStateResponsePartitionResult = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "StateEpoch", Type: "int32"},
+	{Name: "StartOffset", Type: "int64"},
+	{Name: "StateBatches", Type: "[]StateBatch", Fields: fieldsOfReadShareGroupStateResponseStateBatch},
+}
+
+// fieldsOfReadShareGroupStateResponseStateBatch are the fields of ReadShareGroupStateResponseStateBatch, as the schema declares them.
+var fieldsOfReadShareGroupStateResponseStateBatch = []*FieldInfo{
+	{Name: "FirstOffset", Type: "int64"},
+	{Name: "LastOffset", Type: "int64"},
+	{Name: "DeliveryState", Type: "int8"},
+	{Name: "DeliveryCount", Type: "int16"},
+}
+
+// PartitionsOfReadShareGroupStateResponseResults locates the topics of ReadShareGroupStateResponse's Results and their partitions.
+func PartitionsOfReadShareGroupStateResponseResults() PartitionLayout[ReadShareGroupStateResponse, ReadShareGroupStateResponseReadStateResult, ReadShareGroupStateResponsePartitionResult] {
+	return PartitionLayout[ReadShareGroupStateResponse, ReadShareGroupStateResponseReadStateResult, ReadShareGroupStateResponsePartitionResult]{
+		Topics: func(m *ReadShareGroupStateResponse) *[]ReadShareGroupStateResponseReadStateResult { return &m.Results },
+		ID:     func(t *ReadShareGroupStateResponseReadStateResult) *UUID { return &t.TopicId },
+		Partitions: func(t *ReadShareGroupStateResponseReadStateResult) *[]ReadShareGroupStateResponsePartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *ReadShareGroupStateResponsePartitionResult) *int32 { return &p.Partition },
+		ErrorCode: func(p *ReadShareGroupStateResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

@@ -559,6 +559,50 @@ func (s *ReadShareGroupStateSummaryRequest) Summarize(sm *Summary, version int16
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfReadShareGroupStateSummaryRequest are the fields of ReadShareGroupStateSummaryRequest, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]ReadStateSummaryData", Fields: fieldsOfReadShareGroupStateSummaryRequestReadStateSummaryData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ReadShareGroupStateSummaryRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfReadShareGroupStateSummaryRequest[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfReadShareGroupStateSummaryRequestReadStateSummaryData are the fields of ReadShareGroupStateSummaryRequestReadStateSummaryData, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryRequestReadStateSummaryData = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfReadShareGroupStateSummaryRequestPartitionData},
+}
+
+func (s *ReadShareGroupStateSummaryRequestReadStateSummaryData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfReadShareGroupStateSummaryRequestReadStateSummaryData[0], &s.TopicId}})
+}
+
+// fieldsOfReadShareGroupStateSummaryRequestPartitionData are the fields of ReadShareGroupStateSummaryRequestPartitionData, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryRequestPartitionData = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// PartitionsOfReadShareGroupStateSummaryRequestTopics locates the topics of ReadShareGroupStateSummaryRequest's Topics and their partitions.
+func PartitionsOfReadShareGroupStateSummaryRequestTopics() PartitionLayout[ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryRequestReadStateSummaryData, ReadShareGroupStateSummaryRequestPartitionData] {
+	return PartitionLayout[ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryRequestReadStateSummaryData, ReadShareGroupStateSummaryRequestPartitionData]{
+		Topics: func(m *ReadShareGroupStateSummaryRequest) *[]ReadShareGroupStateSummaryRequestReadStateSummaryData {
+			return &m.Topics
+		},
+		ID: func(t *ReadShareGroupStateSummaryRequestReadStateSummaryData) *UUID { return &t.TopicId },
+		Partitions: func(t *ReadShareGroupStateSummaryRequestReadStateSummaryData) *[]ReadShareGroupStateSummaryRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *ReadShareGroupStateSummaryRequestPartitionData) *int32 { return &p.Partition },
+	}
+}
+
 // ReadShareGroupStateSummaryResponse is the body of a ReadShareGroupStateSummary response (ApiKey 87), versions 0-1, flexible 0+.
 type ReadShareGroupStateSummaryResponse struct {
 	Results []ReadShareGroupStateSummaryResponseReadStateSummaryResult // versions 0+
@@ -1219,4 +1263,52 @@ func (*ReadShareGroupStateSummaryResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ReadShareGroupStateSummaryResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfReadShareGroupStateSummaryResponse are the fields of ReadShareGroupStateSummaryResponse, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryResponse = []*FieldInfo{
+	{Name: "Results", Type: "[]ReadStateSummaryResult", Fields: fieldsOfReadShareGroupStateSummaryResponseReadStateSummaryResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ReadShareGroupStateSummaryResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Results {
+		s.Results[i].walkFields(fn)
+	}
+}
+
+// fieldsOfReadShareGroupStateSummaryResponseReadStateSummaryResult are the fields of ReadShareGroupStateSummaryResponseReadStateSummaryResult, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryResponseReadStateSummaryResult = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionResult", Fields: fieldsOfReadShareGroupStateSummaryResponsePartitionResult},
+}
+
+func (s *ReadShareGroupStateSummaryResponseReadStateSummaryResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfReadShareGroupStateSummaryResponseReadStateSummaryResult[0], &s.TopicId}})
+}
+
+// fieldsOfReadShareGroupStateSummaryResponsePartitionResult are the fields of ReadShareGroupStateSummaryResponsePartitionResult, as the schema declares them.
+var fieldsOfReadShareGroupStateSummaryResponsePartitionResult = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "StateEpoch", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "StartOffset", Type: "int64"},
+	{Name: "DeliveryCompleteCount", Type: "int32"},
+}
+
+// PartitionsOfReadShareGroupStateSummaryResponseResults locates the topics of ReadShareGroupStateSummaryResponse's Results and their partitions.
+func PartitionsOfReadShareGroupStateSummaryResponseResults() PartitionLayout[ReadShareGroupStateSummaryResponse, ReadShareGroupStateSummaryResponseReadStateSummaryResult, ReadShareGroupStateSummaryResponsePartitionResult] {
+	return PartitionLayout[ReadShareGroupStateSummaryResponse, ReadShareGroupStateSummaryResponseReadStateSummaryResult, ReadShareGroupStateSummaryResponsePartitionResult]{
+		Topics: func(m *ReadShareGroupStateSummaryResponse) *[]ReadShareGroupStateSummaryResponseReadStateSummaryResult {
+			return &m.Results
+		},
+		ID: func(t *ReadShareGroupStateSummaryResponseReadStateSummaryResult) *UUID { return &t.TopicId },
+		Partitions: func(t *ReadShareGroupStateSummaryResponseReadStateSummaryResult) *[]ReadShareGroupStateSummaryResponsePartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *ReadShareGroupStateSummaryResponsePartitionResult) *int32 { return &p.Partition },
+		ErrorCode: func(p *ReadShareGroupStateSummaryResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

@@ -211,6 +211,17 @@ func (*RemoveRaftVoterRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *RemoveRaftVoterRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfRemoveRaftVoterRequest are the fields of RemoveRaftVoterRequest, as the schema declares them.
+var fieldsOfRemoveRaftVoterRequest = []*FieldInfo{
+	{Name: "ClusterId", Type: "string"},
+	{Name: "VoterId", Type: "int32"},
+	{Name: "VoterDirectoryId", Type: "uuid"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *RemoveRaftVoterRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // RemoveRaftVoterResponse is the body of a RemoveRaftVoter response (ApiKey 81), versions 0, flexible 0+.
 type RemoveRaftVoterResponse struct {
 	ThrottleTimeMs int32   // versions 0+
@@ -423,4 +434,15 @@ func (*RemoveRaftVoterResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *RemoveRaftVoterResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfRemoveRaftVoterResponse are the fields of RemoveRaftVoterResponse, as the schema declares them.
+var fieldsOfRemoveRaftVoterResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *RemoveRaftVoterResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -198,6 +198,16 @@ func (s *RenewDelegationTokenRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfRenewDelegationTokenRequest are the fields of RenewDelegationTokenRequest, as the schema declares them.
+var fieldsOfRenewDelegationTokenRequest = []*FieldInfo{
+	{Name: "Hmac", Type: "bytes", Flags: FieldSecret},
+	{Name: "RenewPeriodMs", Type: "int64"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *RenewDelegationTokenRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // RenewDelegationTokenResponse is the body of a RenewDelegationToken response (ApiKey 39), versions 0-2, flexible 2+.
 type RenewDelegationTokenResponse struct {
 	ErrorCode         int16 // versions 0+
@@ -412,4 +422,15 @@ func (*RenewDelegationTokenResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *RenewDelegationTokenResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfRenewDelegationTokenResponse are the fields of RenewDelegationTokenResponse, as the schema declares them.
+var fieldsOfRenewDelegationTokenResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ExpiryTimestampMs", Type: "int64"},
+	{Name: "ThrottleTimeMs", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *RenewDelegationTokenResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -171,6 +171,15 @@ func (s *SaslAuthenticateRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfSaslAuthenticateRequest are the fields of SaslAuthenticateRequest, as the schema declares them.
+var fieldsOfSaslAuthenticateRequest = []*FieldInfo{
+	{Name: "AuthBytes", Type: "bytes", Flags: FieldSASL},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *SaslAuthenticateRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // SaslAuthenticateResponse is the body of a SaslAuthenticate response (ApiKey 36), versions 0-2, flexible 2+.
 type SaslAuthenticateResponse struct {
 	ErrorCode         int16   // versions 0+
@@ -426,4 +435,16 @@ func (*SaslAuthenticateResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *SaslAuthenticateResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfSaslAuthenticateResponse are the fields of SaslAuthenticateResponse, as the schema declares them.
+var fieldsOfSaslAuthenticateResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "AuthBytes", Type: "bytes"},
+	{Name: "SessionLifetimeMs", Type: "int64"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *SaslAuthenticateResponse) WalkFields(fn func([]FieldRef)) {
 }

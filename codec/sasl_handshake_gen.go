@@ -103,6 +103,15 @@ func (*SaslHandshakeRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *SaslHandshakeRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfSaslHandshakeRequest are the fields of SaslHandshakeRequest, as the schema declares them.
+var fieldsOfSaslHandshakeRequest = []*FieldInfo{
+	{Name: "Mechanism", Type: "string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *SaslHandshakeRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // SaslHandshakeResponse is the body of a SaslHandshake response (ApiKey 17), versions 0-1, flexible none.
 type SaslHandshakeResponse struct {
 	ErrorCode  int16    // versions 0+
@@ -281,4 +290,14 @@ func (*SaslHandshakeResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *SaslHandshakeResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfSaslHandshakeResponse are the fields of SaslHandshakeResponse, as the schema declares them.
+var fieldsOfSaslHandshakeResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Mechanisms", Type: "[]string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *SaslHandshakeResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -878,6 +878,57 @@ func (s *ShareAcknowledgeRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfShareAcknowledgeRequest are the fields of ShareAcknowledgeRequest, as the schema declares them.
+var fieldsOfShareAcknowledgeRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string"},
+	{Name: "MemberId", Type: "string"},
+	{Name: "ShareSessionEpoch", Type: "int32"},
+	{Name: "IsRenewAck", Type: "bool"},
+	{Name: "Topics", Type: "[]AcknowledgeTopic", Fields: fieldsOfShareAcknowledgeRequestAcknowledgeTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ShareAcknowledgeRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfShareAcknowledgeRequestAcknowledgeTopic are the fields of ShareAcknowledgeRequestAcknowledgeTopic, as the schema declares them.
+var fieldsOfShareAcknowledgeRequestAcknowledgeTopic = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]AcknowledgePartition", Fields: fieldsOfShareAcknowledgeRequestAcknowledgePartition},
+}
+
+func (s *ShareAcknowledgeRequestAcknowledgeTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfShareAcknowledgeRequestAcknowledgeTopic[0], &s.TopicId}})
+}
+
+// fieldsOfShareAcknowledgeRequestAcknowledgePartition are the fields of ShareAcknowledgeRequestAcknowledgePartition, as the schema declares them.
+var fieldsOfShareAcknowledgeRequestAcknowledgePartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "AcknowledgementBatches", Type: "[]AcknowledgementBatch", Fields: fieldsOfShareAcknowledgeRequestAcknowledgementBatch},
+}
+
+// fieldsOfShareAcknowledgeRequestAcknowledgementBatch are the fields of ShareAcknowledgeRequestAcknowledgementBatch, as the schema declares them.
+var fieldsOfShareAcknowledgeRequestAcknowledgementBatch = []*FieldInfo{
+	{Name: "FirstOffset", Type: "int64"},
+	{Name: "LastOffset", Type: "int64"},
+	{Name: "AcknowledgeTypes", Type: "[]int8"},
+}
+
+// PartitionsOfShareAcknowledgeRequestTopics locates the topics of ShareAcknowledgeRequest's Topics and their partitions.
+func PartitionsOfShareAcknowledgeRequestTopics() PartitionLayout[ShareAcknowledgeRequest, ShareAcknowledgeRequestAcknowledgeTopic, ShareAcknowledgeRequestAcknowledgePartition] {
+	return PartitionLayout[ShareAcknowledgeRequest, ShareAcknowledgeRequestAcknowledgeTopic, ShareAcknowledgeRequestAcknowledgePartition]{
+		Topics: func(m *ShareAcknowledgeRequest) *[]ShareAcknowledgeRequestAcknowledgeTopic { return &m.Topics },
+		ID:     func(t *ShareAcknowledgeRequestAcknowledgeTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *ShareAcknowledgeRequestAcknowledgeTopic) *[]ShareAcknowledgeRequestAcknowledgePartition {
+			return &t.Partitions
+		},
+		Index: func(p *ShareAcknowledgeRequestAcknowledgePartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // ShareAcknowledgeResponse is the body of a ShareAcknowledge response (ApiKey 79), versions 0-2, flexible 0+.
 type ShareAcknowledgeResponse struct {
 	ThrottleTimeMs           int32                                                   // versions 0+
@@ -1939,4 +1990,68 @@ func (*ShareAcknowledgeResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ShareAcknowledgeResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfShareAcknowledgeResponse are the fields of ShareAcknowledgeResponse, as the schema declares them.
+var fieldsOfShareAcknowledgeResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "AcquisitionLockTimeoutMs", Type: "int32"},
+	{Name: "Responses", Type: "[]ShareAcknowledgeTopicResponse", Fields: fieldsOfShareAcknowledgeResponseShareAcknowledgeTopicResponse},
+	{Name: "NodeEndpoints", Type: "[]NodeEndpoint", Fields: fieldsOfShareAcknowledgeResponseNodeEndpoint},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ShareAcknowledgeResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Responses {
+		s.Responses[i].walkFields(fn)
+	}
+}
+
+// fieldsOfShareAcknowledgeResponseShareAcknowledgeTopicResponse are the fields of ShareAcknowledgeResponseShareAcknowledgeTopicResponse, as the schema declares them.
+var fieldsOfShareAcknowledgeResponseShareAcknowledgeTopicResponse = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfShareAcknowledgeResponsePartitionData},
+}
+
+func (s *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfShareAcknowledgeResponseShareAcknowledgeTopicResponse[0], &s.TopicId}})
+}
+
+// fieldsOfShareAcknowledgeResponsePartitionData are the fields of ShareAcknowledgeResponsePartitionData, as the schema declares them.
+var fieldsOfShareAcknowledgeResponsePartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "CurrentLeader", Type: "LeaderIdAndEpoch", Fields: fieldsOfShareAcknowledgeResponseLeaderIdAndEpoch},
+}
+
+// fieldsOfShareAcknowledgeResponseLeaderIdAndEpoch are the fields of ShareAcknowledgeResponseLeaderIdAndEpoch, as the schema declares them.
+var fieldsOfShareAcknowledgeResponseLeaderIdAndEpoch = []*FieldInfo{
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// fieldsOfShareAcknowledgeResponseNodeEndpoint are the fields of ShareAcknowledgeResponseNodeEndpoint, as the schema declares them.
+var fieldsOfShareAcknowledgeResponseNodeEndpoint = []*FieldInfo{
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "int32"},
+	{Name: "Rack", Type: "string"},
+}
+
+// PartitionsOfShareAcknowledgeResponseResponses locates the topics of ShareAcknowledgeResponse's Responses and their partitions.
+func PartitionsOfShareAcknowledgeResponseResponses() PartitionLayout[ShareAcknowledgeResponse, ShareAcknowledgeResponseShareAcknowledgeTopicResponse, ShareAcknowledgeResponsePartitionData] {
+	return PartitionLayout[ShareAcknowledgeResponse, ShareAcknowledgeResponseShareAcknowledgeTopicResponse, ShareAcknowledgeResponsePartitionData]{
+		Topics: func(m *ShareAcknowledgeResponse) *[]ShareAcknowledgeResponseShareAcknowledgeTopicResponse {
+			return &m.Responses
+		},
+		ID: func(t *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) *UUID { return &t.TopicId },
+		Partitions: func(t *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) *[]ShareAcknowledgeResponsePartitionData {
+			return &t.Partitions
+		},
+		Index:     func(p *ShareAcknowledgeResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *ShareAcknowledgeResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

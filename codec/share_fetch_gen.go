@@ -1323,6 +1323,86 @@ func (*ShareFetchRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ShareFetchRequest) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
 
+// fieldsOfShareFetchRequest are the fields of ShareFetchRequest, as the schema declares them.
+var fieldsOfShareFetchRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string"},
+	{Name: "MemberId", Type: "string"},
+	{Name: "ShareSessionEpoch", Type: "int32"},
+	{Name: "MaxWaitMs", Type: "int32"},
+	{Name: "MinBytes", Type: "int32"},
+	{Name: "MaxBytes", Type: "int32"},
+	{Name: "MaxRecords", Type: "int32"},
+	{Name: "BatchSize", Type: "int32"},
+	{Name: "ShareAcquireMode", Type: "int8"},
+	{Name: "IsRenewAck", Type: "bool"},
+	{Name: "Topics", Type: "[]FetchTopic", Fields: fieldsOfShareFetchRequestFetchTopic},
+	{Name: "ForgottenTopicsData", Type: "[]ForgottenTopic", Fields: fieldsOfShareFetchRequestForgottenTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ShareFetchRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+	for i := range s.ForgottenTopicsData {
+		s.ForgottenTopicsData[i].walkFields(fn)
+	}
+}
+
+// fieldsOfShareFetchRequestFetchTopic are the fields of ShareFetchRequestFetchTopic, as the schema declares them.
+var fieldsOfShareFetchRequestFetchTopic = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]FetchPartition", Fields: fieldsOfShareFetchRequestFetchPartition},
+}
+
+func (s *ShareFetchRequestFetchTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfShareFetchRequestFetchTopic[0], &s.TopicId}})
+}
+
+// fieldsOfShareFetchRequestFetchPartition are the fields of ShareFetchRequestFetchPartition, as the schema declares them.
+var fieldsOfShareFetchRequestFetchPartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "PartitionMaxBytes", Type: "int32"},
+	{Name: "AcknowledgementBatches", Type: "[]AcknowledgementBatch", Fields: fieldsOfShareFetchRequestAcknowledgementBatch},
+}
+
+// fieldsOfShareFetchRequestAcknowledgementBatch are the fields of ShareFetchRequestAcknowledgementBatch, as the schema declares them.
+var fieldsOfShareFetchRequestAcknowledgementBatch = []*FieldInfo{
+	{Name: "FirstOffset", Type: "int64"},
+	{Name: "LastOffset", Type: "int64"},
+	{Name: "AcknowledgeTypes", Type: "[]int8"},
+}
+
+// fieldsOfShareFetchRequestForgottenTopic are the fields of ShareFetchRequestForgottenTopic, as the schema declares them.
+var fieldsOfShareFetchRequestForgottenTopic = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *ShareFetchRequestForgottenTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfShareFetchRequestForgottenTopic[0], &s.TopicId}})
+}
+
+// PartitionsOfShareFetchRequestTopics locates the topics of ShareFetchRequest's Topics and their partitions.
+func PartitionsOfShareFetchRequestTopics() PartitionLayout[ShareFetchRequest, ShareFetchRequestFetchTopic, ShareFetchRequestFetchPartition] {
+	return PartitionLayout[ShareFetchRequest, ShareFetchRequestFetchTopic, ShareFetchRequestFetchPartition]{
+		Topics:     func(m *ShareFetchRequest) *[]ShareFetchRequestFetchTopic { return &m.Topics },
+		ID:         func(t *ShareFetchRequestFetchTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *ShareFetchRequestFetchTopic) *[]ShareFetchRequestFetchPartition { return &t.Partitions },
+		Index:      func(p *ShareFetchRequestFetchPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
+// PartitionsOfShareFetchRequestForgottenTopicsData locates the topics of ShareFetchRequest's ForgottenTopicsData and their partitions.
+func PartitionsOfShareFetchRequestForgottenTopicsData() PartitionLayout[ShareFetchRequest, ShareFetchRequestForgottenTopic, int32] {
+	return PartitionLayout[ShareFetchRequest, ShareFetchRequestForgottenTopic, int32]{
+		Topics:     func(m *ShareFetchRequest) *[]ShareFetchRequestForgottenTopic { return &m.ForgottenTopicsData },
+		ID:         func(t *ShareFetchRequestForgottenTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *ShareFetchRequestForgottenTopic) *[]int32 { return &t.Partitions },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
 // ShareFetchResponse is the body of a ShareFetch response (ApiKey 78), versions 0-2, flexible 0+.
 type ShareFetchResponse struct {
 	ThrottleTimeMs           int32                                           // versions 0+
@@ -2682,4 +2762,77 @@ func (*ShareFetchResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ShareFetchResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfShareFetchResponse are the fields of ShareFetchResponse, as the schema declares them.
+var fieldsOfShareFetchResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "AcquisitionLockTimeoutMs", Type: "int32"},
+	{Name: "Responses", Type: "[]ShareFetchableTopicResponse", Fields: fieldsOfShareFetchResponseShareFetchableTopicResponse},
+	{Name: "NodeEndpoints", Type: "[]NodeEndpoint", Fields: fieldsOfShareFetchResponseNodeEndpoint},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ShareFetchResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Responses {
+		s.Responses[i].walkFields(fn)
+	}
+}
+
+// fieldsOfShareFetchResponseShareFetchableTopicResponse are the fields of ShareFetchResponseShareFetchableTopicResponse, as the schema declares them.
+var fieldsOfShareFetchResponseShareFetchableTopicResponse = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfShareFetchResponsePartitionData},
+}
+
+func (s *ShareFetchResponseShareFetchableTopicResponse) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfShareFetchResponseShareFetchableTopicResponse[0], &s.TopicId}})
+}
+
+// fieldsOfShareFetchResponsePartitionData are the fields of ShareFetchResponsePartitionData, as the schema declares them.
+var fieldsOfShareFetchResponsePartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "AcknowledgeErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "AcknowledgeErrorMessage", Type: "string"},
+	{Name: "CurrentLeader", Type: "LeaderIdAndEpoch", Fields: fieldsOfShareFetchResponseLeaderIdAndEpoch},
+	{Name: "Records", Type: "records"},
+	{Name: "AcquiredRecords", Type: "[]AcquiredRecords", Fields: fieldsOfShareFetchResponseAcquiredRecords},
+}
+
+// fieldsOfShareFetchResponseLeaderIdAndEpoch are the fields of ShareFetchResponseLeaderIdAndEpoch, as the schema declares them.
+var fieldsOfShareFetchResponseLeaderIdAndEpoch = []*FieldInfo{
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+}
+
+// fieldsOfShareFetchResponseAcquiredRecords are the fields of ShareFetchResponseAcquiredRecords, as the schema declares them.
+var fieldsOfShareFetchResponseAcquiredRecords = []*FieldInfo{
+	{Name: "FirstOffset", Type: "int64"},
+	{Name: "LastOffset", Type: "int64"},
+	{Name: "DeliveryCount", Type: "int16"},
+}
+
+// fieldsOfShareFetchResponseNodeEndpoint are the fields of ShareFetchResponseNodeEndpoint, as the schema declares them.
+var fieldsOfShareFetchResponseNodeEndpoint = []*FieldInfo{
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "int32"},
+	{Name: "Rack", Type: "string"},
+}
+
+// PartitionsOfShareFetchResponseResponses locates the topics of ShareFetchResponse's Responses and their partitions.
+func PartitionsOfShareFetchResponseResponses() PartitionLayout[ShareFetchResponse, ShareFetchResponseShareFetchableTopicResponse, ShareFetchResponsePartitionData] {
+	return PartitionLayout[ShareFetchResponse, ShareFetchResponseShareFetchableTopicResponse, ShareFetchResponsePartitionData]{
+		Topics: func(m *ShareFetchResponse) *[]ShareFetchResponseShareFetchableTopicResponse { return &m.Responses },
+		ID:     func(t *ShareFetchResponseShareFetchableTopicResponse) *UUID { return &t.TopicId },
+		Partitions: func(t *ShareFetchResponseShareFetchableTopicResponse) *[]ShareFetchResponsePartitionData {
+			return &t.Partitions
+		},
+		Index:     func(p *ShareFetchResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode: func(p *ShareFetchResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
 }

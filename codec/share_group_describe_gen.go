@@ -235,6 +235,16 @@ func (*ShareGroupDescribeRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ShareGroupDescribeRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfShareGroupDescribeRequest are the fields of ShareGroupDescribeRequest, as the schema declares them.
+var fieldsOfShareGroupDescribeRequest = []*FieldInfo{
+	{Name: "GroupIds", Type: "[]string"},
+	{Name: "IncludeAuthorizedOperations", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ShareGroupDescribeRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // ShareGroupDescribeResponse is the body of a ShareGroupDescribe response (ApiKey 77), versions 0-1, flexible 0+.
 type ShareGroupDescribeResponse struct {
 	ThrottleTimeMs int32                                      // versions 0+
@@ -1513,4 +1523,75 @@ func (*ShareGroupDescribeResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ShareGroupDescribeResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfShareGroupDescribeResponse are the fields of ShareGroupDescribeResponse, as the schema declares them.
+var fieldsOfShareGroupDescribeResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Groups", Type: "[]DescribedGroup", Fields: fieldsOfShareGroupDescribeResponseDescribedGroup},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ShareGroupDescribeResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Groups {
+		s.Groups[i].walkFields(fn)
+	}
+}
+
+// fieldsOfShareGroupDescribeResponseTopicPartitions are the fields of ShareGroupDescribeResponseTopicPartitions, as the schema declares them.
+var fieldsOfShareGroupDescribeResponseTopicPartitions = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *ShareGroupDescribeResponseTopicPartitions) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfShareGroupDescribeResponseTopicPartitions[0], &s.TopicId}, {fieldsOfShareGroupDescribeResponseTopicPartitions[1], &s.TopicName}})
+}
+
+// fieldsOfShareGroupDescribeResponseAssignment are the fields of ShareGroupDescribeResponseAssignment, as the schema declares them.
+var fieldsOfShareGroupDescribeResponseAssignment = []*FieldInfo{
+	{Name: "TopicPartitions", Type: "[]TopicPartitions", Fields: fieldsOfShareGroupDescribeResponseTopicPartitions},
+}
+
+func (s *ShareGroupDescribeResponseAssignment) walkFields(fn func([]FieldRef)) {
+	for i := range s.TopicPartitions {
+		s.TopicPartitions[i].walkFields(fn)
+	}
+}
+
+// fieldsOfShareGroupDescribeResponseDescribedGroup are the fields of ShareGroupDescribeResponseDescribedGroup, as the schema declares them.
+var fieldsOfShareGroupDescribeResponseDescribedGroup = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "GroupState", Type: "string"},
+	{Name: "GroupEpoch", Type: "int32"},
+	{Name: "AssignmentEpoch", Type: "int32"},
+	{Name: "AssignorName", Type: "string"},
+	{Name: "Members", Type: "[]Member", Fields: fieldsOfShareGroupDescribeResponseMember},
+	{Name: "AuthorizedOperations", Type: "int32"},
+}
+
+func (s *ShareGroupDescribeResponseDescribedGroup) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfShareGroupDescribeResponseDescribedGroup[2], &s.GroupId}})
+	for i := range s.Members {
+		s.Members[i].walkFields(fn)
+	}
+}
+
+// fieldsOfShareGroupDescribeResponseMember are the fields of ShareGroupDescribeResponseMember, as the schema declares them.
+var fieldsOfShareGroupDescribeResponseMember = []*FieldInfo{
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "RackId", Type: "string"},
+	{Name: "MemberEpoch", Type: "int32", Flags: FieldGeneration},
+	{Name: "ClientId", Type: "string"},
+	{Name: "ClientHost", Type: "string"},
+	{Name: "SubscribedTopicNames", Type: "[]string", Flags: FieldTopic},
+	{Name: "Assignment", Type: "Assignment", Fields: fieldsOfShareGroupDescribeResponseAssignment},
+}
+
+func (s *ShareGroupDescribeResponseMember) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfShareGroupDescribeResponseMember[0], &s.MemberId}, {fieldsOfShareGroupDescribeResponseMember[2], &s.MemberEpoch}, {fieldsOfShareGroupDescribeResponseMember[5], &s.SubscribedTopicNames}})
+	s.Assignment.walkFields(fn)
 }

@@ -314,6 +314,20 @@ func (*ShareGroupHeartbeatRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ShareGroupHeartbeatRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfShareGroupHeartbeatRequest are the fields of ShareGroupHeartbeatRequest, as the schema declares them.
+var fieldsOfShareGroupHeartbeatRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "MemberEpoch", Type: "int32", Flags: FieldGeneration},
+	{Name: "RackId", Type: "string"},
+	{Name: "SubscribedTopicNames", Type: "[]string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ShareGroupHeartbeatRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfShareGroupHeartbeatRequest[0], &s.GroupId}, {fieldsOfShareGroupHeartbeatRequest[1], &s.MemberId}, {fieldsOfShareGroupHeartbeatRequest[2], &s.MemberEpoch}})
+}
+
 // ShareGroupHeartbeatResponse is the body of a ShareGroupHeartbeat response (ApiKey 76), versions 0-1, flexible 0+.
 type ShareGroupHeartbeatResponse struct {
 	ThrottleTimeMs      int32                                  // versions 0+
@@ -995,4 +1009,44 @@ func (*ShareGroupHeartbeatResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *ShareGroupHeartbeatResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfShareGroupHeartbeatResponse are the fields of ShareGroupHeartbeatResponse, as the schema declares them.
+var fieldsOfShareGroupHeartbeatResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "MemberId", Type: "string"},
+	{Name: "MemberEpoch", Type: "int32", Flags: FieldGeneration},
+	{Name: "HeartbeatIntervalMs", Type: "int32"},
+	{Name: "Assignment", Type: "Assignment", Fields: fieldsOfShareGroupHeartbeatResponseAssignment},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *ShareGroupHeartbeatResponse) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfShareGroupHeartbeatResponse[4], &s.MemberEpoch}})
+	if s.Assignment != nil {
+		s.Assignment.walkFields(fn)
+	}
+}
+
+// fieldsOfShareGroupHeartbeatResponseTopicPartitions are the fields of ShareGroupHeartbeatResponseTopicPartitions, as the schema declares them.
+var fieldsOfShareGroupHeartbeatResponseTopicPartitions = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *ShareGroupHeartbeatResponseTopicPartitions) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfShareGroupHeartbeatResponseTopicPartitions[0], &s.TopicId}})
+}
+
+// fieldsOfShareGroupHeartbeatResponseAssignment are the fields of ShareGroupHeartbeatResponseAssignment, as the schema declares them.
+var fieldsOfShareGroupHeartbeatResponseAssignment = []*FieldInfo{
+	{Name: "TopicPartitions", Type: "[]TopicPartitions", Fields: fieldsOfShareGroupHeartbeatResponseTopicPartitions},
+}
+
+func (s *ShareGroupHeartbeatResponseAssignment) walkFields(fn func([]FieldRef)) {
+	for i := range s.TopicPartitions {
+		s.TopicPartitions[i].walkFields(fn)
+	}
 }

@@ -1219,6 +1219,90 @@ func (s *StopReplicaRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfStopReplicaRequest are the fields of StopReplicaRequest, as the schema declares them.
+var fieldsOfStopReplicaRequest = []*FieldInfo{
+	{Name: "ControllerId", Type: "int32"},
+	{Name: "isKRaftController", Type: "bool"},
+	{Name: "ControllerEpoch", Type: "int32"},
+	{Name: "BrokerEpoch", Type: "int64"},
+	{Name: "DeletePartitions", Type: "bool"},
+	{Name: "UngroupedPartitions", Type: "[]StopReplicaPartitionV0", Fields: fieldsOfStopReplicaRequestStopReplicaPartitionV0},
+	{Name: "Topics", Type: "[]StopReplicaTopicV1", Fields: fieldsOfStopReplicaRequestStopReplicaTopicV1},
+	{Name: "TopicStates", Type: "[]StopReplicaTopicState", Fields: fieldsOfStopReplicaRequestStopReplicaTopicState},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *StopReplicaRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.UngroupedPartitions {
+		s.UngroupedPartitions[i].walkFields(fn)
+	}
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+	for i := range s.TopicStates {
+		s.TopicStates[i].walkFields(fn)
+	}
+}
+
+// fieldsOfStopReplicaRequestStopReplicaPartitionV0 are the fields of StopReplicaRequestStopReplicaPartitionV0, as the schema declares them.
+var fieldsOfStopReplicaRequestStopReplicaPartitionV0 = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+}
+
+func (s *StopReplicaRequestStopReplicaPartitionV0) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfStopReplicaRequestStopReplicaPartitionV0[0], &s.TopicName}})
+}
+
+// fieldsOfStopReplicaRequestStopReplicaTopicV1 are the fields of StopReplicaRequestStopReplicaTopicV1, as the schema declares them.
+var fieldsOfStopReplicaRequestStopReplicaTopicV1 = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndexes", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *StopReplicaRequestStopReplicaTopicV1) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfStopReplicaRequestStopReplicaTopicV1[0], &s.Name}})
+}
+
+// fieldsOfStopReplicaRequestStopReplicaTopicState are the fields of StopReplicaRequestStopReplicaTopicState, as the schema declares them.
+var fieldsOfStopReplicaRequestStopReplicaTopicState = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionStates", Type: "[]StopReplicaPartitionState", Fields: fieldsOfStopReplicaRequestStopReplicaPartitionState},
+}
+
+func (s *StopReplicaRequestStopReplicaTopicState) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfStopReplicaRequestStopReplicaTopicState[0], &s.TopicName}})
+}
+
+// fieldsOfStopReplicaRequestStopReplicaPartitionState are the fields of StopReplicaRequestStopReplicaPartitionState, as the schema declares them.
+var fieldsOfStopReplicaRequestStopReplicaPartitionState = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "DeletePartition", Type: "bool"},
+}
+
+// PartitionsOfStopReplicaRequestTopics locates the topics of StopReplicaRequest's Topics and their partitions.
+func PartitionsOfStopReplicaRequestTopics() PartitionLayout[StopReplicaRequest, StopReplicaRequestStopReplicaTopicV1, int32] {
+	return PartitionLayout[StopReplicaRequest, StopReplicaRequestStopReplicaTopicV1, int32]{
+		Topics:     func(m *StopReplicaRequest) *[]StopReplicaRequestStopReplicaTopicV1 { return &m.Topics },
+		Name:       func(t *StopReplicaRequestStopReplicaTopicV1) *string { return &t.Name },
+		Partitions: func(t *StopReplicaRequestStopReplicaTopicV1) *[]int32 { return &t.PartitionIndexes },
+		Index:      func(p *int32) *int32 { return p },
+	}
+}
+
+// PartitionsOfStopReplicaRequestTopicStates locates the topics of StopReplicaRequest's TopicStates and their partitions.
+func PartitionsOfStopReplicaRequestTopicStates() PartitionLayout[StopReplicaRequest, StopReplicaRequestStopReplicaTopicState, StopReplicaRequestStopReplicaPartitionState] {
+	return PartitionLayout[StopReplicaRequest, StopReplicaRequestStopReplicaTopicState, StopReplicaRequestStopReplicaPartitionState]{
+		Topics: func(m *StopReplicaRequest) *[]StopReplicaRequestStopReplicaTopicState { return &m.TopicStates },
+		Name:   func(t *StopReplicaRequestStopReplicaTopicState) *string { return &t.TopicName },
+		Partitions: func(t *StopReplicaRequestStopReplicaTopicState) *[]StopReplicaRequestStopReplicaPartitionState {
+			return &t.PartitionStates
+		},
+		Index: func(p *StopReplicaRequestStopReplicaPartitionState) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // StopReplicaResponse is the body of a StopReplica response (ApiKey 5), versions 0-4, flexible 2+.
 type StopReplicaResponse struct {
 	ErrorCode       int16                                          // versions 0+
@@ -1640,4 +1724,28 @@ func (*StopReplicaResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *StopReplicaResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfStopReplicaResponse are the fields of StopReplicaResponse, as the schema declares them.
+var fieldsOfStopReplicaResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "PartitionErrors", Type: "[]StopReplicaPartitionError", Fields: fieldsOfStopReplicaResponseStopReplicaPartitionError},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *StopReplicaResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.PartitionErrors {
+		s.PartitionErrors[i].walkFields(fn)
+	}
+}
+
+// fieldsOfStopReplicaResponseStopReplicaPartitionError are the fields of StopReplicaResponseStopReplicaPartitionError, as the schema declares them.
+var fieldsOfStopReplicaResponseStopReplicaPartitionError = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+func (s *StopReplicaResponseStopReplicaPartitionError) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfStopReplicaResponseStopReplicaPartitionError[0], &s.TopicName}})
 }

@@ -264,6 +264,17 @@ func (*StreamsGroupDescribeRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *StreamsGroupDescribeRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfStreamsGroupDescribeRequest are the fields of StreamsGroupDescribeRequest, as the schema declares them.
+var fieldsOfStreamsGroupDescribeRequest = []*FieldInfo{
+	{Name: "GroupIds", Type: "[]string"},
+	{Name: "IncludeAuthorizedOperations", Type: "bool"},
+	{Name: "IncludeTopologyDescription", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *StreamsGroupDescribeRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // StreamsGroupDescribeResponse is the body of a StreamsGroupDescribe response (ApiKey 89), versions 0-1, flexible 0+.
 type StreamsGroupDescribeResponse struct {
 	ThrottleTimeMs int32                                        // versions 0+
@@ -4181,4 +4192,173 @@ func (*StreamsGroupDescribeResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *StreamsGroupDescribeResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfStreamsGroupDescribeResponse are the fields of StreamsGroupDescribeResponse, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Groups", Type: "[]DescribedGroup", Fields: fieldsOfStreamsGroupDescribeResponseDescribedGroup},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *StreamsGroupDescribeResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Groups {
+		s.Groups[i].walkFields(fn)
+	}
+}
+
+// fieldsOfStreamsGroupDescribeResponseEndpoint are the fields of StreamsGroupDescribeResponseEndpoint, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseEndpoint = []*FieldInfo{
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
+// fieldsOfStreamsGroupDescribeResponseTaskOffset are the fields of StreamsGroupDescribeResponseTaskOffset, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseTaskOffset = []*FieldInfo{
+	{Name: "SubtopologyId", Type: "string"},
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "Offset", Type: "int64"},
+}
+
+// fieldsOfStreamsGroupDescribeResponseAssignment are the fields of StreamsGroupDescribeResponseAssignment, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseAssignment = []*FieldInfo{
+	{Name: "ActiveTasks", Type: "[]TaskIds", Fields: fieldsOfStreamsGroupDescribeResponseTaskIds},
+	{Name: "StandbyTasks", Type: "[]TaskIds", Fields: fieldsOfStreamsGroupDescribeResponseTaskIds},
+	{Name: "WarmupTasks", Type: "[]TaskIds", Fields: fieldsOfStreamsGroupDescribeResponseTaskIds},
+}
+
+// fieldsOfStreamsGroupDescribeResponseTaskIds are the fields of StreamsGroupDescribeResponseTaskIds, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseTaskIds = []*FieldInfo{
+	{Name: "SubtopologyId", Type: "string"},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+// fieldsOfStreamsGroupDescribeResponseKeyValue are the fields of StreamsGroupDescribeResponseKeyValue, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseKeyValue = []*FieldInfo{
+	{Name: "Key", Type: "string"},
+	{Name: "Value", Type: "string"},
+}
+
+// fieldsOfStreamsGroupDescribeResponseTopicInfo are the fields of StreamsGroupDescribeResponseTopicInfo, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseTopicInfo = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Partitions", Type: "int32"},
+	{Name: "ReplicationFactor", Type: "int16"},
+	{Name: "TopicConfigs", Type: "[]KeyValue", Fields: fieldsOfStreamsGroupDescribeResponseKeyValue},
+}
+
+// fieldsOfStreamsGroupDescribeResponseTopologyDescriptionSubtopology are the fields of StreamsGroupDescribeResponseTopologyDescriptionSubtopology, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseTopologyDescriptionSubtopology = []*FieldInfo{
+	{Name: "SubtopologyId", Type: "string"},
+	{Name: "Nodes", Type: "[]TopologyDescriptionNode", Fields: fieldsOfStreamsGroupDescribeResponseTopologyDescriptionNode},
+}
+
+func (s *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) walkFields(fn func([]FieldRef)) {
+	for i := range s.Nodes {
+		s.Nodes[i].walkFields(fn)
+	}
+}
+
+// fieldsOfStreamsGroupDescribeResponseTopologyDescriptionNode are the fields of StreamsGroupDescribeResponseTopologyDescriptionNode, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseTopologyDescriptionNode = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "NodeType", Type: "int8"},
+	{Name: "SourceTopics", Type: "[]string", Flags: FieldTopic},
+	{Name: "SinkTopic", Type: "string", Flags: FieldTopic},
+	{Name: "Stores", Type: "[]string"},
+	{Name: "Successors", Type: "[]string"},
+}
+
+func (s *StreamsGroupDescribeResponseTopologyDescriptionNode) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfStreamsGroupDescribeResponseTopologyDescriptionNode[2], &s.SourceTopics}, {fieldsOfStreamsGroupDescribeResponseTopologyDescriptionNode[3], &s.SinkTopic}})
+}
+
+// fieldsOfStreamsGroupDescribeResponseTopologyDescriptionGlobalStore are the fields of StreamsGroupDescribeResponseTopologyDescriptionGlobalStore, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseTopologyDescriptionGlobalStore = []*FieldInfo{
+	{Name: "Source", Type: "TopologyDescriptionNode", Fields: fieldsOfStreamsGroupDescribeResponseTopologyDescriptionNode},
+	{Name: "Processor", Type: "TopologyDescriptionNode", Fields: fieldsOfStreamsGroupDescribeResponseTopologyDescriptionNode},
+}
+
+func (s *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) walkFields(fn func([]FieldRef)) {
+	s.Source.walkFields(fn)
+	s.Processor.walkFields(fn)
+}
+
+// fieldsOfStreamsGroupDescribeResponseDescribedGroup are the fields of StreamsGroupDescribeResponseDescribedGroup, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseDescribedGroup = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "GroupState", Type: "string"},
+	{Name: "GroupEpoch", Type: "int32"},
+	{Name: "AssignmentEpoch", Type: "int32"},
+	{Name: "Topology", Type: "Topology", Fields: fieldsOfStreamsGroupDescribeResponseTopology},
+	{Name: "Members", Type: "[]Member", Fields: fieldsOfStreamsGroupDescribeResponseMember},
+	{Name: "AuthorizedOperations", Type: "int32"},
+	{Name: "TopologyDescription", Type: "TopologyDescription", Fields: fieldsOfStreamsGroupDescribeResponseTopologyDescription},
+	{Name: "TopologyDescriptionStatus", Type: "int8"},
+	{Name: "AssignorName", Type: "string"},
+}
+
+func (s *StreamsGroupDescribeResponseDescribedGroup) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfStreamsGroupDescribeResponseDescribedGroup[2], &s.GroupId}})
+	for i := range s.Members {
+		s.Members[i].walkFields(fn)
+	}
+	if s.TopologyDescription != nil {
+		s.TopologyDescription.walkFields(fn)
+	}
+}
+
+// fieldsOfStreamsGroupDescribeResponseTopology are the fields of StreamsGroupDescribeResponseTopology, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseTopology = []*FieldInfo{
+	{Name: "Epoch", Type: "int32"},
+	{Name: "Subtopologies", Type: "[]Subtopology", Fields: fieldsOfStreamsGroupDescribeResponseSubtopology},
+}
+
+// fieldsOfStreamsGroupDescribeResponseSubtopology are the fields of StreamsGroupDescribeResponseSubtopology, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseSubtopology = []*FieldInfo{
+	{Name: "SubtopologyId", Type: "string"},
+	{Name: "SourceTopics", Type: "[]string"},
+	{Name: "RepartitionSinkTopics", Type: "[]string"},
+	{Name: "StateChangelogTopics", Type: "[]TopicInfo", Fields: fieldsOfStreamsGroupDescribeResponseTopicInfo},
+	{Name: "RepartitionSourceTopics", Type: "[]TopicInfo", Fields: fieldsOfStreamsGroupDescribeResponseTopicInfo},
+}
+
+// fieldsOfStreamsGroupDescribeResponseMember are the fields of StreamsGroupDescribeResponseMember, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseMember = []*FieldInfo{
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "MemberEpoch", Type: "int32", Flags: FieldGeneration},
+	{Name: "InstanceId", Type: "string"},
+	{Name: "RackId", Type: "string"},
+	{Name: "ClientId", Type: "string"},
+	{Name: "ClientHost", Type: "string"},
+	{Name: "TopologyEpoch", Type: "int32"},
+	{Name: "ProcessId", Type: "string"},
+	{Name: "UserEndpoint", Type: "Endpoint", Fields: fieldsOfStreamsGroupDescribeResponseEndpoint},
+	{Name: "ClientTags", Type: "[]KeyValue", Fields: fieldsOfStreamsGroupDescribeResponseKeyValue},
+	{Name: "TaskOffsets", Type: "[]TaskOffset", Fields: fieldsOfStreamsGroupDescribeResponseTaskOffset},
+	{Name: "TaskEndOffsets", Type: "[]TaskOffset", Fields: fieldsOfStreamsGroupDescribeResponseTaskOffset},
+	{Name: "Assignment", Type: "Assignment", Fields: fieldsOfStreamsGroupDescribeResponseAssignment},
+	{Name: "TargetAssignment", Type: "Assignment", Fields: fieldsOfStreamsGroupDescribeResponseAssignment},
+	{Name: "IsClassic", Type: "bool"},
+}
+
+func (s *StreamsGroupDescribeResponseMember) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfStreamsGroupDescribeResponseMember[0], &s.MemberId}, {fieldsOfStreamsGroupDescribeResponseMember[1], &s.MemberEpoch}})
+}
+
+// fieldsOfStreamsGroupDescribeResponseTopologyDescription are the fields of StreamsGroupDescribeResponseTopologyDescription, as the schema declares them.
+var fieldsOfStreamsGroupDescribeResponseTopologyDescription = []*FieldInfo{
+	{Name: "Subtopologies", Type: "[]TopologyDescriptionSubtopology", Fields: fieldsOfStreamsGroupDescribeResponseTopologyDescriptionSubtopology},
+	{Name: "GlobalStores", Type: "[]TopologyDescriptionGlobalStore", Fields: fieldsOfStreamsGroupDescribeResponseTopologyDescriptionGlobalStore},
+}
+
+func (s *StreamsGroupDescribeResponseTopologyDescription) walkFields(fn func([]FieldRef)) {
+	for i := range s.Subtopologies {
+		s.Subtopologies[i].walkFields(fn)
+	}
+	for i := range s.GlobalStores {
+		s.GlobalStores[i].walkFields(fn)
+	}
 }

@@ -2703,6 +2703,89 @@ func (s *StreamsGroupHeartbeatRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfStreamsGroupHeartbeatRequest are the fields of StreamsGroupHeartbeatRequest, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "MemberEpoch", Type: "int32", Flags: FieldGeneration},
+	{Name: "EndpointInformationEpoch", Type: "int32"},
+	{Name: "InstanceId", Type: "string"},
+	{Name: "RackId", Type: "string"},
+	{Name: "RebalanceTimeoutMs", Type: "int32"},
+	{Name: "Topology", Type: "Topology", Fields: fieldsOfStreamsGroupHeartbeatRequestTopology},
+	{Name: "ActiveTasks", Type: "[]TaskIds", Fields: fieldsOfStreamsGroupHeartbeatRequestTaskIds},
+	{Name: "StandbyTasks", Type: "[]TaskIds", Fields: fieldsOfStreamsGroupHeartbeatRequestTaskIds},
+	{Name: "WarmupTasks", Type: "[]TaskIds", Fields: fieldsOfStreamsGroupHeartbeatRequestTaskIds},
+	{Name: "ProcessId", Type: "string"},
+	{Name: "UserEndpoint", Type: "Endpoint", Fields: fieldsOfStreamsGroupHeartbeatRequestEndpoint},
+	{Name: "ClientTags", Type: "[]KeyValue", Fields: fieldsOfStreamsGroupHeartbeatRequestKeyValue},
+	{Name: "TaskOffsets", Type: "[]TaskOffset", Fields: fieldsOfStreamsGroupHeartbeatRequestTaskOffset},
+	{Name: "TaskEndOffsets", Type: "[]TaskOffset", Fields: fieldsOfStreamsGroupHeartbeatRequestTaskOffset},
+	{Name: "ShutdownApplication", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *StreamsGroupHeartbeatRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfStreamsGroupHeartbeatRequest[0], &s.GroupId}, {fieldsOfStreamsGroupHeartbeatRequest[1], &s.MemberId}, {fieldsOfStreamsGroupHeartbeatRequest[2], &s.MemberEpoch}})
+}
+
+// fieldsOfStreamsGroupHeartbeatRequestKeyValue are the fields of StreamsGroupHeartbeatRequestKeyValue, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatRequestKeyValue = []*FieldInfo{
+	{Name: "Key", Type: "string"},
+	{Name: "Value", Type: "string"},
+}
+
+// fieldsOfStreamsGroupHeartbeatRequestTopicInfo are the fields of StreamsGroupHeartbeatRequestTopicInfo, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatRequestTopicInfo = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Partitions", Type: "int32"},
+	{Name: "ReplicationFactor", Type: "int16"},
+	{Name: "TopicConfigs", Type: "[]KeyValue", Fields: fieldsOfStreamsGroupHeartbeatRequestKeyValue},
+}
+
+// fieldsOfStreamsGroupHeartbeatRequestEndpoint are the fields of StreamsGroupHeartbeatRequestEndpoint, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatRequestEndpoint = []*FieldInfo{
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
+// fieldsOfStreamsGroupHeartbeatRequestTaskOffset are the fields of StreamsGroupHeartbeatRequestTaskOffset, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatRequestTaskOffset = []*FieldInfo{
+	{Name: "SubtopologyId", Type: "string"},
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "Offset", Type: "int64"},
+}
+
+// fieldsOfStreamsGroupHeartbeatRequestTaskIds are the fields of StreamsGroupHeartbeatRequestTaskIds, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatRequestTaskIds = []*FieldInfo{
+	{Name: "SubtopologyId", Type: "string"},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+// fieldsOfStreamsGroupHeartbeatRequestTopology are the fields of StreamsGroupHeartbeatRequestTopology, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatRequestTopology = []*FieldInfo{
+	{Name: "Epoch", Type: "int32"},
+	{Name: "Subtopologies", Type: "[]Subtopology", Fields: fieldsOfStreamsGroupHeartbeatRequestSubtopology},
+}
+
+// fieldsOfStreamsGroupHeartbeatRequestSubtopology are the fields of StreamsGroupHeartbeatRequestSubtopology, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatRequestSubtopology = []*FieldInfo{
+	{Name: "SubtopologyId", Type: "string"},
+	{Name: "SourceTopics", Type: "[]string"},
+	{Name: "SourceTopicRegex", Type: "[]string"},
+	{Name: "StateChangelogTopics", Type: "[]TopicInfo", Fields: fieldsOfStreamsGroupHeartbeatRequestTopicInfo},
+	{Name: "RepartitionSinkTopics", Type: "[]string"},
+	{Name: "RepartitionSourceTopics", Type: "[]TopicInfo", Fields: fieldsOfStreamsGroupHeartbeatRequestTopicInfo},
+	{Name: "CopartitionGroups", Type: "[]CopartitionGroup", Fields: fieldsOfStreamsGroupHeartbeatRequestCopartitionGroup},
+}
+
+// fieldsOfStreamsGroupHeartbeatRequestCopartitionGroup are the fields of StreamsGroupHeartbeatRequestCopartitionGroup, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatRequestCopartitionGroup = []*FieldInfo{
+	{Name: "SourceTopics", Type: "[]int16"},
+	{Name: "SourceTopicRegex", Type: "[]int16"},
+	{Name: "RepartitionSourceTopics", Type: "[]int16"},
+}
+
 // StreamsGroupHeartbeatResponse is the body of a StreamsGroupHeartbeat response (ApiKey 88), versions 0-1, flexible 0+.
 type StreamsGroupHeartbeatResponse struct {
 	ThrottleTimeMs              int32                                               // versions 0+
@@ -4364,4 +4447,60 @@ func (*StreamsGroupHeartbeatResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *StreamsGroupHeartbeatResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfStreamsGroupHeartbeatResponse are the fields of StreamsGroupHeartbeatResponse, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "MemberEpoch", Type: "int32", Flags: FieldGeneration},
+	{Name: "HeartbeatIntervalMs", Type: "int32"},
+	{Name: "AcceptableRecoveryLagLegacy", Type: "int32"},
+	{Name: "TaskOffsetIntervalMs", Type: "int32"},
+	{Name: "AcceptableRecoveryLag", Type: "int64"},
+	{Name: "Status", Type: "[]Status", Fields: fieldsOfStreamsGroupHeartbeatResponseStatus},
+	{Name: "ActiveTasks", Type: "[]TaskIds", Fields: fieldsOfStreamsGroupHeartbeatResponseTaskIds},
+	{Name: "StandbyTasks", Type: "[]TaskIds", Fields: fieldsOfStreamsGroupHeartbeatResponseTaskIds},
+	{Name: "WarmupTasks", Type: "[]TaskIds", Fields: fieldsOfStreamsGroupHeartbeatResponseTaskIds},
+	{Name: "TopologyDescriptionRequired", Type: "bool"},
+	{Name: "EndpointInformationEpoch", Type: "int32"},
+	{Name: "PartitionsByUserEndpoint", Type: "[]EndpointToPartitions", Fields: fieldsOfStreamsGroupHeartbeatResponseEndpointToPartitions},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *StreamsGroupHeartbeatResponse) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfStreamsGroupHeartbeatResponse[3], &s.MemberId}, {fieldsOfStreamsGroupHeartbeatResponse[4], &s.MemberEpoch}})
+}
+
+// fieldsOfStreamsGroupHeartbeatResponseStatus are the fields of StreamsGroupHeartbeatResponseStatus, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatResponseStatus = []*FieldInfo{
+	{Name: "StatusCode", Type: "int8"},
+	{Name: "StatusDetail", Type: "string"},
+}
+
+// fieldsOfStreamsGroupHeartbeatResponseTopicPartition are the fields of StreamsGroupHeartbeatResponseTopicPartition, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatResponseTopicPartition = []*FieldInfo{
+	{Name: "Topic", Type: "string"},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+// fieldsOfStreamsGroupHeartbeatResponseTaskIds are the fields of StreamsGroupHeartbeatResponseTaskIds, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatResponseTaskIds = []*FieldInfo{
+	{Name: "SubtopologyId", Type: "string"},
+	{Name: "Partitions", Type: "[]int32", Flags: FieldPartitions},
+}
+
+// fieldsOfStreamsGroupHeartbeatResponseEndpoint are the fields of StreamsGroupHeartbeatResponseEndpoint, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatResponseEndpoint = []*FieldInfo{
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
+// fieldsOfStreamsGroupHeartbeatResponseEndpointToPartitions are the fields of StreamsGroupHeartbeatResponseEndpointToPartitions, as the schema declares them.
+var fieldsOfStreamsGroupHeartbeatResponseEndpointToPartitions = []*FieldInfo{
+	{Name: "UserEndpoint", Type: "Endpoint", Fields: fieldsOfStreamsGroupHeartbeatResponseEndpoint},
+	{Name: "ActivePartitions", Type: "[]TopicPartition", Fields: fieldsOfStreamsGroupHeartbeatResponseTopicPartition},
+	{Name: "StandbyPartitions", Type: "[]TopicPartition", Fields: fieldsOfStreamsGroupHeartbeatResponseTopicPartition},
 }

@@ -1171,6 +1171,72 @@ func (s *StreamsGroupTopologyDescriptionUpdateRequest) Summarize(sm *Summary, ve
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfStreamsGroupTopologyDescriptionUpdateRequest are the fields of StreamsGroupTopologyDescriptionUpdateRequest, as the schema declares them.
+var fieldsOfStreamsGroupTopologyDescriptionUpdateRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "TopologyEpoch", Type: "int32"},
+	{Name: "TopologyDescription", Type: "TopologyDescription", Fields: fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *StreamsGroupTopologyDescriptionUpdateRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfStreamsGroupTopologyDescriptionUpdateRequest[0], &s.GroupId}, {fieldsOfStreamsGroupTopologyDescriptionUpdateRequest[1], &s.MemberId}})
+	s.TopologyDescription.walkFields(fn)
+}
+
+// fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription are the fields of StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription, as the schema declares them.
+var fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription = []*FieldInfo{
+	{Name: "Subtopologies", Type: "[]TopologyDescriptionSubtopology", Fields: fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology},
+	{Name: "GlobalStores", Type: "[]TopologyDescriptionGlobalStore", Fields: fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore},
+}
+
+func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) walkFields(fn func([]FieldRef)) {
+	for i := range s.Subtopologies {
+		s.Subtopologies[i].walkFields(fn)
+	}
+	for i := range s.GlobalStores {
+		s.GlobalStores[i].walkFields(fn)
+	}
+}
+
+// fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology are the fields of StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology, as the schema declares them.
+var fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology = []*FieldInfo{
+	{Name: "SubtopologyId", Type: "string"},
+	{Name: "Nodes", Type: "[]TopologyDescriptionNode", Fields: fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode},
+}
+
+func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) walkFields(fn func([]FieldRef)) {
+	for i := range s.Nodes {
+		s.Nodes[i].walkFields(fn)
+	}
+}
+
+// fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode are the fields of StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode, as the schema declares them.
+var fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "NodeType", Type: "int8"},
+	{Name: "SourceTopics", Type: "[]string", Flags: FieldTopic},
+	{Name: "SinkTopic", Type: "string", Flags: FieldTopic},
+	{Name: "Stores", Type: "[]string"},
+	{Name: "Successors", Type: "[]string"},
+}
+
+func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode[2], &s.SourceTopics}, {fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode[3], &s.SinkTopic}})
+}
+
+// fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore are the fields of StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore, as the schema declares them.
+var fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore = []*FieldInfo{
+	{Name: "Source", Type: "TopologyDescriptionNode", Fields: fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode},
+	{Name: "Processor", Type: "TopologyDescriptionNode", Fields: fieldsOfStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode},
+}
+
+func (s *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) walkFields(fn func([]FieldRef)) {
+	s.Source.walkFields(fn)
+	s.Processor.walkFields(fn)
+}
+
 // StreamsGroupTopologyDescriptionUpdateResponse is the body of a StreamsGroupTopologyDescriptionUpdate response (ApiKey 93), versions 0, flexible 0+.
 type StreamsGroupTopologyDescriptionUpdateResponse struct {
 	ThrottleTimeMs int32   // versions 0+
@@ -1385,4 +1451,15 @@ func (*StreamsGroupTopologyDescriptionUpdateResponse) IsResponse() bool { return
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *StreamsGroupTopologyDescriptionUpdateResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfStreamsGroupTopologyDescriptionUpdateResponse are the fields of StreamsGroupTopologyDescriptionUpdateResponse, as the schema declares them.
+var fieldsOfStreamsGroupTopologyDescriptionUpdateResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *StreamsGroupTopologyDescriptionUpdateResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -539,6 +539,35 @@ func (*SyncGroupRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *SyncGroupRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfSyncGroupRequest are the fields of SyncGroupRequest, as the schema declares them.
+var fieldsOfSyncGroupRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "GenerationId", Type: "int32", Flags: FieldGeneration},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "GroupInstanceId", Type: "string"},
+	{Name: "ProtocolType", Type: "string"},
+	{Name: "ProtocolName", Type: "string"},
+	{Name: "Assignments", Type: "[]SyncGroupRequestAssignment", Fields: fieldsOfSyncGroupRequestAssignment},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *SyncGroupRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfSyncGroupRequest[0], &s.GroupId}, {fieldsOfSyncGroupRequest[1], &s.GenerationId}, {fieldsOfSyncGroupRequest[2], &s.MemberId}})
+	for i := range s.Assignments {
+		s.Assignments[i].walkFields(fn)
+	}
+}
+
+// fieldsOfSyncGroupRequestAssignment are the fields of SyncGroupRequestAssignment, as the schema declares them.
+var fieldsOfSyncGroupRequestAssignment = []*FieldInfo{
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "Assignment", Type: "bytes"},
+}
+
+func (s *SyncGroupRequestAssignment) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfSyncGroupRequestAssignment[0], &s.MemberId}})
+}
+
 // SyncGroupResponse is the body of a SyncGroup response (ApiKey 14), versions 0-5, flexible 4+.
 type SyncGroupResponse struct {
 	ThrottleTimeMs int32   // versions 1+
@@ -814,3 +843,16 @@ func (*SyncGroupResponse) IsResponse() bool { return true }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *SyncGroupResponse) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
+
+// fieldsOfSyncGroupResponse are the fields of SyncGroupResponse, as the schema declares them.
+var fieldsOfSyncGroupResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ProtocolType", Type: "string"},
+	{Name: "ProtocolName", Type: "string"},
+	{Name: "Assignment", Type: "bytes"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *SyncGroupResponse) WalkFields(fn func([]FieldRef)) {
+}

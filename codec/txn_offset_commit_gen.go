@@ -856,6 +856,56 @@ func (s *TxnOffsetCommitRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfTxnOffsetCommitRequest are the fields of TxnOffsetCommitRequest, as the schema declares them.
+var fieldsOfTxnOffsetCommitRequest = []*FieldInfo{
+	{Name: "TransactionalId", Type: "string", Flags: FieldTransactionalID},
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "ProducerEpoch", Type: "int16", Flags: FieldProducerEpoch},
+	{Name: "GenerationId", Type: "int32", Flags: FieldGeneration},
+	{Name: "MemberId", Type: "string", Flags: FieldMemberID},
+	{Name: "GroupInstanceId", Type: "string"},
+	{Name: "Topics", Type: "[]TxnOffsetCommitRequestTopic", Fields: fieldsOfTxnOffsetCommitRequestTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *TxnOffsetCommitRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfTxnOffsetCommitRequest[0], &s.TransactionalId}, {fieldsOfTxnOffsetCommitRequest[1], &s.GroupId}, {fieldsOfTxnOffsetCommitRequest[2], &s.ProducerId}, {fieldsOfTxnOffsetCommitRequest[3], &s.ProducerEpoch}, {fieldsOfTxnOffsetCommitRequest[4], &s.GenerationId}, {fieldsOfTxnOffsetCommitRequest[5], &s.MemberId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfTxnOffsetCommitRequestTopic are the fields of TxnOffsetCommitRequestTopic, as the schema declares them.
+var fieldsOfTxnOffsetCommitRequestTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]TxnOffsetCommitRequestPartition", Fields: fieldsOfTxnOffsetCommitRequestPartition},
+}
+
+func (s *TxnOffsetCommitRequestTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfTxnOffsetCommitRequestTopic[0], &s.Name}, {fieldsOfTxnOffsetCommitRequestTopic[1], &s.TopicId}})
+}
+
+// fieldsOfTxnOffsetCommitRequestPartition are the fields of TxnOffsetCommitRequestPartition, as the schema declares them.
+var fieldsOfTxnOffsetCommitRequestPartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "CommittedOffset", Type: "int64"},
+	{Name: "CommittedLeaderEpoch", Type: "int32"},
+	{Name: "CommittedMetadata", Type: "string"},
+}
+
+// PartitionsOfTxnOffsetCommitRequestTopics locates the topics of TxnOffsetCommitRequest's Topics and their partitions.
+func PartitionsOfTxnOffsetCommitRequestTopics() PartitionLayout[TxnOffsetCommitRequest, TxnOffsetCommitRequestTopic, TxnOffsetCommitRequestPartition] {
+	return PartitionLayout[TxnOffsetCommitRequest, TxnOffsetCommitRequestTopic, TxnOffsetCommitRequestPartition]{
+		Topics:     func(m *TxnOffsetCommitRequest) *[]TxnOffsetCommitRequestTopic { return &m.Topics },
+		Name:       func(t *TxnOffsetCommitRequestTopic) *string { return &t.Name },
+		ID:         func(t *TxnOffsetCommitRequestTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *TxnOffsetCommitRequestTopic) *[]TxnOffsetCommitRequestPartition { return &t.Partitions },
+		Index:      func(p *TxnOffsetCommitRequestPartition) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // TxnOffsetCommitResponse is the body of a TxnOffsetCommit response (ApiKey 28), versions 0-6, flexible 3+.
 type TxnOffsetCommitResponse struct {
 	ThrottleTimeMs int32                          // versions 0+
@@ -1479,4 +1529,46 @@ func (*TxnOffsetCommitResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *TxnOffsetCommitResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfTxnOffsetCommitResponse are the fields of TxnOffsetCommitResponse, as the schema declares them.
+var fieldsOfTxnOffsetCommitResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "Topics", Type: "[]TxnOffsetCommitResponseTopic", Fields: fieldsOfTxnOffsetCommitResponseTopic},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *TxnOffsetCommitResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfTxnOffsetCommitResponseTopic are the fields of TxnOffsetCommitResponseTopic, as the schema declares them.
+var fieldsOfTxnOffsetCommitResponseTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]TxnOffsetCommitResponsePartition", Fields: fieldsOfTxnOffsetCommitResponsePartition},
+}
+
+func (s *TxnOffsetCommitResponseTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfTxnOffsetCommitResponseTopic[0], &s.Name}, {fieldsOfTxnOffsetCommitResponseTopic[1], &s.TopicId}})
+}
+
+// fieldsOfTxnOffsetCommitResponsePartition are the fields of TxnOffsetCommitResponsePartition, as the schema declares them.
+var fieldsOfTxnOffsetCommitResponsePartition = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// PartitionsOfTxnOffsetCommitResponseTopics locates the topics of TxnOffsetCommitResponse's Topics and their partitions.
+func PartitionsOfTxnOffsetCommitResponseTopics() PartitionLayout[TxnOffsetCommitResponse, TxnOffsetCommitResponseTopic, TxnOffsetCommitResponsePartition] {
+	return PartitionLayout[TxnOffsetCommitResponse, TxnOffsetCommitResponseTopic, TxnOffsetCommitResponsePartition]{
+		Topics:     func(m *TxnOffsetCommitResponse) *[]TxnOffsetCommitResponseTopic { return &m.Topics },
+		Name:       func(t *TxnOffsetCommitResponseTopic) *string { return &t.Name },
+		ID:         func(t *TxnOffsetCommitResponseTopic) *UUID { return &t.TopicId },
+		Partitions: func(t *TxnOffsetCommitResponseTopic) *[]TxnOffsetCommitResponsePartition { return &t.Partitions },
+		Index:      func(p *TxnOffsetCommitResponsePartition) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *TxnOffsetCommitResponsePartition) *int16 { return &p.ErrorCode },
+	}
 }

@@ -161,6 +161,15 @@ func (*UnregisterBrokerRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *UnregisterBrokerRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfUnregisterBrokerRequest are the fields of UnregisterBrokerRequest, as the schema declares them.
+var fieldsOfUnregisterBrokerRequest = []*FieldInfo{
+	{Name: "BrokerId", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *UnregisterBrokerRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // UnregisterBrokerResponse is the body of a UnregisterBroker response (ApiKey 64), versions 0, flexible 0+.
 type UnregisterBrokerResponse struct {
 	ThrottleTimeMs int32   // versions 0+
@@ -373,4 +382,15 @@ func (*UnregisterBrokerResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *UnregisterBrokerResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfUnregisterBrokerResponse are the fields of UnregisterBrokerResponse, as the schema declares them.
+var fieldsOfUnregisterBrokerResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *UnregisterBrokerResponse) WalkFields(fn func([]FieldRef)) {
 }

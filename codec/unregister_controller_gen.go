@@ -163,6 +163,15 @@ func (*UnregisterControllerRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *UnregisterControllerRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfUnregisterControllerRequest are the fields of UnregisterControllerRequest, as the schema declares them.
+var fieldsOfUnregisterControllerRequest = []*FieldInfo{
+	{Name: "ControllerId", Type: "int32"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *UnregisterControllerRequest) WalkFields(fn func([]FieldRef)) {
+}
+
 // UnregisterControllerResponse is the body of a UnregisterController response (ApiKey 94), versions 0, flexible 0+.
 type UnregisterControllerResponse struct {
 	ThrottleTimeMs int32   // versions 0+
@@ -377,4 +386,15 @@ func (*UnregisterControllerResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *UnregisterControllerResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfUnregisterControllerResponse are the fields of UnregisterControllerResponse, as the schema declares them.
+var fieldsOfUnregisterControllerResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *UnregisterControllerResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -437,6 +437,25 @@ func (*UpdateFeaturesRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *UpdateFeaturesRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfUpdateFeaturesRequest are the fields of UpdateFeaturesRequest, as the schema declares them.
+var fieldsOfUpdateFeaturesRequest = []*FieldInfo{
+	{Name: "timeoutMs", Type: "int32"},
+	{Name: "FeatureUpdates", Type: "[]FeatureUpdateKey", Fields: fieldsOfUpdateFeaturesRequestFeatureUpdateKey},
+	{Name: "ValidateOnly", Type: "bool"},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *UpdateFeaturesRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfUpdateFeaturesRequestFeatureUpdateKey are the fields of UpdateFeaturesRequestFeatureUpdateKey, as the schema declares them.
+var fieldsOfUpdateFeaturesRequestFeatureUpdateKey = []*FieldInfo{
+	{Name: "Feature", Type: "string"},
+	{Name: "MaxVersionLevel", Type: "int16"},
+	{Name: "AllowDowngrade", Type: "bool"},
+	{Name: "UpgradeType", Type: "int8"},
+}
+
 // UpdateFeaturesResponse is the body of a UpdateFeatures response (ApiKey 57), versions 0-2, flexible 0+.
 type UpdateFeaturesResponse struct {
 	ThrottleTimeMs int32                                          // versions 0+
@@ -882,4 +901,23 @@ func (*UpdateFeaturesResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *UpdateFeaturesResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfUpdateFeaturesResponse are the fields of UpdateFeaturesResponse, as the schema declares them.
+var fieldsOfUpdateFeaturesResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+	{Name: "Results", Type: "[]UpdatableFeatureResult", Fields: fieldsOfUpdateFeaturesResponseUpdatableFeatureResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *UpdateFeaturesResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfUpdateFeaturesResponseUpdatableFeatureResult are the fields of UpdateFeaturesResponseUpdatableFeatureResult, as the schema declares them.
+var fieldsOfUpdateFeaturesResponseUpdatableFeatureResult = []*FieldInfo{
+	{Name: "Feature", Type: "string"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
 }

@@ -1725,6 +1725,89 @@ func (s *UpdateMetadataRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfUpdateMetadataRequest are the fields of UpdateMetadataRequest, as the schema declares them.
+var fieldsOfUpdateMetadataRequest = []*FieldInfo{
+	{Name: "ControllerId", Type: "int32"},
+	{Name: "isKRaftController", Type: "bool"},
+	{Name: "Type", Type: "int8"},
+	{Name: "ControllerEpoch", Type: "int32"},
+	{Name: "BrokerEpoch", Type: "int64"},
+	{Name: "UngroupedPartitionStates", Type: "[]UpdateMetadataPartitionState", Fields: fieldsOfUpdateMetadataRequestUpdateMetadataPartitionState},
+	{Name: "TopicStates", Type: "[]UpdateMetadataTopicState", Fields: fieldsOfUpdateMetadataRequestUpdateMetadataTopicState},
+	{Name: "LiveBrokers", Type: "[]UpdateMetadataBroker", Fields: fieldsOfUpdateMetadataRequestUpdateMetadataBroker},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *UpdateMetadataRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.UngroupedPartitionStates {
+		s.UngroupedPartitionStates[i].walkFields(fn)
+	}
+	for i := range s.TopicStates {
+		s.TopicStates[i].walkFields(fn)
+	}
+}
+
+// fieldsOfUpdateMetadataRequestUpdateMetadataPartitionState are the fields of UpdateMetadataRequestUpdateMetadataPartitionState, as the schema declares them.
+var fieldsOfUpdateMetadataRequestUpdateMetadataPartitionState = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ControllerEpoch", Type: "int32"},
+	{Name: "Leader", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "Isr", Type: "[]int32"},
+	{Name: "ZkVersion", Type: "int32"},
+	{Name: "Replicas", Type: "[]int32"},
+	{Name: "OfflineReplicas", Type: "[]int32"},
+}
+
+func (s *UpdateMetadataRequestUpdateMetadataPartitionState) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfUpdateMetadataRequestUpdateMetadataPartitionState[0], &s.TopicName}})
+}
+
+// fieldsOfUpdateMetadataRequestUpdateMetadataTopicState are the fields of UpdateMetadataRequestUpdateMetadataTopicState, as the schema declares them.
+var fieldsOfUpdateMetadataRequestUpdateMetadataTopicState = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "PartitionStates", Type: "[]UpdateMetadataPartitionState", Fields: fieldsOfUpdateMetadataRequestUpdateMetadataPartitionState},
+}
+
+func (s *UpdateMetadataRequestUpdateMetadataTopicState) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfUpdateMetadataRequestUpdateMetadataTopicState[0], &s.TopicName}, {fieldsOfUpdateMetadataRequestUpdateMetadataTopicState[1], &s.TopicId}})
+	for i := range s.PartitionStates {
+		s.PartitionStates[i].walkFields(fn)
+	}
+}
+
+// fieldsOfUpdateMetadataRequestUpdateMetadataBroker are the fields of UpdateMetadataRequestUpdateMetadataBroker, as the schema declares them.
+var fieldsOfUpdateMetadataRequestUpdateMetadataBroker = []*FieldInfo{
+	{Name: "Id", Type: "int32"},
+	{Name: "V0Host", Type: "string"},
+	{Name: "V0Port", Type: "int32"},
+	{Name: "Endpoints", Type: "[]UpdateMetadataEndpoint", Fields: fieldsOfUpdateMetadataRequestUpdateMetadataEndpoint},
+	{Name: "Rack", Type: "string"},
+}
+
+// fieldsOfUpdateMetadataRequestUpdateMetadataEndpoint are the fields of UpdateMetadataRequestUpdateMetadataEndpoint, as the schema declares them.
+var fieldsOfUpdateMetadataRequestUpdateMetadataEndpoint = []*FieldInfo{
+	{Name: "Port", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Listener", Type: "string"},
+	{Name: "SecurityProtocol", Type: "int16"},
+}
+
+// PartitionsOfUpdateMetadataRequestTopicStates locates the topics of UpdateMetadataRequest's TopicStates and their partitions.
+func PartitionsOfUpdateMetadataRequestTopicStates() PartitionLayout[UpdateMetadataRequest, UpdateMetadataRequestUpdateMetadataTopicState, UpdateMetadataRequestUpdateMetadataPartitionState] {
+	return PartitionLayout[UpdateMetadataRequest, UpdateMetadataRequestUpdateMetadataTopicState, UpdateMetadataRequestUpdateMetadataPartitionState]{
+		Topics: func(m *UpdateMetadataRequest) *[]UpdateMetadataRequestUpdateMetadataTopicState { return &m.TopicStates },
+		Name:   func(t *UpdateMetadataRequestUpdateMetadataTopicState) *string { return &t.TopicName },
+		ID:     func(t *UpdateMetadataRequestUpdateMetadataTopicState) *UUID { return &t.TopicId },
+		Partitions: func(t *UpdateMetadataRequestUpdateMetadataTopicState) *[]UpdateMetadataRequestUpdateMetadataPartitionState {
+			return &t.PartitionStates
+		},
+		Index: func(p *UpdateMetadataRequestUpdateMetadataPartitionState) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // UpdateMetadataResponse is the body of a UpdateMetadata response (ApiKey 6), versions 0-8, flexible 6+.
 type UpdateMetadataResponse struct {
 	ErrorCode int16 // versions 0+
@@ -1887,4 +1970,13 @@ func (*UpdateMetadataResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *UpdateMetadataResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfUpdateMetadataResponse are the fields of UpdateMetadataResponse, as the schema declares them.
+var fieldsOfUpdateMetadataResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *UpdateMetadataResponse) WalkFields(fn func([]FieldRef)) {
 }

@@ -611,6 +611,33 @@ func (*UpdateRaftVoterRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *UpdateRaftVoterRequest) Summarize(sm *Summary, version int16) {}
 
+// fieldsOfUpdateRaftVoterRequest are the fields of UpdateRaftVoterRequest, as the schema declares them.
+var fieldsOfUpdateRaftVoterRequest = []*FieldInfo{
+	{Name: "ClusterId", Type: "string"},
+	{Name: "CurrentLeaderEpoch", Type: "int32"},
+	{Name: "VoterId", Type: "int32"},
+	{Name: "VoterDirectoryId", Type: "uuid"},
+	{Name: "Listeners", Type: "[]Listener", Fields: fieldsOfUpdateRaftVoterRequestListener},
+	{Name: "KRaftVersionFeature", Type: "KRaftVersionFeature", Fields: fieldsOfUpdateRaftVoterRequestKRaftVersionFeature},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *UpdateRaftVoterRequest) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfUpdateRaftVoterRequestListener are the fields of UpdateRaftVoterRequestListener, as the schema declares them.
+var fieldsOfUpdateRaftVoterRequestListener = []*FieldInfo{
+	{Name: "Name", Type: "string"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
+// fieldsOfUpdateRaftVoterRequestKRaftVersionFeature are the fields of UpdateRaftVoterRequestKRaftVersionFeature, as the schema declares them.
+var fieldsOfUpdateRaftVoterRequestKRaftVersionFeature = []*FieldInfo{
+	{Name: "MinSupportedVersion", Type: "int16"},
+	{Name: "MaxSupportedVersion", Type: "int16"},
+}
+
 // UpdateRaftVoterResponse is the body of a UpdateRaftVoter response (ApiKey 82), versions 0, flexible 0+.
 type UpdateRaftVoterResponse struct {
 	ThrottleTimeMs int32                                // versions 0+
@@ -1029,4 +1056,23 @@ func (*UpdateRaftVoterResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *UpdateRaftVoterResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfUpdateRaftVoterResponse are the fields of UpdateRaftVoterResponse, as the schema declares them.
+var fieldsOfUpdateRaftVoterResponse = []*FieldInfo{
+	{Name: "ThrottleTimeMs", Type: "int32"},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "CurrentLeader", Type: "CurrentLeader", Fields: fieldsOfUpdateRaftVoterResponseCurrentLeader},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *UpdateRaftVoterResponse) WalkFields(fn func([]FieldRef)) {
+}
+
+// fieldsOfUpdateRaftVoterResponseCurrentLeader are the fields of UpdateRaftVoterResponseCurrentLeader, as the schema declares them.
+var fieldsOfUpdateRaftVoterResponseCurrentLeader = []*FieldInfo{
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "int32"},
 }

@@ -736,6 +736,52 @@ func (*VoteRequest) IsResponse() bool { return false }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *VoteRequest) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
 
+// fieldsOfVoteRequest are the fields of VoteRequest, as the schema declares them.
+var fieldsOfVoteRequest = []*FieldInfo{
+	{Name: "ClusterId", Type: "string"},
+	{Name: "VoterId", Type: "int32"},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfVoteRequestTopicData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *VoteRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfVoteRequestTopicData are the fields of VoteRequestTopicData, as the schema declares them.
+var fieldsOfVoteRequestTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfVoteRequestPartitionData},
+}
+
+func (s *VoteRequestTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfVoteRequestTopicData[0], &s.TopicName}})
+}
+
+// fieldsOfVoteRequestPartitionData are the fields of VoteRequestPartitionData, as the schema declares them.
+var fieldsOfVoteRequestPartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ReplicaEpoch", Type: "int32"},
+	{Name: "ReplicaId", Type: "int32"},
+	{Name: "ReplicaDirectoryId", Type: "uuid"},
+	{Name: "VoterDirectoryId", Type: "uuid"},
+	{Name: "LastOffsetEpoch", Type: "int32"},
+	{Name: "LastOffset", Type: "int64"},
+	{Name: "PreVote", Type: "bool"},
+}
+
+// PartitionsOfVoteRequestTopics locates the topics of VoteRequest's Topics and their partitions.
+func PartitionsOfVoteRequestTopics() PartitionLayout[VoteRequest, VoteRequestTopicData, VoteRequestPartitionData] {
+	return PartitionLayout[VoteRequest, VoteRequestTopicData, VoteRequestPartitionData]{
+		Topics:     func(m *VoteRequest) *[]VoteRequestTopicData { return &m.Topics },
+		Name:       func(t *VoteRequestTopicData) *string { return &t.TopicName },
+		Partitions: func(t *VoteRequestTopicData) *[]VoteRequestPartitionData { return &t.Partitions },
+		Index:      func(p *VoteRequestPartitionData) *int32 { return &p.PartitionIndex },
+	}
+}
+
 // VoteResponse is the body of a Vote response (ApiKey 52), versions 0-2, flexible 0+.
 type VoteResponse struct {
 	ErrorCode     int16                      // versions 0+
@@ -1610,3 +1656,54 @@ func (*VoteResponse) IsResponse() bool { return true }
 
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *VoteResponse) Summarize(sm *Summary, version int16) { s.summarize(sm, version, sumCtx{}) }
+
+// fieldsOfVoteResponse are the fields of VoteResponse, as the schema declares them.
+var fieldsOfVoteResponse = []*FieldInfo{
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "Topics", Type: "[]TopicData", Fields: fieldsOfVoteResponseTopicData},
+	{Name: "NodeEndpoints", Type: "[]NodeEndpoint", Fields: fieldsOfVoteResponseNodeEndpoint},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *VoteResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfVoteResponseTopicData are the fields of VoteResponseTopicData, as the schema declares them.
+var fieldsOfVoteResponseTopicData = []*FieldInfo{
+	{Name: "TopicName", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfVoteResponsePartitionData},
+}
+
+func (s *VoteResponseTopicData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfVoteResponseTopicData[0], &s.TopicName}})
+}
+
+// fieldsOfVoteResponsePartitionData are the fields of VoteResponsePartitionData, as the schema declares them.
+var fieldsOfVoteResponsePartitionData = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "LeaderId", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "VoteGranted", Type: "bool"},
+}
+
+// fieldsOfVoteResponseNodeEndpoint are the fields of VoteResponseNodeEndpoint, as the schema declares them.
+var fieldsOfVoteResponseNodeEndpoint = []*FieldInfo{
+	{Name: "NodeId", Type: "int32"},
+	{Name: "Host", Type: "string"},
+	{Name: "Port", Type: "uint16"},
+}
+
+// PartitionsOfVoteResponseTopics locates the topics of VoteResponse's Topics and their partitions.
+func PartitionsOfVoteResponseTopics() PartitionLayout[VoteResponse, VoteResponseTopicData, VoteResponsePartitionData] {
+	return PartitionLayout[VoteResponse, VoteResponseTopicData, VoteResponsePartitionData]{
+		Topics:     func(m *VoteResponse) *[]VoteResponseTopicData { return &m.Topics },
+		Name:       func(t *VoteResponseTopicData) *string { return &t.TopicName },
+		Partitions: func(t *VoteResponseTopicData) *[]VoteResponsePartitionData { return &t.Partitions },
+		Index:      func(p *VoteResponsePartitionData) *int32 { return &p.PartitionIndex },
+		ErrorCode:  func(p *VoteResponsePartitionData) *int16 { return &p.ErrorCode },
+	}
+}

@@ -881,6 +881,60 @@ func (s *WriteShareGroupStateRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfWriteShareGroupStateRequest are the fields of WriteShareGroupStateRequest, as the schema declares them.
+var fieldsOfWriteShareGroupStateRequest = []*FieldInfo{
+	{Name: "GroupId", Type: "string", Flags: FieldGroupID},
+	{Name: "Topics", Type: "[]WriteStateData", Fields: fieldsOfWriteShareGroupStateRequestWriteStateData},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *WriteShareGroupStateRequest) WalkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfWriteShareGroupStateRequest[0], &s.GroupId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfWriteShareGroupStateRequestWriteStateData are the fields of WriteShareGroupStateRequestWriteStateData, as the schema declares them.
+var fieldsOfWriteShareGroupStateRequestWriteStateData = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionData", Fields: fieldsOfWriteShareGroupStateRequestPartitionData},
+}
+
+func (s *WriteShareGroupStateRequestWriteStateData) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfWriteShareGroupStateRequestWriteStateData[0], &s.TopicId}})
+}
+
+// fieldsOfWriteShareGroupStateRequestPartitionData are the fields of WriteShareGroupStateRequestPartitionData, as the schema declares them.
+var fieldsOfWriteShareGroupStateRequestPartitionData = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "StateEpoch", Type: "int32"},
+	{Name: "LeaderEpoch", Type: "int32"},
+	{Name: "StartOffset", Type: "int64"},
+	{Name: "DeliveryCompleteCount", Type: "int32"},
+	{Name: "StateBatches", Type: "[]StateBatch", Fields: fieldsOfWriteShareGroupStateRequestStateBatch},
+}
+
+// fieldsOfWriteShareGroupStateRequestStateBatch are the fields of WriteShareGroupStateRequestStateBatch, as the schema declares them.
+var fieldsOfWriteShareGroupStateRequestStateBatch = []*FieldInfo{
+	{Name: "FirstOffset", Type: "int64"},
+	{Name: "LastOffset", Type: "int64"},
+	{Name: "DeliveryState", Type: "int8"},
+	{Name: "DeliveryCount", Type: "int16"},
+}
+
+// PartitionsOfWriteShareGroupStateRequestTopics locates the topics of WriteShareGroupStateRequest's Topics and their partitions.
+func PartitionsOfWriteShareGroupStateRequestTopics() PartitionLayout[WriteShareGroupStateRequest, WriteShareGroupStateRequestWriteStateData, WriteShareGroupStateRequestPartitionData] {
+	return PartitionLayout[WriteShareGroupStateRequest, WriteShareGroupStateRequestWriteStateData, WriteShareGroupStateRequestPartitionData]{
+		Topics: func(m *WriteShareGroupStateRequest) *[]WriteShareGroupStateRequestWriteStateData { return &m.Topics },
+		ID:     func(t *WriteShareGroupStateRequestWriteStateData) *UUID { return &t.TopicId },
+		Partitions: func(t *WriteShareGroupStateRequestWriteStateData) *[]WriteShareGroupStateRequestPartitionData {
+			return &t.Partitions
+		},
+		Index: func(p *WriteShareGroupStateRequestPartitionData) *int32 { return &p.Partition },
+	}
+}
+
 // WriteShareGroupStateResponse is the body of a WriteShareGroupState response (ApiKey 85), versions 0-1, flexible 0+.
 type WriteShareGroupStateResponse struct {
 	Results []WriteShareGroupStateResponseWriteStateResult // versions 0+
@@ -1439,4 +1493,48 @@ func (*WriteShareGroupStateResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *WriteShareGroupStateResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfWriteShareGroupStateResponse are the fields of WriteShareGroupStateResponse, as the schema declares them.
+var fieldsOfWriteShareGroupStateResponse = []*FieldInfo{
+	{Name: "Results", Type: "[]WriteStateResult", Fields: fieldsOfWriteShareGroupStateResponseWriteStateResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *WriteShareGroupStateResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Results {
+		s.Results[i].walkFields(fn)
+	}
+}
+
+// fieldsOfWriteShareGroupStateResponseWriteStateResult are the fields of WriteShareGroupStateResponseWriteStateResult, as the schema declares them.
+var fieldsOfWriteShareGroupStateResponseWriteStateResult = []*FieldInfo{
+	{Name: "TopicId", Type: "uuid", Flags: FieldTopicID},
+	{Name: "Partitions", Type: "[]PartitionResult", Fields: fieldsOfWriteShareGroupStateResponsePartitionResult},
+}
+
+func (s *WriteShareGroupStateResponseWriteStateResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfWriteShareGroupStateResponseWriteStateResult[0], &s.TopicId}})
+}
+
+// fieldsOfWriteShareGroupStateResponsePartitionResult are the fields of WriteShareGroupStateResponsePartitionResult, as the schema declares them.
+var fieldsOfWriteShareGroupStateResponsePartitionResult = []*FieldInfo{
+	{Name: "Partition", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
+	{Name: "ErrorMessage", Type: "string"},
+}
+
+// PartitionsOfWriteShareGroupStateResponseResults locates the topics of WriteShareGroupStateResponse's Results and their partitions.
+func PartitionsOfWriteShareGroupStateResponseResults() PartitionLayout[WriteShareGroupStateResponse, WriteShareGroupStateResponseWriteStateResult, WriteShareGroupStateResponsePartitionResult] {
+	return PartitionLayout[WriteShareGroupStateResponse, WriteShareGroupStateResponseWriteStateResult, WriteShareGroupStateResponsePartitionResult]{
+		Topics: func(m *WriteShareGroupStateResponse) *[]WriteShareGroupStateResponseWriteStateResult {
+			return &m.Results
+		},
+		ID: func(t *WriteShareGroupStateResponseWriteStateResult) *UUID { return &t.TopicId },
+		Partitions: func(t *WriteShareGroupStateResponseWriteStateResult) *[]WriteShareGroupStateResponsePartitionResult {
+			return &t.Partitions
+		},
+		Index:     func(p *WriteShareGroupStateResponsePartitionResult) *int32 { return &p.Partition },
+		ErrorCode: func(p *WriteShareGroupStateResponsePartitionResult) *int16 { return &p.ErrorCode },
+	}
 }

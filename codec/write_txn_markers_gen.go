@@ -722,6 +722,45 @@ func (s *WriteTxnMarkersRequest) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
 }
 
+// fieldsOfWriteTxnMarkersRequest are the fields of WriteTxnMarkersRequest, as the schema declares them.
+var fieldsOfWriteTxnMarkersRequest = []*FieldInfo{
+	{Name: "Markers", Type: "[]WritableTxnMarker", Fields: fieldsOfWriteTxnMarkersRequestWritableTxnMarker},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *WriteTxnMarkersRequest) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Markers {
+		s.Markers[i].walkFields(fn)
+	}
+}
+
+// fieldsOfWriteTxnMarkersRequestWritableTxnMarker are the fields of WriteTxnMarkersRequestWritableTxnMarker, as the schema declares them.
+var fieldsOfWriteTxnMarkersRequestWritableTxnMarker = []*FieldInfo{
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "ProducerEpoch", Type: "int16", Flags: FieldProducerEpoch},
+	{Name: "TransactionResult", Type: "bool"},
+	{Name: "Topics", Type: "[]WritableTxnMarkerTopic", Fields: fieldsOfWriteTxnMarkersRequestWritableTxnMarkerTopic},
+	{Name: "CoordinatorEpoch", Type: "int32"},
+	{Name: "TransactionVersion", Type: "int8"},
+}
+
+func (s *WriteTxnMarkersRequestWritableTxnMarker) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfWriteTxnMarkersRequestWritableTxnMarker[0], &s.ProducerId}, {fieldsOfWriteTxnMarkersRequestWritableTxnMarker[1], &s.ProducerEpoch}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfWriteTxnMarkersRequestWritableTxnMarkerTopic are the fields of WriteTxnMarkersRequestWritableTxnMarkerTopic, as the schema declares them.
+var fieldsOfWriteTxnMarkersRequestWritableTxnMarkerTopic = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "PartitionIndexes", Type: "[]int32", Flags: FieldPartitions},
+}
+
+func (s *WriteTxnMarkersRequestWritableTxnMarkerTopic) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfWriteTxnMarkersRequestWritableTxnMarkerTopic[0], &s.Name}})
+}
+
 // WriteTxnMarkersResponse is the body of a WriteTxnMarkers response (ApiKey 27), versions 0-2, flexible 1+.
 type WriteTxnMarkersResponse struct {
 	Markers []WriteTxnMarkersResponseWritableTxnMarkerResult // versions 0+
@@ -1475,4 +1514,45 @@ func (*WriteTxnMarkersResponse) IsResponse() bool { return true }
 // Summarize adds the topics, partitions, errors and record sets of the body to sm.
 func (s *WriteTxnMarkersResponse) Summarize(sm *Summary, version int16) {
 	s.summarize(sm, version, sumCtx{})
+}
+
+// fieldsOfWriteTxnMarkersResponse are the fields of WriteTxnMarkersResponse, as the schema declares them.
+var fieldsOfWriteTxnMarkersResponse = []*FieldInfo{
+	{Name: "Markers", Type: "[]WritableTxnMarkerResult", Fields: fieldsOfWriteTxnMarkersResponseWritableTxnMarkerResult},
+}
+
+// WalkFields calls fn with pointers to the fields with a role of each struct of the body (see Message).
+func (s *WriteTxnMarkersResponse) WalkFields(fn func([]FieldRef)) {
+	for i := range s.Markers {
+		s.Markers[i].walkFields(fn)
+	}
+}
+
+// fieldsOfWriteTxnMarkersResponseWritableTxnMarkerResult are the fields of WriteTxnMarkersResponseWritableTxnMarkerResult, as the schema declares them.
+var fieldsOfWriteTxnMarkersResponseWritableTxnMarkerResult = []*FieldInfo{
+	{Name: "ProducerId", Type: "int64", Flags: FieldProducerID},
+	{Name: "Topics", Type: "[]WritableTxnMarkerTopicResult", Fields: fieldsOfWriteTxnMarkersResponseWritableTxnMarkerTopicResult},
+}
+
+func (s *WriteTxnMarkersResponseWritableTxnMarkerResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfWriteTxnMarkersResponseWritableTxnMarkerResult[0], &s.ProducerId}})
+	for i := range s.Topics {
+		s.Topics[i].walkFields(fn)
+	}
+}
+
+// fieldsOfWriteTxnMarkersResponseWritableTxnMarkerTopicResult are the fields of WriteTxnMarkersResponseWritableTxnMarkerTopicResult, as the schema declares them.
+var fieldsOfWriteTxnMarkersResponseWritableTxnMarkerTopicResult = []*FieldInfo{
+	{Name: "Name", Type: "string", Flags: FieldTopic},
+	{Name: "Partitions", Type: "[]WritableTxnMarkerPartitionResult", Fields: fieldsOfWriteTxnMarkersResponseWritableTxnMarkerPartitionResult},
+}
+
+func (s *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) walkFields(fn func([]FieldRef)) {
+	fn([]FieldRef{{fieldsOfWriteTxnMarkersResponseWritableTxnMarkerTopicResult[0], &s.Name}})
+}
+
+// fieldsOfWriteTxnMarkersResponseWritableTxnMarkerPartitionResult are the fields of WriteTxnMarkersResponseWritableTxnMarkerPartitionResult, as the schema declares them.
+var fieldsOfWriteTxnMarkersResponseWritableTxnMarkerPartitionResult = []*FieldInfo{
+	{Name: "PartitionIndex", Type: "int32", Flags: FieldPartition},
+	{Name: "ErrorCode", Type: "int16", Flags: FieldError},
 }

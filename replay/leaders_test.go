@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kdissect/kdissect/client"
-	"github.com/kdissect/kdissect/codec"
 )
 
 // spreadTarget starts a three-broker kfake cluster holding the topics
@@ -293,51 +291,4 @@ func isSubsequence(a, b []rec) bool {
 		}
 	}
 	return i == len(a)
-}
-
-// TestLeaderLayoutsMatchCodec holds leaderRouted's field names to the
-// codec's types: each names a list of topics, each topic a list of
-// partitions with an int32 index (or a list of int32), each answered
-// partition an ErrorCode.
-func TestLeaderLayoutsMatchCodec(t *testing.T) {
-	for key, l := range leaderRouted {
-		api, ok := codec.LookupAPI(key)
-		if !ok {
-			t.Fatalf("ApiKey %d unknown", key)
-		}
-		for i, side := range []struct {
-			m codec.Message
-			l leaderLayout
-		}{{api.NewRequest(), l.req}, {api.NewResponse(), l.resp}} {
-			what := fmt.Sprintf("%s %s", api.Name, [...]string{"request", "response"}[i])
-			topics, ok := reflect.TypeOf(side.m).Elem().FieldByName(side.l.topics)
-			if !ok || topics.Type.Kind() != reflect.Slice {
-				t.Errorf("%s: no list %s", what, side.l.topics)
-				continue
-			}
-			parts, ok := topics.Type.Elem().FieldByName(side.l.partitions)
-			if !ok || parts.Type.Kind() != reflect.Slice {
-				t.Errorf("%s: no list %s.%s", what, side.l.topics, side.l.partitions)
-				continue
-			}
-			_, hasName := topics.Type.Elem().FieldByName("Name")
-			_, hasTopic := topics.Type.Elem().FieldByName("Topic")
-			if !hasName && !hasTopic {
-				t.Errorf("%s: %s has no topic name", what, side.l.topics)
-			}
-			pt := parts.Type.Elem()
-			if side.l.index == "" {
-				if pt.Kind() != reflect.Int32 {
-					t.Errorf("%s: %s is not a list of int32", what, side.l.partitions)
-				}
-				continue
-			}
-			if f, ok := pt.FieldByName(side.l.index); !ok || f.Type.Kind() != reflect.Int32 {
-				t.Errorf("%s: no int32 %s.%s", what, side.l.partitions, side.l.index)
-			}
-			if _, ok := pt.FieldByName("ErrorCode"); i == 1 && !ok {
-				t.Errorf("%s: %s has no ErrorCode", what, side.l.partitions)
-			}
-		}
-	}
 }

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/kdissect/kdissect/client"
@@ -65,19 +64,11 @@ func (r *Replayer) partVersion(it *item, cn *client.Conn, p *leaderPart, v int16
 // fillTopicNames gives every struct of req that names its topic only by
 // the target's topic ID the name the target gave that ID.
 func (s *state) fillTopicNames(req codec.Message) {
-	s.plans.visit(reflect.ValueOf(req).Elem(), func(st reflect.Value, tp *typePlan) {
-		for _, i := range tp.topicID {
-			id := st.Field(i).Interface().(codec.UUID)
-			if id.IsZero() {
-				continue
-			}
-			name := s.targetName(id)
-			if name == "" {
-				continue
-			}
-			for _, j := range tp.topicName {
-				if nf := st.Field(j); stringField(nf) == "" && nf.Kind() == reflect.String {
-					nf.SetString(name)
+	req.WalkFields(func(refs []codec.FieldRef) {
+		for _, r := range refs {
+			if p, ok := r.Ptr.(*codec.UUID); ok && r.Info.Has(codec.FieldTopicID) && !p.IsZero() {
+				if name := s.targetName(*p); name != "" {
+					fillName(refs, name)
 				}
 			}
 		}

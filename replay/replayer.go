@@ -27,7 +27,6 @@ import (
 // replay itself is concurrent inside.
 type Replayer struct {
 	opts     Options
-	plans    *plans
 	st       *state
 	sessions *fetchSessions
 	tally    *tally
@@ -67,8 +66,7 @@ func New(opts Options) (*Replayer, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	p := &plans{}
-	r := &Replayer{opts: opts, plans: p, st: newState(p, opts.TopicMap), sessions: newFetchSessions(), noteSet: map[string]bool{}}
+	r := &Replayer{opts: opts, st: newState(opts.TopicMap), sessions: newFetchSessions(), noteSet: map[string]bool{}}
 	r.tally = newTally(&r.opts)
 	return r, nil
 }

@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/kdissect/kdissect/client"
@@ -95,11 +94,7 @@ func (r *Replayer) txnOf(req codec.Message) string {
 		}
 		return q.V3AndBelowTransactionalId
 	}
-	v := reflect.ValueOf(req).Elem()
-	if tp := r.plans.get(v.Type()); tp.txnID >= 0 {
-		return stringField(v.Field(tp.txnID))
-	}
-	return ""
+	return topString(req, codec.FieldTransactionalID)
 }
 
 // nodeOf returns the target's node id for a destination: the controller

@@ -2,9 +2,7 @@ package replay
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -13,30 +11,6 @@ import (
 	"github.com/kdissect/kdissect/client"
 	"github.com/kdissect/kdissect/codec"
 )
-
-// leaderLayout says where a leader-routed message keeps its topics and
-// their partitions, by Kafka field name.
-type leaderLayout struct {
-	topics     string // the message's list of topics
-	partitions string // the topic's list of partitions: structs, or int32 indexes
-	index      string // the partition struct's int32 index; "" for a list of indexes
-}
-
-// leaderAPI is the layout of a leader-routed API's request and response.
-type leaderAPI struct{ req, resp leaderLayout }
-
-// leaderRouted are the APIs whose partitions are each served by their
-// leader: a request naming partitions led by several brokers of the
-// target is split by leader and the answers merged.
-// TestLeaderLayoutsMatchCodec holds the field names to the codec.
-var leaderRouted = map[int16]leaderAPI{
-	0:  {leaderLayout{"TopicData", "PartitionData", "Index"}, leaderLayout{"Responses", "PartitionResponses", "Index"}},  // Produce
-	1:  {leaderLayout{"Topics", "Partitions", "Partition"}, leaderLayout{"Responses", "Partitions", "PartitionIndex"}},   // Fetch
-	2:  {leaderLayout{"Topics", "Partitions", "PartitionIndex"}, leaderLayout{"Topics", "Partitions", "PartitionIndex"}}, // ListOffsets
-	21: {leaderLayout{"Topics", "Partitions", "PartitionIndex"}, leaderLayout{"Topics", "Partitions", "PartitionIndex"}}, // DeleteRecords
-	23: {leaderLayout{"Topics", "Partitions", "Partition"}, leaderLayout{"Topics", "Partitions", "Partition"}},           // OffsetForLeaderEpoch
-	61: {leaderLayout{"Topics", "PartitionIndexes", ""}, leaderLayout{"Topics", "Partitions", "PartitionIndex"}},         // DescribeProducers
-}
 
 // maxLeaderAttempts bounds the sends of one partition of a leader-routed
 // request: the first, then retries after a metadata refresh.
@@ -61,160 +35,6 @@ func (k tpKey) String() string {
 	return fmt.Sprintf("%s[%d]", k.id, k.partition)
 }
 
-// topicOf returns the topic a topic struct names: by name when it has
-// one, else by ID.
-func topicOf(t reflect.Value) (name string, id codec.UUID) {
-	for _, f := range [...]string{"Name", "Topic"} {
-		if v := t.FieldByName(f); v.IsValid() && v.Kind() == reflect.String && v.String() != "" {
-			return v.String(), codec.UUID{}
-		}
-	}
-	if v := t.FieldByName("TopicId"); v.IsValid() && v.Type() == uuidType {
-		id = v.Interface().(codec.UUID)
-	}
-	return "", id
-}
-
-// partitionIndex returns the index of a partition struct (or int32).
-func partitionIndex(p reflect.Value, l leaderLayout) int32 {
-	if l.index == "" {
-		return int32(p.Int())
-	}
-	return int32(p.FieldByName(l.index).Int())
-}
-
-// partitionsOf lists the partitions a message names, in order.
-func partitionsOf(m codec.Message, l leaderLayout) []tpKey {
-	var out []tpKey
-	topics := reflect.ValueOf(m).Elem().FieldByName(l.topics)
-	for i := range topics.Len() {
-		t := topics.Index(i)
-		name, id := topicOf(t)
-		ps := t.FieldByName(l.partitions)
-		for j := range ps.Len() {
-			out = append(out, tpKey{name, id, partitionIndex(ps.Index(j), l)})
-		}
-	}
-	return out
-}
-
-// subset returns a copy of the message m holding only the partitions
-// keep accepts, topics without any left dropped; edit, when not nil, may
-// change each partition struct kept (a copy). m is not modified.
-func subset(m codec.Message, l leaderLayout, keep func(tpKey) bool, edit func(tpKey, reflect.Value)) codec.Message {
-	src := reflect.ValueOf(m).Elem()
-	dst := reflect.New(src.Type())
-	dst.Elem().Set(src)
-	topics := src.FieldByName(l.topics)
-	out := reflect.MakeSlice(topics.Type(), 0, topics.Len())
-	for i := range topics.Len() {
-		t := topics.Index(i)
-		name, id := topicOf(t)
-		ps := t.FieldByName(l.partitions)
-		kept := reflect.MakeSlice(ps.Type(), 0, ps.Len())
-		for j := range ps.Len() {
-			k := tpKey{name, id, partitionIndex(ps.Index(j), l)}
-			if !keep(k) {
-				continue
-			}
-			kept = reflect.Append(kept, ps.Index(j))
-			if edit != nil && l.index != "" {
-				edit(k, kept.Index(kept.Len()-1))
-			}
-		}
-		if kept.Len() == 0 {
-			continue
-		}
-		nt := reflect.New(t.Type()).Elem()
-		nt.Set(t)
-		nt.FieldByName(l.partitions).Set(kept)
-		out = reflect.Append(out, nt)
-	}
-	dst.Elem().FieldByName(l.topics).Set(out)
-	return dst.Interface().(codec.Message)
-}
-
-// partResult is one partition's answer: the partition struct and the
-// topic struct it came in.
-type partResult struct {
-	topic, part reflect.Value
-	code        int16
-}
-
-// resultsOf returns the partitions a response answers, by partition.
-func resultsOf(resp codec.Message, l leaderLayout) map[tpKey]partResult {
-	out := map[tpKey]partResult{}
-	topics := reflect.ValueOf(resp).Elem().FieldByName(l.topics)
-	for i := range topics.Len() {
-		t := topics.Index(i)
-		name, id := topicOf(t)
-		ps := t.FieldByName(l.partitions)
-		for j := range ps.Len() {
-			p := ps.Index(j)
-			out[tpKey{name, id, partitionIndex(p, l)}] = partResult{topic: t, part: p, code: int16(p.FieldByName("ErrorCode").Int())}
-		}
-	}
-	return out
-}
-
-// mergeResponses makes one response of the answers to the parts of a
-// split request: every partition's latest answer (results), grouped by
-// topic in the request's order (order); the top-level fields of the
-// first answer, with the largest ThrottleTimeMs, the first non-zero
-// top-level ErrorCode and every broker of the NodeEndpoints lists.
-func mergeResponses(answers []codec.Message, l leaderLayout, order []tpKey, results map[tpKey]partResult) codec.Message {
-	first := reflect.ValueOf(answers[0]).Elem()
-	dst := reflect.New(first.Type())
-	d := dst.Elem()
-	d.Set(first)
-	for _, a := range answers[1:] {
-		v := reflect.ValueOf(a).Elem()
-		if f := d.FieldByName("ThrottleTimeMs"); f.IsValid() {
-			f.SetInt(max(f.Int(), v.FieldByName("ThrottleTimeMs").Int()))
-		}
-		if f := d.FieldByName("ErrorCode"); f.IsValid() && f.Int() == 0 {
-			f.SetInt(v.FieldByName("ErrorCode").Int())
-		}
-		if f := d.FieldByName("NodeEndpoints"); f.IsValid() {
-			o := v.FieldByName("NodeEndpoints")
-			for i := range o.Len() {
-				e := o.Index(i)
-				dup := false
-				for j := range f.Len() {
-					dup = dup || f.Index(j).FieldByName("NodeId").Int() == e.FieldByName("NodeId").Int()
-				}
-				if !dup {
-					f.Set(reflect.Append(f, e))
-				}
-			}
-		}
-	}
-	topics := d.FieldByName(l.topics)
-	out := reflect.MakeSlice(topics.Type(), 0, topics.Len())
-	at := map[[2]any]int{} // topic (name, id) → index in out
-	for _, k := range order {
-		res, ok := results[k]
-		if !ok {
-			continue
-		}
-		tk := [2]any{k.name, k.id}
-		i, seen := at[tk]
-		if !seen {
-			nt := reflect.New(res.topic.Type()).Elem()
-			nt.Set(res.topic)
-			ps := nt.FieldByName(l.partitions)
-			ps.Set(reflect.MakeSlice(ps.Type(), 0, 4))
-			out = reflect.Append(out, nt)
-			i = out.Len() - 1
-			at[tk] = i
-		}
-		ps := out.Index(i).FieldByName(l.partitions)
-		ps.Set(reflect.Append(ps, res.part))
-	}
-	topics.Set(out)
-	return dst.Interface().(codec.Message)
-}
-
 // leadershipError reports the partition error codes that say the request
 // went to a broker that does not lead the partition (any more):
 // LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
@@ -233,18 +53,15 @@ func leadershipError(code int16) bool {
 // them twice.
 func idempotentRecords(raw []byte) bool {
 	n := 0
-	for pos := 0; pos < len(raw); n++ {
-		if pos+batchHeaderBytes > len(raw) || raw[pos+batchMagicAt] != 2 {
+	for ; len(raw) > 0; n++ {
+		entry, rest, ok := codec.NextRawBatch(raw)
+		if !ok {
 			return false
 		}
-		if int64(binary.BigEndian.Uint64(raw[pos+batchProducerAt:])) < 0 {
+		if p, ok := codec.ReadBatchProducer(entry); !ok || p.ProducerId < 0 {
 			return false
 		}
-		size := int(int32(binary.BigEndian.Uint32(raw[pos+batchLengthAt:])))
-		if size < 0 || pos+12+size > len(raw) {
-			return false
-		}
-		pos += 12 + size
+		raw = rest
 	}
 	return n > 0
 }
@@ -261,8 +78,10 @@ func retrySafe(req codec.Message) func(tpKey) bool {
 		return func(tpKey) bool { return true }
 	}
 	safe := map[tpKey]bool{}
-	for _, td := range p.TopicData {
-		name, id := topicOf(reflect.ValueOf(td))
+	l := codec.PartitionsOfProduceRequestTopicData()
+	for i := range p.TopicData {
+		td := &p.TopicData[i]
+		name, id := topicKey(l, td)
 		for _, pd := range td.PartitionData {
 			safe[tpKey{name, id, pd.Index}] = idempotentRecords(pd.Records.Raw)
 		}
@@ -331,7 +150,7 @@ type leaderPart struct {
 // failures of parts that got no answer in the end. A request naming no
 // partition goes whole to the bootstrap broker.
 func (r *Replayer) sendToLeaders(ctx context.Context, cs *conns, it *item, req codec.Message, v int16, l leaderAPI) (codec.Message, time.Duration, error) {
-	order := partitionsOf(req, l.req)
+	order := l.partitions(req)
 	if len(order) == 0 { // a Fetch of a session with nothing new to ask, ...
 		cn, err := cs.get(ctx, r.home)
 		if err != nil {
@@ -380,11 +199,7 @@ func (r *Replayer) sendToLeaders(ctx context.Context, cs *conns, it *item, req c
 			for _, k := range p.tps {
 				in[k] = true
 			}
-			p.req = subset(req, l.req, func(k tpKey) bool { return in[k] }, func(k tpKey, pv reflect.Value) {
-				if f := pv.FieldByName("CurrentLeaderEpoch"); f.IsValid() && f.Int() >= 0 && leaders[k].epoch >= 0 {
-					f.SetInt(int64(leaders[k].epoch))
-				}
-			})
+			p.req = l.subset(req, func(k tpKey) bool { return in[k] }, func(k tpKey) int32 { return leaders[k].epoch })
 			if f, ok := p.req.(*codec.FetchRequest); ok && split {
 				f.SessionId, f.SessionEpoch, f.ForgottenTopicsData = 0, -1, nil
 			}
@@ -412,7 +227,7 @@ func (r *Replayer) sendToLeaders(ctx context.Context, cs *conns, it *item, req c
 				continue
 			}
 			answers = append(answers, p.resp)
-			for k, res := range resultsOf(p.resp, l.resp) {
+			for k, res := range l.results(p.resp) {
 				results[k] = res
 				if leadershipError(res.code) && attempt+1 < maxLeaderAttempts {
 					if safe(k) {
@@ -439,7 +254,7 @@ func (r *Replayer) sendToLeaders(ctx context.Context, cs *conns, it *item, req c
 	if len(answers) == 0 {
 		return nil, lat, err
 	}
-	return mergeResponses(answers, l.resp, order, results), lat, err
+	return l.merge(answers, order, results), lat, err
 }
 
 // sendParts sends the parts at once and waits for their answers. Each

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -13,101 +12,179 @@ import (
 	"github.com/kdissect/kdissect/codec"
 )
 
-// keyLayout says where a request naming several groups or transactional
-// ids keeps them, and where its answer answers each, by Kafka field name.
-type keyLayout struct {
-	keyType int8   // FindCoordinator key type: client.CoordinatorGroup or CoordinatorTransaction
-	req     string // the request's list: of strings, or of structs
-	reqKey  string // the key field of the request's structs; "" for strings
-	resp    string // the response's list of structs, one per key
-	respKey string // the key field of the response's structs
+// keyAPI splits a request naming several groups or transactional ids by
+// key and merges the answers to the parts.
+type keyAPI interface {
+	// keyType is the FindCoordinator key type of the keys:
+	// client.CoordinatorGroup or CoordinatorTransaction.
+	keyType() int8
+	// keys returns the keys a request names, in order.
+	keys(req codec.Message) []string
+	// subset returns a copy of req naming only the keys keep accepts.
+	subset(req codec.Message, keep func(string) bool) codec.Message
+	// results returns the answer's structs by key (pointers), and their
+	// error codes.
+	results(resp codec.Message) map[string]keyResult
+	// merge makes one answer of the answers to the parts of a split
+	// request: each key's latest answer, in the request's order (keys),
+	// the top-level fields of the first answer with the largest
+	// ThrottleTimeMs.
+	merge(answers []codec.Message, keys []string, results map[string]keyResult) codec.Message
 }
 
-// keyRouted are the APIs whose one request may name several groups or
-// transactional ids, each served by its coordinator: a request naming
-// keys of several coordinators of the target is split by coordinator and
-// the answers merged. TestKeyLayoutsMatchCodec holds the field names to
-// the codec.
-var keyRouted = map[int16]keyLayout{
-	9:  {client.CoordinatorGroup, "Groups", "GroupId", "Groups", "GroupId"},                             // OffsetFetch v8+
-	15: {client.CoordinatorGroup, "Groups", "", "Groups", "GroupId"},                                    // DescribeGroups
-	42: {client.CoordinatorGroup, "GroupsNames", "", "Results", "GroupId"},                              // DeleteGroups
-	65: {client.CoordinatorTransaction, "TransactionalIds", "", "TransactionStates", "TransactionalId"}, // DescribeTransactions
-	69: {client.CoordinatorGroup, "GroupIds", "", "Groups", "GroupId"},                                  // ConsumerGroupDescribe
-	77: {client.CoordinatorGroup, "GroupIds", "", "Groups", "GroupId"},                                  // ShareGroupDescribe
-	89: {client.CoordinatorGroup, "GroupIds", "", "Groups", "GroupId"},                                  // StreamsGroupDescribe
+// keyResult is the answer to one key: a pointer to its struct in the
+// response, and its error code.
+type keyResult struct {
+	entry any
+	code  int16
 }
 
-// keysOf returns the keys a request names, in order.
-func keysOf(m codec.Message, l keyLayout) []string {
-	list := reflect.ValueOf(m).Elem().FieldByName(l.req)
-	out := make([]string, list.Len())
-	for i := range list.Len() {
-		e := list.Index(i)
-		if l.reqKey != "" {
-			e = e.FieldByName(l.reqKey)
-		}
-		out[i] = e.String()
+// keySplit is the keyAPI of requests Q listing keys in Es (strings or
+// structs) answered by responses R listing structs X.
+type keySplit[Q, E, R, X any] struct {
+	typ      int8
+	list     func(*Q) *[]E
+	key      func(*E) string
+	answers  func(*R) *[]X
+	answerOf func(*X) (key string, code int16)
+	throttle func(*R) *int32
+}
+
+func (s keySplit[Q, E, R, X]) keyType() int8 { return s.typ }
+
+func (s keySplit[Q, E, R, X]) keys(req codec.Message) []string {
+	list := *s.list(any(req).(*Q))
+	out := make([]string, len(list))
+	for i := range list {
+		out[i] = s.key(&list[i])
 	}
 	return out
 }
 
-// keySubset returns a copy of m naming only the keys keep accepts.
-func keySubset(m codec.Message, l keyLayout, keep func(string) bool) codec.Message {
-	src := reflect.ValueOf(m).Elem()
-	dst := reflect.New(src.Type())
-	dst.Elem().Set(src)
-	list := src.FieldByName(l.req)
-	kept := reflect.MakeSlice(list.Type(), 0, list.Len())
-	for i := range list.Len() {
-		e := list.Index(i)
-		k := e
-		if l.reqKey != "" {
-			k = e.FieldByName(l.reqKey)
-		}
-		if keep(k.String()) {
-			kept = reflect.Append(kept, e)
+func (s keySplit[Q, E, R, X]) subset(req codec.Message, keep func(string) bool) codec.Message {
+	src := any(req).(*Q)
+	dst := new(Q)
+	*dst = *src
+	list := *s.list(src)
+	kept := make([]E, 0, len(list))
+	for i := range list {
+		if keep(s.key(&list[i])) {
+			kept = append(kept, list[i])
 		}
 	}
-	dst.Elem().FieldByName(l.req).Set(kept)
-	return dst.Interface().(codec.Message)
+	*s.list(dst) = kept
+	return any(dst).(codec.Message)
 }
 
-// keyResults returns the answer's structs by key, and their error codes.
-func keyResults(resp codec.Message, l keyLayout) map[string]reflect.Value {
-	out := map[string]reflect.Value{}
-	list := reflect.ValueOf(resp).Elem().FieldByName(l.resp)
-	for i := range list.Len() {
-		e := list.Index(i)
-		out[e.FieldByName(l.respKey).String()] = e
+func (s keySplit[Q, E, R, X]) results(resp codec.Message) map[string]keyResult {
+	out := map[string]keyResult{}
+	list := *s.answers(any(resp).(*R))
+	for i := range list {
+		k, code := s.answerOf(&list[i])
+		out[k] = keyResult{entry: &list[i], code: code}
 	}
 	return out
 }
 
-// mergeKeyed makes one answer of the answers to the parts of a split
-// request: each key's latest answer, in the request's order (keys), the
-// top-level fields of the first answer with the largest ThrottleTimeMs.
-func mergeKeyed(answers []codec.Message, l keyLayout, keys []string, results map[string]reflect.Value) codec.Message {
-	first := reflect.ValueOf(answers[0]).Elem()
-	dst := reflect.New(first.Type())
-	d := dst.Elem()
-	d.Set(first)
+func (s keySplit[Q, E, R, X]) merge(answers []codec.Message, keys []string, results map[string]keyResult) codec.Message {
+	dst := new(R)
+	*dst = *any(answers[0]).(*R)
 	for _, a := range answers[1:] {
-		if f := d.FieldByName("ThrottleTimeMs"); f.IsValid() {
-			f.SetInt(max(f.Int(), reflect.ValueOf(a).Elem().FieldByName("ThrottleTimeMs").Int()))
-		}
+		t := s.throttle(dst)
+		*t = max(*t, *s.throttle(any(a).(*R)))
 	}
-	list := d.FieldByName(l.resp)
-	out := reflect.MakeSlice(list.Type(), 0, len(keys))
+	out := make([]X, 0, len(keys))
 	seen := map[string]bool{}
 	for _, k := range keys {
 		if e, ok := results[k]; ok && !seen[k] {
 			seen[k] = true
-			out = reflect.Append(out, e)
+			out = append(out, *e.entry.(*X))
 		}
 	}
-	list.Set(out)
-	return dst.Interface().(codec.Message)
+	*s.answers(dst) = out
+	return any(dst).(codec.Message)
+}
+
+// stringKey is the key of a list of strings.
+func stringKey(s *string) string { return *s }
+
+// keyRouted are the APIs whose one request may name several groups or
+// transactional ids, each served by its coordinator: a request naming
+// keys of several coordinators of the target is split by coordinator and
+// the answers merged.
+var keyRouted = map[int16]keyAPI{
+	codec.ApiKeyOffsetFetch: keySplit[codec.OffsetFetchRequest, codec.OffsetFetchRequestGroup, codec.OffsetFetchResponse, codec.OffsetFetchResponseGroup]{ // v8+
+		client.CoordinatorGroup,
+		func(q *codec.OffsetFetchRequest) *[]codec.OffsetFetchRequestGroup { return &q.Groups },
+		func(g *codec.OffsetFetchRequestGroup) string { return g.GroupId },
+		func(r *codec.OffsetFetchResponse) *[]codec.OffsetFetchResponseGroup { return &r.Groups },
+		func(g *codec.OffsetFetchResponseGroup) (string, int16) { return g.GroupId, g.ErrorCode },
+		func(r *codec.OffsetFetchResponse) *int32 { return &r.ThrottleTimeMs },
+	},
+	codec.ApiKeyDescribeGroups: keySplit[codec.DescribeGroupsRequest, string, codec.DescribeGroupsResponse, codec.DescribeGroupsResponseDescribedGroup]{
+		client.CoordinatorGroup,
+		func(q *codec.DescribeGroupsRequest) *[]string { return &q.Groups },
+		stringKey,
+		func(r *codec.DescribeGroupsResponse) *[]codec.DescribeGroupsResponseDescribedGroup { return &r.Groups },
+		func(g *codec.DescribeGroupsResponseDescribedGroup) (string, int16) { return g.GroupId, g.ErrorCode },
+		func(r *codec.DescribeGroupsResponse) *int32 { return &r.ThrottleTimeMs },
+	},
+	codec.ApiKeyDeleteGroups: keySplit[codec.DeleteGroupsRequest, string, codec.DeleteGroupsResponse, codec.DeleteGroupsResponseDeletableGroupResult]{
+		client.CoordinatorGroup,
+		func(q *codec.DeleteGroupsRequest) *[]string { return &q.GroupsNames },
+		stringKey,
+		func(r *codec.DeleteGroupsResponse) *[]codec.DeleteGroupsResponseDeletableGroupResult {
+			return &r.Results
+		},
+		func(g *codec.DeleteGroupsResponseDeletableGroupResult) (string, int16) { return g.GroupId, g.ErrorCode },
+		func(r *codec.DeleteGroupsResponse) *int32 { return &r.ThrottleTimeMs },
+	},
+	codec.ApiKeyDescribeTransactions: keySplit[codec.DescribeTransactionsRequest, string, codec.DescribeTransactionsResponse, codec.DescribeTransactionsResponseTransactionState]{
+		client.CoordinatorTransaction,
+		func(q *codec.DescribeTransactionsRequest) *[]string { return &q.TransactionalIds },
+		stringKey,
+		func(r *codec.DescribeTransactionsResponse) *[]codec.DescribeTransactionsResponseTransactionState {
+			return &r.TransactionStates
+		},
+		func(t *codec.DescribeTransactionsResponseTransactionState) (string, int16) {
+			return t.TransactionalId, t.ErrorCode
+		},
+		func(r *codec.DescribeTransactionsResponse) *int32 { return &r.ThrottleTimeMs },
+	},
+	codec.ApiKeyConsumerGroupDescribe: keySplit[codec.ConsumerGroupDescribeRequest, string, codec.ConsumerGroupDescribeResponse, codec.ConsumerGroupDescribeResponseDescribedGroup]{
+		client.CoordinatorGroup,
+		func(q *codec.ConsumerGroupDescribeRequest) *[]string { return &q.GroupIds },
+		stringKey,
+		func(r *codec.ConsumerGroupDescribeResponse) *[]codec.ConsumerGroupDescribeResponseDescribedGroup {
+			return &r.Groups
+		},
+		func(g *codec.ConsumerGroupDescribeResponseDescribedGroup) (string, int16) {
+			return g.GroupId, g.ErrorCode
+		},
+		func(r *codec.ConsumerGroupDescribeResponse) *int32 { return &r.ThrottleTimeMs },
+	},
+	codec.ApiKeyShareGroupDescribe: keySplit[codec.ShareGroupDescribeRequest, string, codec.ShareGroupDescribeResponse, codec.ShareGroupDescribeResponseDescribedGroup]{
+		client.CoordinatorGroup,
+		func(q *codec.ShareGroupDescribeRequest) *[]string { return &q.GroupIds },
+		stringKey,
+		func(r *codec.ShareGroupDescribeResponse) *[]codec.ShareGroupDescribeResponseDescribedGroup {
+			return &r.Groups
+		},
+		func(g *codec.ShareGroupDescribeResponseDescribedGroup) (string, int16) { return g.GroupId, g.ErrorCode },
+		func(r *codec.ShareGroupDescribeResponse) *int32 { return &r.ThrottleTimeMs },
+	},
+	codec.ApiKeyStreamsGroupDescribe: keySplit[codec.StreamsGroupDescribeRequest, string, codec.StreamsGroupDescribeResponse, codec.StreamsGroupDescribeResponseDescribedGroup]{
+		client.CoordinatorGroup,
+		func(q *codec.StreamsGroupDescribeRequest) *[]string { return &q.GroupIds },
+		stringKey,
+		func(r *codec.StreamsGroupDescribeResponse) *[]codec.StreamsGroupDescribeResponseDescribedGroup {
+			return &r.Groups
+		},
+		func(g *codec.StreamsGroupDescribeResponseDescribedGroup) (string, int16) {
+			return g.GroupId, g.ErrorCode
+		},
+		func(r *codec.StreamsGroupDescribeResponse) *int32 { return &r.ThrottleTimeMs },
+	},
 }
 
 // coordinatorsOf returns the target's coordinator of each key: from the
@@ -148,9 +225,9 @@ func (r *Replayer) coordinatorsOf(ctx context.Context, typ int8, keys []string, 
 // coordinator that refuses a key does nothing with it. It returns the
 // merged answer, the time from the first send to the last answer, and
 // the failures of parts that got no answer.
-func (r *Replayer) sendToCoordinators(ctx context.Context, cs *conns, it *item, req codec.Message, v int16, l keyLayout) (codec.Message, time.Duration, error) {
-	keys := keysOf(req, l)
-	results := map[string]reflect.Value{}
+func (r *Replayer) sendToCoordinators(ctx context.Context, cs *conns, it *item, req codec.Message, v int16, l keyAPI) (codec.Message, time.Duration, error) {
+	keys := l.keys(req)
+	results := map[string]keyResult{}
 	var answers []codec.Message
 	var failures []string
 	pending := keys
@@ -162,7 +239,7 @@ func (r *Replayer) sendToCoordinators(ctx context.Context, cs *conns, it *item, 
 				break
 			}
 		}
-		nodes := r.coordinatorsOf(ctx, l.keyType, pending, attempt > 0)
+		nodes := r.coordinatorsOf(ctx, l.keyType(), pending, attempt > 0)
 		var parts []*leaderPart
 		byAddr := map[string]*leaderPart{}
 		in := map[*leaderPart]map[string]bool{}
@@ -179,7 +256,7 @@ func (r *Replayer) sendToCoordinators(ctx context.Context, cs *conns, it *item, 
 		}
 		for _, p := range parts {
 			set := in[p]
-			p.req = keySubset(req, l, func(k string) bool { return set[k] })
+			p.req = l.subset(req, func(k string) bool { return set[k] })
 		}
 		if len(parts) > 1 && attempt == 0 {
 			it.rewriteNts = append(it.rewriteNts, fmt.Sprintf("split by coordinator into %d requests", len(parts)))
@@ -192,9 +269,9 @@ func (r *Replayer) sendToCoordinators(ctx context.Context, cs *conns, it *item, 
 				continue
 			}
 			answers = append(answers, p.resp)
-			for k, e := range keyResults(p.resp, l) {
+			for k, e := range l.results(p.resp) {
 				results[k] = e
-				if f := e.FieldByName("ErrorCode"); f.IsValid() && f.Int() == 16 && attempt+1 < maxLeaderAttempts { // NOT_COORDINATOR
+				if e.code == 16 && attempt+1 < maxLeaderAttempts { // NOT_COORDINATOR
 					next = append(next, k)
 				}
 			}
@@ -212,5 +289,5 @@ func (r *Replayer) sendToCoordinators(ctx context.Context, cs *conns, it *item, 
 	if len(answers) == 0 {
 		return nil, lat, err
 	}
-	return mergeKeyed(answers, l, keys, results), lat, err
+	return l.merge(answers, keys, results), lat, err
 }

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -139,43 +138,6 @@ func TestReplaySplitByCoordinator(t *testing.T) {
 			} else if want := target.CoordinatorFor(k); node != want {
 				t.Errorf("%s: %s sent to node %d, its coordinator is %d", codec.APIName(key), k, node, want)
 			}
-		}
-	}
-}
-
-// TestKeyLayoutsMatchCodec holds keyRouted's field names to the codec's
-// structs.
-func TestKeyLayoutsMatchCodec(t *testing.T) {
-	for key, l := range keyRouted {
-		api, ok := codec.LookupAPI(key)
-		if !ok {
-			t.Fatalf("ApiKey %d unknown", key)
-		}
-		req := reflect.TypeOf(api.NewRequest()).Elem()
-		f, ok := req.FieldByName(l.req)
-		if !ok || f.Type.Kind() != reflect.Slice {
-			t.Errorf("%s: no list %s", api.Name, l.req)
-			continue
-		}
-		if l.reqKey == "" && f.Type.Elem().Kind() != reflect.String {
-			t.Errorf("%s.%s: not a list of strings", api.Name, l.req)
-		}
-		if l.reqKey != "" {
-			if g, ok := f.Type.Elem().FieldByName(l.reqKey); !ok || g.Type.Kind() != reflect.String {
-				t.Errorf("%s.%s: no string %s", api.Name, l.req, l.reqKey)
-			}
-		}
-		resp := reflect.TypeOf(api.NewResponse()).Elem()
-		f, ok = resp.FieldByName(l.resp)
-		if !ok || f.Type.Kind() != reflect.Slice {
-			t.Errorf("%s response: no list %s", api.Name, l.resp)
-			continue
-		}
-		if g, ok := f.Type.Elem().FieldByName(l.respKey); !ok || g.Type.Kind() != reflect.String {
-			t.Errorf("%s response.%s: no string %s", api.Name, l.resp, l.respKey)
-		}
-		if _, ok := f.Type.Elem().FieldByName("ErrorCode"); !ok {
-			t.Errorf("%s response.%s: no ErrorCode", api.Name, l.resp)
 		}
 	}
 }

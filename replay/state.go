@@ -1,10 +1,8 @@
 package replay
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
-	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/kdissect/kdissect/codec"
@@ -13,8 +11,6 @@ import (
 // state is what the replay learnt from the capture and from the target's
 // answers, shared by every replayed connection.
 type state struct {
-	plans *plans
-
 	mu sync.Mutex
 	// topic IDs: captured ID → captured name; target name → target ID.
 	capturedNames map[codec.UUID]string
@@ -85,9 +81,8 @@ type coordinatorKey struct {
 	key string
 }
 
-func newState(p *plans, topicMap map[string]string) *state {
+func newState(topicMap map[string]string) *state {
 	return &state{
-		plans:          p,
 		capturedNames:  map[codec.UUID]string{},
 		targetIDs:      map[string]codec.UUID{},
 		targetNames:    map[codec.UUID]string{},
@@ -127,18 +122,27 @@ func (s *state) learnCapturedTopics(tps []codec.TopicPartitions) {
 // learnTargetTopics records the topic IDs a target's response names
 // next to topic names.
 func (s *state) learnTargetTopics(resp codec.Message) {
-	v := reflect.ValueOf(resp).Elem()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.plans.visit(v, func(st reflect.Value, tp *typePlan) {
-		if len(tp.topicID) == 0 || len(tp.topicName) == 0 {
-			return
+	resp.WalkFields(func(refs []codec.FieldRef) {
+		var name string
+		var id *codec.UUID
+		named := false
+		for _, r := range refs {
+			switch p := r.Ptr.(type) {
+			case *codec.UUID:
+				if id == nil && r.Info.Has(codec.FieldTopicID) {
+					id = p
+				}
+			case *string, **string:
+				if !named && r.Info.Has(codec.FieldTopic) {
+					name, named = refString(r), true
+				}
+			}
 		}
-		name := stringField(st.Field(tp.topicName[0]))
-		id := st.Field(tp.topicID[0]).Interface().(codec.UUID)
-		if name != "" && !id.IsZero() {
-			s.targetIDs[name] = id
-			s.targetNames[id] = name
+		if name != "" && id != nil && !id.IsZero() {
+			s.targetIDs[name] = *id
+			s.targetNames[*id] = name
 		}
 	})
 }
@@ -171,43 +175,39 @@ func (s *state) targetName(id codec.UUID) string {
 // fillNames a struct naming its topic only by ID gets the name too (for
 // a version that has no ID). It returns the names sent, and notes.
 func (s *state) topicRewrite(req codec.Message, fillNames bool, lookup func(name string) (codec.UUID, bool)) (notes []string) {
-	v := reflect.ValueOf(req).Elem()
-	s.plans.visit(v, func(st reflect.Value, tp *typePlan) {
-		for _, i := range tp.topicName {
-			f := st.Field(i)
-			if n := stringField(f); n != "" {
-				if m := s.mapTopic(n); m != n {
-					setStringField(f, m)
+	req.WalkFields(func(refs []codec.FieldRef) {
+		for _, r := range refs {
+			if !r.Info.Has(codec.FieldTopic) {
+				continue
+			}
+			switch p := r.Ptr.(type) {
+			case *[]string:
+				for j, n := range *p {
+					(*p)[j] = s.mapTopic(n)
+				}
+			default:
+				if n := refString(r); n != "" {
+					if m := s.mapTopic(n); m != n {
+						setRefString(r, m)
+					}
 				}
 			}
 		}
-		for _, i := range tp.topicNames {
-			f := st.Field(i)
-			for j := range f.Len() {
-				e := f.Index(j)
-				e.SetString(s.mapTopic(e.String()))
-			}
-		}
-		for _, i := range tp.topicID {
-			f := st.Field(i)
-			id := f.Interface().(codec.UUID)
-			if id.IsZero() {
+		for _, r := range refs {
+			p, ok := r.Ptr.(*codec.UUID)
+			if !ok || !r.Info.Has(codec.FieldTopicID) || p.IsZero() {
 				continue
 			}
 			s.mu.Lock()
-			name, ok := s.capturedNames[id]
+			name, ok := s.capturedNames[*p]
 			s.mu.Unlock()
 			if !ok {
-				notes = append(notes, fmt.Sprintf("topic ID %s: no name for it in the capture, sent as captured", id))
+				notes = append(notes, fmt.Sprintf("topic ID %s: no name for it in the capture, sent as captured", *p))
 				continue
 			}
 			name = s.mapTopic(name)
 			if fillNames {
-				for _, j := range tp.topicName {
-					if nf := st.Field(j); stringField(nf) == "" && nf.Kind() == reflect.String {
-						nf.SetString(name)
-					}
-				}
+				fillName(refs, name)
 			}
 			tid, ok := s.targetID(name)
 			if !ok && lookup != nil {
@@ -217,7 +217,7 @@ func (s *state) topicRewrite(req codec.Message, fillNames bool, lookup func(name
 				notes = append(notes, fmt.Sprintf("topic %s: the target has no ID for it, sent with the captured ID", name))
 				continue
 			}
-			f.Set(reflect.ValueOf(tid))
+			*p = tid
 		}
 	})
 	return notes
@@ -250,44 +250,41 @@ func (s *state) producer(captured pidEpoch) (pidEpoch, bool) {
 // producerRewrite rewrites every ProducerId/ProducerEpoch pair of req
 // that names a captured producer the target has given an id for.
 func (s *state) producerRewrite(req codec.Message) {
-	v := reflect.ValueOf(req).Elem()
-	s.plans.visit(v, func(st reflect.Value, tp *typePlan) {
-		for k, i := range tp.producerID {
-			f := st.Field(i)
-			c := pidEpoch{id: f.Int(), epoch: -1}
-			if c.id < 0 {
+	req.WalkFields(func(refs []codec.FieldRef) {
+		for _, r := range refs {
+			id, ok := r.Ptr.(*int64)
+			if !ok || !r.Info.Has(codec.FieldProducerID) || *id < 0 {
 				continue
 			}
-			if e := tp.producerEpoch[k]; e >= 0 {
-				c.epoch = int16(st.Field(e).Int())
+			epoch := producerEpochOf(refs, r.Info.Name)
+			c := pidEpoch{id: *id, epoch: -1}
+			if epoch != nil {
+				c.epoch = *epoch
 			}
 			t, ok := s.producer(c)
 			if !ok {
 				continue
 			}
-			f.SetInt(t.id)
-			if e := tp.producerEpoch[k]; e >= 0 {
-				st.Field(e).SetInt(int64(t.epoch))
+			*id = t.id
+			if epoch != nil {
+				*epoch = t.epoch
 			}
 		}
 	})
 }
 
-// Record batch v2 header offsets (see codec.RecordBatch).
-const (
-	batchLengthAt    = 8
-	batchMagicAt     = 16
-	batchCrcAt       = 17
-	batchAttrsAt     = 21
-	batchLastDeltaAt = 23
-	batchProducerAt  = 43
-	batchEpochAt     = 51
-	batchSequenceAt  = 53
-	batchRecordsAt   = 57
-	batchHeaderBytes = 61
-)
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// producerEpochOf returns the epoch field paired with the producer id
+// field called idName among refs (ProducerEpoch with ProducerId,
+// V3AndBelowProducerEpoch with V3AndBelowProducerId), or nil.
+func producerEpochOf(refs []codec.FieldRef, idName string) *int16 {
+	want := strings.TrimSuffix(idName, "Id") + "Epoch"
+	for _, r := range refs {
+		if p, ok := r.Ptr.(*int16); ok && r.Info.Has(codec.FieldProducerEpoch) && r.Info.Name == want {
+			return p
+		}
+	}
+	return nil
+}
 
 // rewriteBatches returns a copy of raw (the records of one partition of
 // a Produce request, sent as topic[partition]) whose v2 batches carry the
@@ -298,24 +295,18 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // they are; raw itself is not modified. When a batch names a producer
 // the target has not given an id for, it returns the producer, ok false.
 func (s *state) rewriteBatches(raw []byte, topic string, partition int32) (out []byte, missing *pidEpoch) {
-	for pos := 0; pos+batchHeaderBytes <= len(raw); {
-		size := int(int32(binary.BigEndian.Uint32(raw[pos+batchLengthAt:])))
-		end := pos + 12 + size
-		if size < 0 || end > len(raw) {
+	for pos, rest := 0, raw; ; {
+		entry, next, ok := codec.NextRawBatch(rest)
+		if !ok {
 			break
 		}
-		if raw[pos+batchMagicAt] != 2 {
-			pos = end
-			continue
+		at := pos
+		pos, rest = pos+len(entry), next
+		p, ok := codec.ReadBatchProducer(entry)
+		if !ok || p.ProducerId < 0 {
+			continue // a message set, or a producer that is not idempotent
 		}
-		c := pidEpoch{
-			id:    int64(binary.BigEndian.Uint64(raw[pos+batchProducerAt:])),
-			epoch: int16(binary.BigEndian.Uint16(raw[pos+batchEpochAt:])),
-		}
-		if c.id < 0 {
-			pos = end
-			continue
-		}
+		c := pidEpoch{id: p.ProducerId, epoch: p.ProducerEpoch}
 		t, ok := s.producer(c)
 		if !ok {
 			return nil, &c
@@ -323,15 +314,13 @@ func (s *state) rewriteBatches(raw []byte, topic string, partition int32) (out [
 		if out == nil {
 			out = append([]byte(nil), raw...)
 		}
-		b := out[pos:end]
-		binary.BigEndian.PutUint64(b[batchProducerAt:], uint64(t.id))
-		binary.BigEndian.PutUint16(b[batchEpochAt:], uint16(t.epoch))
-		if seq := int32(binary.BigEndian.Uint32(b[batchSequenceAt:])); seq >= 0 {
-			records := int32(binary.BigEndian.Uint32(b[batchLastDeltaAt:])) + 1
-			binary.BigEndian.PutUint32(b[batchSequenceAt:], uint32(s.sequence(seqKey{producer: c, topic: topic, partition: partition}, seq, records)))
+		p.ProducerId, p.ProducerEpoch = t.id, t.epoch
+		if p.BaseSequence >= 0 {
+			p.BaseSequence = s.sequence(seqKey{producer: c, topic: topic, partition: partition}, p.BaseSequence, p.Records)
 		}
-		binary.BigEndian.PutUint32(b[batchCrcAt:], crc32.Checksum(b[batchAttrsAt:], castagnoli))
-		pos = end
+		if err := codec.SetBatchProducer(out[at:pos], p); err != nil {
+			panic(err) // NextRawBatch framed it and ReadBatchProducer read it as v2
+		}
 	}
 	if out == nil {
 		return raw, nil
@@ -375,21 +364,27 @@ func (s *state) sequence(k seqKey, base, records int32) int32 {
 func (s *state) learnGroup(group string, captured, target codec.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a, b := reflect.ValueOf(captured).Elem(), reflect.ValueOf(target).Elem()
-	tp := s.plans.get(a.Type())
-	for _, i := range tp.memberID {
-		if a.Type().Field(i).Name != "MemberId" {
-			continue
+	tr := topRefs(target)
+	for _, c := range topRefs(captured) {
+		var t codec.FieldRef
+		for _, r := range tr {
+			if r.Info == c.Info {
+				t = r
+			}
 		}
-		ca, ta := a.Field(i).String(), b.Field(i).String()
-		if ca != "" && ta != "" {
-			s.members[ca] = ta
-		}
-	}
-	for _, i := range tp.generation {
-		ca, ta := int32(a.Field(i).Int()), int32(b.Field(i).Int())
-		if ca > 0 && ta > 0 {
-			s.generations[groupGen{group, ca}] = ta
+		switch cp := c.Ptr.(type) {
+		case *string:
+			if c.Info.Has(codec.FieldMemberID) && c.Info.Name == "MemberId" && t.Ptr != nil {
+				if ca, ta := *cp, *t.Ptr.(*string); ca != "" && ta != "" {
+					s.members[ca] = ta
+				}
+			}
+		case *int32:
+			if c.Info.Has(codec.FieldGeneration) && t.Ptr != nil {
+				if ca, ta := *cp, *t.Ptr.(*int32); ca > 0 && ta > 0 {
+					s.generations[groupGen{group, ca}] = ta
+				}
+			}
 		}
 	}
 }
@@ -399,18 +394,20 @@ func (s *state) learnGroup(group string, captured, target codec.Message) {
 func (s *state) groupRewrite(req codec.Message, group string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.plans.visit(reflect.ValueOf(req).Elem(), func(st reflect.Value, tp *typePlan) {
-		for _, i := range tp.memberID {
-			f := st.Field(i)
-			if t, ok := s.members[f.String()]; ok {
-				f.SetString(t)
-			}
-		}
-		for _, i := range tp.generation {
-			f := st.Field(i)
-			if g := int32(f.Int()); g > 0 {
-				if t, ok := s.generations[groupGen{group, g}]; ok {
-					f.SetInt(int64(t))
+	req.WalkFields(func(refs []codec.FieldRef) {
+		for _, r := range refs {
+			switch p := r.Ptr.(type) {
+			case *string:
+				if r.Info.Has(codec.FieldMemberID) {
+					if t, ok := s.members[*p]; ok {
+						*p = t
+					}
+				}
+			case *int32:
+				if r.Info.Has(codec.FieldGeneration) && *p > 0 {
+					if t, ok := s.generations[groupGen{group, *p}]; ok {
+						*p = t
+					}
 				}
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"time"
 
@@ -95,7 +94,7 @@ func (r *Replayer) release(it *item) {
 func (r *Replayer) send(ctx context.Context, cs *conns, it *item) {
 	lr, byLeader := leaderRouted[it.key]
 	kl, byKeys := keyRouted[it.key]
-	byKeys = byKeys && !byLeader && r.routing && len(keysOf(it.req, kl)) > 1
+	byKeys = byKeys && !byLeader && r.routing && len(kl.keys(it.req)) > 1
 	d := destination{kind: routeAny}
 	addr := r.home
 	if !byLeader && !byKeys {
@@ -233,11 +232,7 @@ func acceptedRecords(req codec.Message, v int16, errs []codec.ErrorRef) int {
 
 // groupOf returns the request's GroupId ("" when it has none).
 func (r *Replayer) groupOf(req codec.Message) string {
-	v := reflect.ValueOf(req).Elem()
-	if tp := r.plans.get(v.Type()); tp.groupID >= 0 {
-		return v.Field(tp.groupID).String()
-	}
-	return ""
+	return topString(req, codec.FieldGroupID)
 }
 
 // lookupTopicID returns a function asking the target for a topic's ID.
@@ -330,7 +325,7 @@ func (r *Replayer) learn(it *item, req, resp codec.Message, group string) {
 	case *codec.MetadataResponse, *codec.CreateTopicsResponse, *codec.DescribeTopicPartitionsResponse:
 		r.st.learnTargetTopics(resp)
 	}
-	if it.capResp != nil && reflect.TypeOf(it.capResp) == reflect.TypeOf(resp) {
+	if it.capResp != nil && it.capResp.APIKey() == resp.APIKey() && it.capResp.IsResponse() == resp.IsResponse() {
 		switch it.key {
 		case codec.ApiKeyJoinGroup, codec.ApiKeyConsumerGroupHeartbeat, codec.ApiKeyShareGroupHeartbeat, codec.ApiKeyStreamsGroupHeartbeat:
 			r.st.learnGroup(group, it.capResp, resp)

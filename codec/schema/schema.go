@@ -2,8 +2,11 @@
 // protocol: every API's request and response, field by field, with version
 // ranges, nullability, tags and defaults, in the text format parsed here
 // (files under defs/). The generator in codec/internal/gen turns it into the
-// Go types, decoders, encoders and JSON writers of package codec; a test
-// holds it against Apache Kafka's own message definitions.
+// Go types, decoders, encoders and JSON writers of package codec, and into
+// the field metadata (codec.FieldInfo, with these annotations), walkers
+// (codec.Message.WalkFields) and partition layouts (codec.PartitionLayout)
+// that code reading fields by role uses instead of this package at run
+// time; a test holds it against Apache Kafka's own message definitions.
 //
 // The format, one definition per line, indented two spaces per nesting level:
 //

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/kdissect/kdissect/codec"
-	"github.com/kdissect/kdissect/codec/schema"
 	"github.com/kdissect/kdissect/dissect"
 )
 
@@ -41,25 +40,20 @@ type DetailOptions struct {
 // with bytes not captured shows the header fields captured and how many
 // records it lacks, and is never decompressed.
 type Detail struct {
-	w      *bufio.Writer
-	opts   DetailOptions
-	schema *schema.Schema
-	base   valueStyle // st without the frame's context
-	st     valueStyle
-	n      int
-	ft     *FrameTree // the frame being written
-	txn    detailTxn  // the transactions of the records fields being written
-	eager  bool       // trace records fields whole (for the test that lazy equals it)
+	w     *bufio.Writer
+	opts  DetailOptions
+	base  valueStyle // st without the frame's context
+	st    valueStyle
+	n     int
+	ft    *FrameTree // the frame being written
+	txn   detailTxn  // the transactions of the records fields being written
+	eager bool       // trace records fields whole (for the test that lazy equals it)
 }
 
 // NewDetail returns a detail writer to w. Call Flush at the end.
 func NewDetail(w io.Writer, opts DetailOptions) (*Detail, error) {
-	s, err := LoadSchema()
-	if err != nil {
-		return nil, err
-	}
 	return &Detail{
-		w: bufio.NewWriterSize(w, 64<<10), opts: opts, schema: s,
+		w: bufio.NewWriterSize(w, 64<<10), opts: opts,
 		base: valueStyle{showSecrets: opts.ShowSecrets, maxText: 1024, maxHex: 256},
 	}, nil
 }
@@ -78,7 +72,7 @@ func (d *Detail) Write(ex *dissect.Exchange) error {
 	}
 	exchangeHeading(b, d.n, ex, d.opts.Colors)
 	for _, response := range []bool{false, true} {
-		ft := traceFrame(ex, response, TraceOptions{Records: d.opts.Records, Schema: d.schema}, !d.eager)
+		ft := traceFrame(ex, response, TraceOptions{Records: d.opts.Records}, !d.eager)
 		if ft == nil {
 			continue
 		}

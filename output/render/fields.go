@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kdissect/kdissect/codec"
-	"github.com/kdissect/kdissect/codec/schema"
 	"github.com/kdissect/kdissect/dissect"
 )
 
@@ -48,14 +47,14 @@ type Node struct {
 	// Section, on a section node, holds the decompressed bytes its
 	// children's offsets point into.
 	Section *Section
-	// Field is the schema's declaration of the field, when it has one.
-	Field *schema.Field
+	// Field is the schema's declaration of the field, when it has one
+	// (as the codec's generated metadata holds it).
+	Field *codec.FieldInfo
 	// Secret says the value is a credential: shown only with ShowSecrets.
 	Secret bool
 
-	scope  []*schema.Field // fields the children are declared among
-	common []*schema.Struct
-	lazy   *lazyRecords // entries traced when walked (FrameTree.eachChild)
+	scope []*codec.FieldInfo // fields the children are declared among
+	lazy  *lazyRecords       // entries traced when walked (FrameTree.eachChild)
 }
 
 // Section is the decompressed content of a compressed record payload.
@@ -148,7 +147,7 @@ func (ft *FrameTree) eachChild(n *Node, fn func(*Node)) {
 		return
 	}
 	// In place of n, so that the entries get what they would under n.
-	at := &Node{Field: n.Field, scope: n.scope, common: n.common}
+	at := &Node{Field: n.Field, scope: n.scope}
 	t := &frameTracer{stack: []*Node{at}, bases: []int{l.base}, opts: ft.traceOpts, lazy: true}
 	each := func() {
 		for _, c := range at.Children {
@@ -317,7 +316,6 @@ func (t *frameTracer) push(n *Node) {
 func (t *frameTracer) Begin(name string, off int) {
 	p := t.top()
 	n := &Node{Name: name, Start: off + t.base(), End: -1}
-	n.common = p.common
 	if strings.HasPrefix(name, "(") {
 		// "(tagged fields)" holds its struct's tagged fields; "(length)"
 		// and the like hold none.
@@ -326,7 +324,7 @@ func (t *frameTracer) Begin(name string, off int) {
 		for _, f := range p.scope {
 			if f.Name == name {
 				n.Field = f
-				n.scope = structFields(f, p.common)
+				n.scope = f.Fields
 				break
 			}
 		}
@@ -337,7 +335,7 @@ func (t *frameTracer) Begin(name string, off int) {
 // BeginIndex implements codec.Tracer.
 func (t *frameTracer) BeginIndex(i, off int) {
 	p := t.top()
-	t.push(&Node{Name: "[" + strconv.Itoa(i) + "]", Start: off + t.base(), End: -1, Field: p.Field, scope: p.scope, common: p.common})
+	t.push(&Node{Name: "[" + strconv.Itoa(i) + "]", Start: off + t.base(), End: -1, Field: p.Field, scope: p.scope})
 }
 
 // End implements codec.Tracer.
@@ -377,8 +375,8 @@ func (t *frameTracer) End(off int, value any) {
 		}
 	}
 	if n.Field != nil {
-		n.Secret = n.Field.Has(schema.Secret) || n.Field.Has(schema.SASL) ||
-			n.Field.Has(schema.Config) && t.sensitiveConfig()
+		n.Secret = n.Field.Has(codec.FieldSecret) || n.Field.Has(codec.FieldSASL) ||
+			n.Field.Has(codec.FieldConfig) && t.sensitiveConfig()
 	}
 	t.stack = t.stack[:len(t.stack)-1]
 }
@@ -420,7 +418,7 @@ func (t *frameTracer) DeferRecords(r *codec.BatchRecords) {
 	}
 	p := t.top()
 	base := t.base()
-	p.Children = append(p.Children, &Node{Name: "Records", Start: from + base, End: to + base, common: p.common,
+	p.Children = append(p.Children, &Node{Name: "Records", Start: from + base, End: to + base,
 		lazy: &lazyRecords{batch: r, base: base}})
 }
 
@@ -461,34 +459,11 @@ func (t *frameTracer) fail(depth, end int, v any) {
 	}
 }
 
-// structFields returns the fields of the struct a field holds (or its
-// elements hold), nil for a primitive.
-func structFields(f *schema.Field, common []*schema.Struct) []*schema.Field {
-	if !f.IsStruct() {
-		return nil
-	}
-	if len(f.Fields) > 0 {
-		return f.Fields
-	}
-	for _, s := range common {
-		if s.Name == f.ElemType() {
-			return s.Fields
-		}
-	}
-	return nil
-}
-
 // TraceOptions configures tracing.
 type TraceOptions struct {
 	// Records bounds the decompression of record payloads.
 	Records codec.RecordDecodeOptions
-	// Schema is the protocol schema, for annotations (credentials,
-	// error codes); see LoadSchema.
-	Schema *schema.Schema
 }
-
-// LoadSchema loads the schema the views take field annotations from.
-func LoadSchema() (*schema.Schema, error) { return schema.Load() }
 
 // TraceFrame builds the field tree of the request (response false) or the
 // response of ex. ex must have been decoded (ex.Decoded set): the tree
@@ -596,7 +571,7 @@ func traceFrame(ex *dissect.Exchange, response bool, opts TraceOptions, lazy boo
 		hv = 1 // unknown key: a v1 header (key, version, correlation id, client id) is the best guess
 	}
 	hnode := &Node{Name: hdrName + " v" + strconv.Itoa(int(hv)), Start: 4, End: -1}
-	hnode.scope, hnode.common = headerScope(opts.Schema, hdrName)
+	hnode.scope = codec.HeaderFields(hdrName)
 	t.push(hnode)
 	hdr.ReadFrom(r, hv)
 	if err := r.Err(); err != nil {
@@ -630,7 +605,10 @@ func traceFrame(ex *dissect.Exchange, response bool, opts TraceOptions, lazy boo
 		body = api.NewRequest()
 	}
 	bnode := &Node{Name: fmt.Sprintf("%s v%d", messageName(api, response), version), Start: 4 + bodyStart, End: -1}
-	bnode.scope, bnode.common = bodyScope(opts.Schema, api.Key, response)
+	bnode.scope = api.RequestFields()
+	if response {
+		bnode.scope = api.ResponseFields()
+	}
 	t.push(bnode)
 	body.ReadFrom(r, version)
 	if err := r.Err(); err != nil {
@@ -644,7 +622,7 @@ func traceFrame(ex *dissect.Exchange, response bool, opts TraceOptions, lazy boo
 }
 
 // saslTokenField marks a raw SASL token as @sasl, for its redaction.
-var saslTokenField = &schema.Field{Name: "(SASL token)", Type: "bytes", Annotations: []schema.Annotation{schema.SASL}}
+var saslTokenField = &codec.FieldInfo{Name: "(SASL token)", Type: "bytes", Flags: codec.FieldSASL}
 
 // requestHeaderVersion is the request header version the decoder takes
 // (dissect.Decoder): Kafka's, except that ControlledShutdown v0 sent with
@@ -680,33 +658,4 @@ func messageName(api *codec.API, response bool) string {
 		return api.Name + "Response"
 	}
 	return api.Name + "Request"
-}
-
-func headerScope(s *schema.Schema, name string) ([]*schema.Field, []*schema.Struct) {
-	if s == nil {
-		return nil, nil
-	}
-	for _, m := range s.Headers {
-		if m.Name == name {
-			return m.Fields, m.Common
-		}
-	}
-	return nil, nil
-}
-
-func bodyScope(s *schema.Schema, key int16, response bool) ([]*schema.Field, []*schema.Struct) {
-	if s == nil {
-		return nil, nil
-	}
-	for _, a := range s.APIs {
-		if a.Key != key {
-			continue
-		}
-		m := a.Request
-		if response {
-			m = a.Response
-		}
-		return m.Fields, m.Common
-	}
-	return nil, nil
 }

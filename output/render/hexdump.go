@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/kdissect/kdissect/codec"
-	"github.com/kdissect/kdissect/codec/schema"
 	"github.com/kdissect/kdissect/dissect"
 )
 
@@ -57,21 +56,16 @@ type HexdumpOptions struct {
 // SaslHandshake v0. The list is the schema's annotations, the same that
 // the JSON output redacts by, so the two cannot disagree.
 type Hexdump struct {
-	w      *bufio.Writer
-	opts   HexdumpOptions
-	schema *schema.Schema
-	n      int
-	eager  bool   // trace records fields whole (for the test that lazy equals it)
-	line   []byte // the line being assembled, reused
+	w     *bufio.Writer
+	opts  HexdumpOptions
+	n     int
+	eager bool   // trace records fields whole (for the test that lazy equals it)
+	line  []byte // the line being assembled, reused
 }
 
 // NewHexdump returns a hexdump writer to w. Call Flush at the end.
 func NewHexdump(w io.Writer, opts HexdumpOptions) (*Hexdump, error) {
-	s, err := LoadSchema()
-	if err != nil {
-		return nil, err
-	}
-	return &Hexdump{w: bufio.NewWriterSize(w, 64<<10), opts: opts, schema: s}, nil
+	return &Hexdump{w: bufio.NewWriterSize(w, 64<<10), opts: opts}, nil
 }
 
 // Flush writes buffered output.
@@ -92,7 +86,7 @@ func (h *Hexdump) Write(ex *dissect.Exchange) error {
 	c := h.opts.Colors
 	exchangeHeading(b, h.n, ex, c)
 	for _, response := range []bool{false, true} {
-		ft := traceFrame(ex, response, TraceOptions{Records: h.opts.Records, Schema: h.schema}, !h.eager)
+		ft := traceFrame(ex, response, TraceOptions{Records: h.opts.Records}, !h.eager)
 		if ft == nil {
 			continue
 		}

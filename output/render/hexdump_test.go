@@ -62,15 +62,11 @@ func checkFrameLabels(ft *FrameTree, labels []Label) error {
 // byte of the frame (size prefix included) exactly once, and every byte
 // of each decompressed record payload exactly once.
 func TestHexdumpLabelsCoverEveryByte(t *testing.T) {
-	s, err := LoadSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
 	frames, sections, undecoded := 0, 0, 0
 	for _, c := range testCaptures(t) {
 		for i, ex := range readExchanges(t, c) {
 			for _, response := range []bool{false, true} {
-				ft := TraceFrame(ex, response, TraceOptions{Schema: s})
+				ft := TraceFrame(ex, response, TraceOptions{})
 				if ft == nil {
 					continue
 				}
@@ -137,10 +133,6 @@ func TestHexdumpMasksSecrets(t *testing.T) {
 // packets dropped (holes): whatever no longer decodes, and whatever was
 // not captured, must still be labelled, every byte once.
 func TestHexdumpLabelsCoverDamagedFrames(t *testing.T) {
-	s, err := LoadSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	dec := dissect.NewDecoder(dissect.DecodeOptions{})
 	checked := 0
@@ -149,7 +141,7 @@ func TestHexdumpLabelsCoverDamagedFrames(t *testing.T) {
 			for i := 0; i < 4; i++ {
 				bad := damaged(ex, rng, i, dec)
 				for _, response := range []bool{false, true} {
-					ft := TraceFrame(bad, response, TraceOptions{Schema: s})
+					ft := TraceFrame(bad, response, TraceOptions{})
 					if ft == nil {
 						continue
 					}
@@ -170,7 +162,7 @@ func TestHexdumpLabelsCoverDamagedFrames(t *testing.T) {
 		}
 		for _, ex := range readCapture(t, c.data, dissect.DecodeOptions{}) {
 			for _, response := range []bool{false, true} {
-				ft := TraceFrame(ex, response, TraceOptions{Schema: s})
+				ft := TraceFrame(ex, response, TraceOptions{})
 				if ft == nil {
 					continue
 				}

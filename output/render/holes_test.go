@@ -302,10 +302,6 @@ func countedSide(ex *dissect.Exchange, req, resp string) string {
 // view, the hexdump, the summary table, JSON and stats (which counts by
 // CRC-checked headers) are equal.
 func TestViewsOnDamagedCaptures(t *testing.T) {
-	s, err := LoadSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var detailBuf, hexBuf, jsonBuf bytes.Buffer
 	detail, err := NewDetail(&detailBuf, DetailOptions{})
 	if err != nil {
@@ -338,7 +334,7 @@ func TestViewsOnDamagedCaptures(t *testing.T) {
 		for i, ex := range exs {
 			where := fmt.Sprintf("%s: exchange %d (%s)", c.name, i, apiLabel(ex))
 			for _, response := range []bool{false, true} {
-				ft := traceFrame(ex, response, TraceOptions{Schema: s}, true)
+				ft := traceFrame(ex, response, TraceOptions{}, true)
 				if ft == nil {
 					continue
 				}

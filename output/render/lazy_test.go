@@ -85,10 +85,6 @@ func damaged(ex *dissect.Exchange, rng *rand.Rand, i int, dec *dissect.Decoder) 
 // with one so small that a frame's later record sets run out of it; and
 // Labels over the lazy tree are those over the whole one.
 func TestLazyRecordsEqualWholeTrace(t *testing.T) {
-	s, err := LoadSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	dec := dissect.NewDecoder(dissect.DecodeOptions{})
 	budgets := []codec.RecordDecodeOptions{{}, {MaxDecompressedBytes: 400}}
@@ -96,7 +92,7 @@ func TestLazyRecordsEqualWholeTrace(t *testing.T) {
 	for _, c := range testCaptures(t) {
 		for _, ex := range readExchanges(t, c) {
 			// Only frames with records fields trace anything lazily.
-			rq, rs := traceFrame(ex, false, TraceOptions{Schema: s}, true), traceFrame(ex, true, TraceOptions{Schema: s}, true)
+			rq, rs := traceFrame(ex, false, TraceOptions{}, true), traceFrame(ex, true, TraceOptions{}, true)
 			if !(rq != nil && hasLazy(rq.Root) || rs != nil && hasLazy(rs.Root)) {
 				continue
 			}
@@ -120,7 +116,7 @@ func TestLazyRecordsEqualWholeTrace(t *testing.T) {
 					}
 				}
 				for _, response := range []bool{false, true} {
-					opts := TraceOptions{Schema: s}
+					opts := TraceOptions{}
 					lz, wh := traceFrame(v, response, opts, true), TraceFrame(v, response, opts)
 					if wh == nil {
 						continue
@@ -142,7 +138,7 @@ func TestLazyRecordsEqualWholeTrace(t *testing.T) {
 			if ex.Request != nil && ex.Request.Captured() && (ex.Response == nil || ex.Response.Captured()) {
 				continue
 			}
-			rq, rs := traceFrame(ex, false, TraceOptions{Schema: s}, true), traceFrame(ex, true, TraceOptions{Schema: s}, true)
+			rq, rs := traceFrame(ex, false, TraceOptions{}, true), traceFrame(ex, true, TraceOptions{}, true)
 			if !(rq != nil && hasLazy(rq.Root) || rs != nil && hasLazy(rs.Root)) {
 				continue
 			}

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/kdissect/kdissect/codec"
-	"github.com/kdissect/kdissect/codec/schema"
 )
 
 // How field values read in the detail and hexdump views: each with what
@@ -128,7 +127,7 @@ func redactedValue(n *Node) string {
 		}
 		b = []byte(*v)
 	}
-	if n.Field != nil && n.Field.Has(schema.SASL) && len(b) > 0 {
+	if n.Field != nil && n.Field.Has(codec.FieldSASL) && len(b) > 0 {
 		// Keep what a SASL token holds besides the credential
 		// (the user name of PLAIN, the nonce of SCRAM).
 		text, secret := codec.RedactSASL(b)
@@ -214,7 +213,7 @@ var listOffsetsTimestamps = map[int64]string{
 // or by name where there is no schema.
 func isErrorField(n *Node) bool {
 	if n.Field != nil {
-		return n.Field.Has(schema.Error) || n.Field.Type == "int16" && strings.HasSuffix(n.Name, "ErrorCode")
+		return n.Field.Has(codec.FieldError) || n.Field.Type == "int16" && strings.HasSuffix(n.Name, "ErrorCode")
 	}
 	return strings.HasSuffix(n.Name, "ErrorCode")
 }

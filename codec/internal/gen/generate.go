@@ -25,12 +25,13 @@ type gstruct struct {
 
 // gen generates the code of one message and the structs it holds.
 type gen struct {
-	msg     *schema.Message
-	structs []*gstruct
-	byKafka map[string]*gstruct
-	buf     bytes.Buffer
-	summary map[*gstruct]bool // memo: does the struct need a summarize method
-	defNeed map[*gstruct]bool // structs that need isDefault
+	msg      *schema.Message
+	structs  []*gstruct
+	byKafka  map[string]*gstruct
+	buf      bytes.Buffer
+	summary  map[*gstruct]bool // memo: does the struct need a summarize method
+	defNeed  map[*gstruct]bool // structs that need isDefault
+	walkMemo map[*gstruct]bool // memo: does the struct have fields WalkFields reports
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format+"\n", args...) }
@@ -117,7 +118,7 @@ func checkAPIs(s *schema.Schema) error {
 }
 
 func newGen(m *schema.Message) (*gen, error) {
-	g := &gen{msg: m, byKafka: map[string]*gstruct{}, summary: map[*gstruct]bool{}, defNeed: map[*gstruct]bool{}}
+	g := &gen{msg: m, byKafka: map[string]*gstruct{}, summary: map[*gstruct]bool{}, defNeed: map[*gstruct]bool{}, walkMemo: map[*gstruct]bool{}}
 	top := &gstruct{goName: m.Name, kafka: m.Name, fields: m.Fields, msg: m, top: true}
 	g.structs = append(g.structs, top)
 	for _, cs := range m.Common {
@@ -356,6 +357,15 @@ func (g *gen) generate() {
 		}
 	}
 	g.messageMethods()
+	for _, gs := range g.structs {
+		g.fieldInfos(gs)
+		if g.msg.Kind != "header" {
+			g.walker(gs)
+		}
+	}
+	if g.msg.Kind != "header" {
+		g.topicPartitions()
+	}
 }
 
 func (g *gen) hasFlexible() bool { return !g.msg.Flexible.Intersect(g.msg.Valid).IsNone() }
@@ -1394,10 +1404,16 @@ func apiTable(s *schema.Schema) []byte {
 		if !a.Request.Flexible.IsNone() {
 			flex = a.Request.Flexible.Min
 		}
-		fmt.Fprintf(&b, "\t{Key: %d, Name: %q, MinVersion: %d, MaxVersion: %d, FlexibleFrom: %d, newRequest: func() Message { return new(%s) }, newResponse: func() Message { return new(%s) }},\n",
-			a.Key, a.Name, a.Request.Valid.Min, a.Request.Valid.Max, flex, a.Request.Name, a.Response.Name)
+		fmt.Fprintf(&b, "\t{Key: %d, Name: %q, MinVersion: %d, MaxVersion: %d, FlexibleFrom: %d, newRequest: func() Message { return new(%s) }, newResponse: func() Message { return new(%s) }, requestFields: fieldsOf%s, responseFields: fieldsOf%s},\n",
+			a.Key, a.Name, a.Request.Valid.Min, a.Request.Valid.Max, flex, a.Request.Name, a.Response.Name, a.Request.Name, a.Response.Name)
 	}
 	b.WriteString("}\n\n")
+	b.WriteString("// headerFields returns the fields of the header called name, nil for another.\n")
+	b.WriteString("func headerFields(name string) []*FieldInfo {\n\tswitch name {\n")
+	for _, h := range s.Headers {
+		fmt.Fprintf(&b, "\tcase %q:\n\t\treturn fieldsOf%s\n", h.Name, h.Name)
+	}
+	b.WriteString("\t}\n\treturn nil\n}\n\n")
 	b.WriteString("// The ApiKey of every API, named as Kafka's message definitions name it.\n")
 	b.WriteString("const (\n")
 	for _, a := range s.APIs {

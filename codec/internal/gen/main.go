@@ -1,5 +1,6 @@
-// Command gen writes package codec's message types, decoders, encoders and
-// JSON writers from the schema in codec/schema.
+// Command gen writes package codec's message types, decoders, encoders,
+// JSON writers, field metadata (FieldInfo), walkers (WalkFields) and
+// partition layouts (PartitionsOf...) from the schema in codec/schema.
 //
 //	go run ./codec/internal/gen                 # regenerate codec/*_gen.go (run from the repo root)
 //	go run ./codec/internal/gen -import DIR     # bootstrap schema files for keys not yet in codec/schema/defs
