@@ -255,7 +255,7 @@ func (o *parquetOutput) finish() (err error) {
 }
 
 // Flush completes the file: the last one, at the end of the input
-// (syncOutput does not call it: a Parquet file is read only whole).
+// (its tap is no output.Syncer: a Parquet file is read only whole).
 func (o *parquetOutput) Flush() error {
 	err := o.finish()
 	if o.recs != nil {
@@ -292,18 +292,25 @@ func (o *parquetOutput) closeRecords() error {
 	return nil
 }
 
-// parquetRenderer is the concurrent side of parquetOutput: rows are made
-// in parallel (their bodies rendered as JSON), written in order.
+// parquetRenderer is parquetOutput as a tap (output.Renderer): rows are
+// made in parallel (their bodies rendered as JSON), written in order.
 type parquetRenderer struct{ o *parquetOutput }
 
-func (r parquetRenderer) render(j *exchangeJob) int64 {
-	row, n := r.o.rows.Row(j.ex)
-	j.parquet, j.parquetSize = &row, n
-	return n
+// parquetRow is a row parquetRenderer rendered, of size bytes.
+type parquetRow struct {
+	row  render.ExchangeRow
+	size int64
 }
 
-func (r parquetRenderer) write(j *exchangeJob) error {
-	err := r.o.writeRow(j.ex, *j.parquet, j.parquetSize)
-	j.parquet = nil
-	return err
+func (r parquetRenderer) Add(ex *dissect.Exchange) error { return r.o.Write(ex) }
+func (r parquetRenderer) Close() error                   { return r.o.Flush() }
+
+func (r parquetRenderer) Render(ex *dissect.Exchange) (any, int64) {
+	row, n := r.o.rows.Row(ex)
+	return &parquetRow{row, n}, n
+}
+
+func (r parquetRenderer) AddRendered(ex *dissect.Exchange, p any) error {
+	row := p.(*parquetRow)
+	return r.o.writeRow(ex, row.row, row.size)
 }
