@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
@@ -104,8 +105,9 @@ func TestRunMatchesDissect(t *testing.T) {
 		plain := newLineTap()
 		var rendered bytes.Buffer
 		jw := render.NewJSONLines(&rendered, false)
-		res, err := pipeline.Run(context.Background(), source(t, path, &dissect.FramePool{Poison: true}),
-			pipeline.Options{Decode: decodeOpts, Pool: &dissect.FramePool{Poison: true}, Workers: 4},
+		pool := &dissect.FramePool{Poison: true}
+		res, err := pipeline.Run(context.Background(), source(t, path, pool),
+			pipeline.Options{Decode: decodeOpts, Pool: pool, Workers: 4},
 			plain, render.TapOf(jw))
 		if err != nil {
 			t.Fatal(err)
@@ -136,11 +138,14 @@ func joined(lines []string) string {
 	return b.String()
 }
 
-// decider records every verdict it hears, in order.
+// decider records every verdict it hears, in order, and the origin.
 type decider struct {
 	*lineTap
 	verdicts []bool
+	origins  []time.Time
 }
+
+func (d *decider) SetOrigin(at time.Time) { d.origins = append(d.origins, at) }
 
 func (d *decider) Decide(_ *dissect.Exchange, passed bool) { d.verdicts = append(d.verdicts, passed) }
 
@@ -158,10 +163,14 @@ func TestRunFilters(t *testing.T) {
 	disp := func(ex *dissect.Exchange) bool { return ex.CorrelationID%2 == 0 }
 	var kinds []bool // whether each exchange passes Filter and Display
 	var passing []string
+	var first time.Time // of the first exchange, which the filters leave out
 	{
 		dec := dissect.NewDecoder(decodeOpts)
 		i := 0
 		if err := dissect.New(dissect.Options{Ports: []uint16{9092}}).ReadFile(path, func(ex *dissect.Exchange) {
+			if i == 0 {
+				first = ex.Request.Time
+			}
 			dec.Decode(ex)
 			ok := f.Match(ex) && disp(ex)
 			kinds = append(kinds, ok)
@@ -173,8 +182,8 @@ func TestRunFilters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(passing) < 4 || len(passing) == len(all) {
-		t.Fatalf("%d of %d exchanges pass: the filters choose nothing", len(passing), len(all))
+	if len(passing) < 4 || len(passing) == len(all) || kinds[0] {
+		t.Fatalf("%d of %d exchanges pass (the first: %v): the filters choose nothing", len(passing), len(all), kinds[0])
 	}
 	for _, count := range []int64{0, 3} {
 		want := passing
@@ -217,6 +226,10 @@ func TestRunFilters(t *testing.T) {
 					}
 					if !slices.Equal(d.verdicts, wantV) {
 						t.Errorf("verdicts %v, want %v", d.verdicts, wantV)
+					}
+					// The origin is the first exchange's, passed or not.
+					if len(d.origins) != 1 || !d.origins[0].Equal(first) {
+						t.Errorf("origins %v, want once the first exchange's %v", d.origins, first)
 					}
 				}
 				if !slices.Equal(got, want) {
