@@ -3,13 +3,14 @@ package main
 import (
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
+	"github.com/kdissect/kdissect/output"
 	"github.com/kdissect/kdissect/output/filter"
+	"github.com/kdissect/kdissect/output/pipeline"
 )
 
 // aggregated is what aggregate read.
@@ -52,38 +53,28 @@ func aggregate(cmd *cobra.Command, flags *captureFlags, exFilter *exchangeFilter
 	tuneGC()
 	opts.FramePool = flags.framePool()
 	d := dissect.New(opts)
-	// Records are only counted, unless -Y looks into them.
-	decOpts := dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed, CountOnly: !a.disp.readsRecords()}}
-	dec := dissect.NewDecoder(decOpts)
-	var matched atomic.Int64 // counted by the pipeline, read by the input too
-	done := func() bool { return count > 0 && matched.Load() >= int64(count) }
-	keep := func(ex *dissect.Exchange) bool {
-		if done() || !a.match.Match(ex) {
-			return false
-		}
-		if a.disp == nil {
-			matched.Add(1) // else counted once -Y passed it
-		}
-		return true
+	popts := pipeline.Options{
+		// Records are only counted, unless -Y looks into them.
+		Decode:  dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: flags.maxDecompressed, CountOnly: !a.disp.readsRecords()}},
+		Pool:    opts.FramePool,
+		Filter:  a.match,
+		Display: a.disp.selector(),
+		Count:   int64(count),
 	}
-	var seen atomic.Int64
-	pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, a.disp.selector(), a.disp.countAccepted(done, &matched), nil, func(j *exchangeJob) { add(j.ex) })
-	in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: done}
-	a.failed = in.read(args, func(ex *dissect.Exchange) {
-		seen.Add(1)
-		if entering != nil {
-			entering(d)
-		}
-		if !done() {
-			pipe.put(ex)
-		}
-	})
-	pipe.close()
+	res, _ := pipeline.Run(cmd.Context(), func(p *pipeline.Pipeline) {
+		in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: p.Done}
+		a.failed = in.read(args, func(ex *dissect.Exchange) {
+			if entering != nil {
+				entering(d)
+			}
+			p.Put(ex)
+		})
+	}, popts, output.Func(add)) // add never fails
 	for _, err := range a.failed[:max(0, len(a.failed)-1)] {
 		fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
 	}
 	a.stats = d.Stats()
-	reportFilters(cmd.ErrOrStderr(), a.match, a.disp, seen.Load(), matched.Load())
+	reportFilters(cmd.ErrOrStderr(), a.match, a.disp, res.Seen, res.Passed)
 	return a, nil
 }
 

@@ -140,18 +140,3 @@ func (f *fieldFlags) writer(out io.Writer, format string, showSecrets bool) (exc
 	cols.ShowSecrets = showSecrets
 	return render.NewFieldColumns(out, cols, render.FieldColumnsOptions{CSV: format == "csv", NoHeader: f.noHeader, CSVRaw: f.csvRaw}), nil
 }
-
-// countAccepted returns the pipeline's accept with -Y: -c counts the
-// exchanges that passed it, in matched; nil without -Y (keep counts).
-func (d *displayMatch) countAccepted(done func() bool, matched *atomic.Int64) func(*dissect.Exchange) bool {
-	if d == nil {
-		return nil
-	}
-	return func(*dissect.Exchange) bool {
-		if done() {
-			return false
-		}
-		matched.Add(1)
-		return true
-	}
-}

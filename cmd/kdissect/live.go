@@ -18,6 +18,7 @@ import (
 	"github.com/kdissect/kdissect/dissect/capfilter"
 	"github.com/kdissect/kdissect/dissect/live"
 	"github.com/kdissect/kdissect/internal/outfile"
+	"github.com/kdissect/kdissect/output/pipeline"
 	"github.com/kdissect/kdissect/output/sink"
 )
 
@@ -227,60 +228,51 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		h.Interface(), link, h.SnapLen(), filter)
 
 	d := dissect.New(opts)
-	dec := dissect.NewDecoder(flags.decodeOptions(sr == nil && !disp.readsRecords()))
-	emitted, seen := 0, 0
-	var writeErr, pcapErr error
 	var wid *widener
 	if flags.filter == "" && !opts.AnyPort {
 		wid = newWidener(ctx, opts.Ports, stderr)
 	}
+	// Not ctx: after Ctrl-C the connections still open are flushed, and
+	// their exchanges shown.
+	p := pipeline.Start(context.Background(), pipeline.Options{
+		Decode:   flags.decodeOptions(sr == nil && !disp.readsRecords()),
+		Filter:   match,
+		Display:  disp.selector(),
+		Count:    int64(lf.count),
+		SyncEach: true, // shown as it is seen, also through a pipe
+	}, mx.tap(), sr.tap(viewTap(out)), pf.tap())
+	emitted := false
 	s := newSession(d, func(ex *dissect.Exchange) {
-		if seen == 0 {
-			setOrigin(out, ex) // relative times count from it
-		}
-		seen++
 		if wid != nil {
 			wid.named(ex)
 		}
-		if lf.count > 0 && emitted >= lf.count {
-			return
-		}
-		dec.Decode(ex) // every exchange: the decoder learns topic IDs
-		shown := match.Match(ex) && disp.match(ex)
-		if pf != nil {
-			pf.decide(ex, shown)
-		}
-		if !shown {
-			return
-		}
-		emitted++
-		mx.add(ex)
-		sr.add(ex)
-		if writeErr == nil {
-			writeErr = out.Write(ex)
-		}
-		if writeErr == nil {
-			writeErr = syncOutput(out) // shown as it is seen, also through a pipe
-		}
+		emitted = true
+		p.Put(ex)
 	})
+	var pcapErr error
 	runErr := h.Run(ctx, func(data []byte, ci gopacket.CaptureInfo) bool {
 		if pf != nil {
 			if pcapErr = pf.livePacket(link, data, ci); pcapErr != nil {
 				return false
 			}
 		}
+		emitted = false
 		s.packet(link, data, ci)
 		mx.packet(d, ci.Timestamp)
 		if wid != nil {
 			wid.apply(h, s.s)
 		}
-		return writeErr == nil && !enoughExchanges(lf.count, emitted)
+		if emitted && lf.count > 0 {
+			p.Sync() // so that -c stops at the packet that completed the N-th exchange
+		}
+		return !p.Done()
 	})
 	// A second Ctrl-C while the exchanges are printed kills the process.
 	stopSignals()
 	st := h.Stats()
 	h.Close()
 	s.close()
+	res, writeErr := p.Close()
 	sr.close(stderr)
 	mx.finish(context.Background(), d, 0, stderr)
 
@@ -288,7 +280,7 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		writeErr = err
 	}
 	if pf != nil {
-		if err := pf.close(); pcapErr == nil {
+		if err := pf.Close(); pcapErr == nil {
 			pcapErr = err
 		}
 	}
@@ -307,17 +299,11 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 		return inputError{fmt.Errorf("write output: %w", writeErr)}
 	}
 	warnConnTable(stderr, d.Stats())
-	if seen == 0 {
+	if res.Seen == 0 {
 		noExchanges(stderr, d.Stats(), opts, false) // the filter ran in the kernel
 	}
-	reportFilters(stderr, match, disp, int64(seen), int64(emitted))
+	reportFilters(stderr, match, disp, res.Seen, res.Passed)
 	return nil
-}
-
-// enoughExchanges says whether -c n is satisfied: the session emits each
-// exchange as soon as it completes, so emitted counts them as they come.
-func enoughExchanges(n, emitted int) bool {
-	return n > 0 && emitted >= n
 }
 
 // liveWriter is the writer of --format for live: the summary table

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/dissect/live"
+	"github.com/kdissect/kdissect/output"
 	"github.com/kdissect/kdissect/output/metrics"
 )
 
@@ -79,11 +80,12 @@ func (f *metricsFlags) start(stderr io.Writer) (*metricsServer, error) {
 	return s, nil
 }
 
-// add counts a decoded exchange.
-func (s *metricsServer) add(ex *dissect.Exchange) {
-	if s != nil && ex != nil {
-		s.c.Add(ex)
+// tap returns the collector as a tap; nil without --metrics.
+func (s *metricsServer) tap() output.Tap {
+	if s == nil {
+		return nil
 	}
+	return output.Func(s.c.Add)
 }
 
 // captureEvery is how many exchanges pass between two takes of the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/internal/outfile"
+	"github.com/kdissect/kdissect/output/pipeline"
 	"github.com/kdissect/kdissect/output/render"
 )
 
@@ -265,7 +266,7 @@ func (o *parquetOutput) finish() (err error) {
 }
 
 // Flush completes the file: the last one, at the end of the input
-// (syncOutput does not call it: a Parquet file is read only whole).
+// (its tap is no output.Syncer: a Parquet file is read only whole).
 func (o *parquetOutput) Flush() error {
 	err := o.finish()
 	if o.recs != nil {
@@ -302,29 +303,67 @@ func (o *parquetOutput) closeRecords() error {
 	return nil
 }
 
-// parquetRenderer is the concurrent side of parquetOutput: rows are made
-// in parallel (their bodies rendered as JSON), written in order.
+// parquetRenderer is parquetOutput as a tap (output.Renderer): rows are
+// made in parallel (their bodies rendered as JSON), written in order.
 type parquetRenderer struct{ o *parquetOutput }
 
-// render makes the exchange's row, but not that of an exchange of at
-// least pipelineMaxBytes (frames and decoded records) when a records file
-// is written: its row is made as it is written, after its records went to
-// the records file, so that its JSON bodies are not held beside the
-// records file's copies of its values (a Produce of one 50 MB value: the
-// decompressed value and its body are then held with one copy of the
-// value in parquet-go, not two). The pipeline lets such an exchange in
-// alone, so little runs beside its rendering anyway.
-func (r parquetRenderer) render(j *exchangeJob) int64 {
-	if j.cost >= pipelineMaxBytes && r.o.withRecords {
-		return 0
-	}
-	row, n := r.o.rows.Row(j.ex)
-	j.parquet, j.parquetSize = &row, n
-	return n
+// parquetRow is a row parquetRenderer rendered, of size bytes.
+type parquetRow struct {
+	row  render.ExchangeRow
+	size int64
 }
 
-func (r parquetRenderer) write(j *exchangeJob) error {
-	err := r.o.writeRow(j.ex, j.parquet, j.parquetSize)
-	j.parquet = nil
-	return err
+func (r parquetRenderer) Add(ex *dissect.Exchange) error { return r.o.Write(ex) }
+func (r parquetRenderer) Close() error                   { return r.o.Flush() }
+
+// Render makes the exchange's row, but not that of an exchange of at least
+// pipeline.MaxBytes (frames and record keys and values) when a records
+// file is written: its row is made as it is written, after its records
+// went to the records file, so that its JSON bodies are not held beside
+// the records file's copies of its values (a Produce of one 50 MB value:
+// the decompressed value and its body are then held with one copy of the
+// value in parquet-go, not two). The pipeline lets such an exchange in
+// alone, so little runs beside its rendering anyway.
+func (r parquetRenderer) Render(ex *dissect.Exchange) (any, int64) {
+	if r.o.withRecords && exchangeBytes(ex) >= pipeline.MaxBytes {
+		return nil, 0
+	}
+	row, n := r.o.rows.Row(ex)
+	return &parquetRow{row, n}, n
+}
+
+func (r parquetRenderer) AddRendered(ex *dissect.Exchange, p any) error {
+	row, _ := p.(*parquetRow)
+	if row == nil {
+		return r.o.writeRow(ex, nil, 0)
+	}
+	return r.o.writeRow(ex, &row.row, row.size)
+}
+
+// exchangeBytes is what ex holds: its frames and its records' keys and
+// values, decompressed.
+func exchangeBytes(ex *dissect.Exchange) int64 {
+	var n int64
+	for _, f := range []*dissect.Frame{ex.Request, ex.Response} {
+		if f != nil {
+			n += int64(len(f.Bytes))
+		}
+	}
+	if ex.Decoded == nil {
+		return n
+	}
+	for _, ref := range ex.Decoded.RecordSets {
+		if ref.Records == nil || ref.Records.Set == nil {
+			continue
+		}
+		for _, e := range ref.Records.Set.Entries {
+			if e.Batch == nil {
+				continue
+			}
+			for _, rec := range e.Batch.Records {
+				n += int64(len(rec.Key) + len(rec.Value))
+			}
+		}
+	}
+	return n
 }

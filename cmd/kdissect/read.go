@@ -5,13 +5,13 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/internal/outfile"
+	"github.com/kdissect/kdissect/output/pipeline"
 	"github.com/kdissect/kdissect/output/sink"
 )
 
@@ -218,7 +218,8 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			}
 			sr.counted(mx)
 			// -c is an exchange filter too: the packets after the N-th
-			// exchange are not written.
+			// exchange are not written. -w decides each exchange's packets
+			// in capture order (an output.Decider), so -Y runs there.
 			pf, err := openPacketFile(write, outfile.Atomic, match == nil && disp == nil && count == 0)
 			if err != nil {
 				sr.close(cmd.ErrOrStderr())
@@ -228,8 +229,6 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			tuneGC()
 			opts.FramePool = flags.framePool()
 			d := dissect.New(opts)
-			decOpts := flags.decodeOptions(sr == nil && !disp.readsRecords())
-			dec := dissect.NewDecoder(decOpts)
 			// Ctrl-C (or SIGTERM) ends the input as -c does: the exchanges
 			// being written are finished, the output flushed (the table
 			// closed), and the status says the signal.
@@ -239,85 +238,34 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			if stream {
 				stdin = intr.reader(stdin) // a pipe may wait long for input
 			}
-			var writeErr error
-			exchanges := 0
-			var matched atomic.Int64 // counted by the pipeline, read by the input too
-			var outputFailed atomic.Bool
-			done := func() bool {
-				// Output that cannot be written (| head closed) ends the input too.
-				return intr.caught() != nil || outputFailed.Load() || count > 0 && matched.Load() >= int64(count)
+			popts := pipeline.Options{
+				Decode:  flags.decodeOptions(sr == nil && !disp.readsRecords()),
+				Pool:    opts.FramePool,
+				Filter:  match,
+				Display: disp.selector(),
+				Count:   int64(count),
 			}
-			first := true
-			keep := func(ex *dissect.Exchange) bool {
-				if first {
-					first = false
-					setOrigin(out, ex) // relative times count from it
+			var failed []error
+			res, writeErr := pipeline.Run(intr.ctx, func(p *pipeline.Pipeline) {
+				in := &captureInput{d: d, filter: filter, stdin: stdin, warn: cmd.ErrOrStderr(), progress: progress, stop: p.Done}
+				if stream {
+					in.paused = p.Sync // the pipe may block: show what came
 				}
-				if done() || !match.Match(ex) {
-					return false // past -c: what the input still holds is not shown
+				if pf != nil {
+					in.packet = pf.packet
 				}
-				if disp == nil {
-					matched.Add(1)
-				}
-				return true
-			}
-			sel, accept := disp.selector(), disp.countAccepted(done, &matched)
-			if pf != nil {
-				// -w decides each exchange's packets in capture order, so
-				// -Y runs in keep, in order, instead of on every core.
-				shown := keep
-				keep = func(ex *dissect.Exchange) bool {
-					k := shown(ex)
-					if k && disp != nil {
-						if k = disp.match(ex); k {
-							matched.Add(1)
-						}
-					}
-					pf.decide(ex, k) // in capture order, as keep runs
-					return k
-				}
-				sel, accept = nil, nil
-			}
-			r := sr.renderer(rendererOf(out), out) // the sink's JSON lines rendered on every core too
-			pipe := newSelectingPipeline(dec, decOpts, opts.FramePool, keep, sel, accept, r, func(j *exchangeJob) {
-				mx.add(j.ex)
-				sr.addLine(j.ex, j.line) // j.line: the JSON line (--format json's, or the sink's)
-				if writeErr != nil {
-					return
-				}
-				if j.ex == nil { // the pipe may block: show what came
-					writeErr = syncOutput(out)
-				} else if r != nil {
-					writeErr = r.write(j)
-				} else {
-					writeErr = out.Write(j.ex)
-				}
-				if writeErr != nil {
-					outputFailed.Store(true)
-				}
-			})
-			in := &captureInput{d: d, filter: filter, stdin: stdin, warn: cmd.ErrOrStderr(), progress: progress, stop: done}
-			if stream {
-				in.paused = pipe.sync
-			}
-			if pf != nil {
-				in.packet = pf.packet
-			}
-			failed := in.read(args, func(ex *dissect.Exchange) {
-				exchanges++
-				mx.emitted(d)
-				if !done() {
-					pipe.put(ex)
-				}
-			})
-			pipe.close()
+				failed = in.read(args, func(ex *dissect.Exchange) {
+					mx.emitted(d)
+					p.Put(ex)
+				})
+			}, popts, mx.tap(), sr.tap(viewTap(out)), pf.tap())
 			if err := out.Flush(); err != nil && writeErr == nil {
 				writeErr = err
 			}
 			sr.close(cmd.ErrOrStderr())
 			mx.finish(intr.ctx, d, mf.linger, cmd.ErrOrStderr())
 			if pf != nil {
-				if err := pf.close(); err != nil {
+				if err := pf.Close(); err != nil {
 					return inputError{err}
 				}
 			}
@@ -332,13 +280,13 @@ finishes the line being written, flushes, and exits with status 130 (143).`,
 			}
 			// What the filters did with what was read is said even when
 			// the input was damaged part way.
-			if exchanges > 0 || len(failed) == 0 {
-				reportFilters(cmd.ErrOrStderr(), match, disp, int64(exchanges), matched.Load())
+			if res.Seen > 0 || len(failed) == 0 {
+				reportFilters(cmd.ErrOrStderr(), match, disp, res.Seen, res.Passed)
 			}
 			if len(failed) > 0 {
 				return inputError{failed[len(failed)-1]}
 			}
-			if exchanges == 0 {
+			if res.Seen == 0 {
 				noExchanges(cmd.ErrOrStderr(), d.Stats(), opts, flags.filter != "")
 			}
 			return nil

@@ -10,7 +10,9 @@ import (
 
 	"github.com/kdissect/kdissect/codec"
 	"github.com/kdissect/kdissect/dissect"
+	"github.com/kdissect/kdissect/output"
 	"github.com/kdissect/kdissect/output/filter"
+	"github.com/kdissect/kdissect/output/pipeline"
 	"github.com/kdissect/kdissect/replay"
 )
 
@@ -171,18 +173,19 @@ usage.`,
 			// The capture streams into the replay: requests are sent
 			// while it is read, a bounded window ahead (--window-*).
 			d := dissect.New(dopts)
-			dec := dissect.NewDecoder(dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: cf.maxDecompressed}})
-			in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd),
-				stop: func() bool { return ctx.Err() != nil }}
+			var failed []error
 			added := 0
-			failed := in.read(args, func(ex *dissect.Exchange) {
-				if ctx.Err() != nil {
-					return
-				}
-				added++
-				dec.Decode(ex)
-				r.Add(ex) // fails only once ctx has ended: the report counts what was not sent
-			})
+			// Every exchange goes to the replay, which selects (-Y and the
+			// exchange filters are opts.Select and opts'): it keeps them in
+			// its window, so no frame pool.
+			_, _ = pipeline.Run(ctx, func(p *pipeline.Pipeline) {
+				in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: p.Done}
+				failed = in.read(args, p.Put)
+			}, pipeline.Options{Decode: dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: cf.maxDecompressed}}},
+				output.Func(func(ex *dissect.Exchange) {
+					added++
+					r.Add(ex) // fails only once ctx has ended: the report counts what was not sent
+				}))
 			rep, err := r.Wait()
 			if rep == nil {
 				return inputError{err}

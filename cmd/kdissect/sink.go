@@ -12,6 +12,7 @@ import (
 
 	"github.com/kdissect/kdissect/client"
 	"github.com/kdissect/kdissect/dissect"
+	"github.com/kdissect/kdissect/output"
 	"github.com/kdissect/kdissect/output/metrics"
 	"github.com/kdissect/kdissect/output/render"
 	"github.com/kdissect/kdissect/output/sink"
@@ -78,8 +79,6 @@ type sinkRun struct {
 	done func()
 
 	showSecrets bool
-	ownLines    bool              // the pipeline renders the sink's lines (renderer)
-	lines       *render.JSONLines // renders them, to io.Discard, and recycles them
 }
 
 // start connects to the sink's cluster and starts the sink; nil without
@@ -143,68 +142,102 @@ func (f *sinkFlags) start(ctx context.Context, showSecrets bool, sourceHeader, s
 	return &sinkRun{s: s, cl: cl, url: f.url, wait: f.wait, done: f.bf.closeKeyLog, showSecrets: showSecrets}, nil
 }
 
-// add queues a decoded exchange.
-func (r *sinkRun) add(ex *dissect.Exchange) {
-	if r != nil && ex != nil {
-		r.s.Add(ex)
-	}
-}
-
-// addLine queues a decoded exchange whose JSON line was rendered already
-// (nil: it is rendered here): --format json's, which the output then
-// writes, or the sink's own (sinkRenderer), whose parts are recycled here.
-func (r *sinkRun) addLine(ex *dissect.Exchange, l *render.Line) {
-	if r == nil || ex == nil {
-		return
-	}
-	if l == nil {
-		r.s.Add(ex)
-		return
-	}
-	r.s.AddOwned(ex, l.AppendTo(make([]byte, 0, l.Len()))) // one copy, the record's
-	if r.ownLines {
-		_ = r.lines.WriteLine(l) // to io.Discard: recycles its parts
-	}
-}
-
-// renderer returns the pipeline's concurrent renderer for an output whose
-// own is inner (nil: none) with the sink on: one that also renders the
-// sink's JSON line of each exchange, on every core, unless the output's
-// is that line already (--format json).
-func (r *sinkRun) renderer(inner concurrentRenderer, out exchangeWriter) concurrentRenderer {
+// tap returns the view's tap (nil: -q's, none) with the sink beside it:
+// each exchange is queued to the sink, then handed to the view. The
+// sink's JSON line of each exchange is rendered on every core, unless
+// the view's is that line already (--format json): the sink then takes a
+// copy of the view's. Without --sink, the view's tap.
+func (r *sinkRun) tap(view output.Tap) output.Tap {
 	if r == nil {
-		return inner
+		return view
 	}
-	if _, ok := inner.(jsonRenderer); ok {
-		return inner
+	if j, ok := view.(render.JSONLinesTap); ok {
+		return jsonSinkTap{j, r.s}
 	}
-	r.ownLines = true
-	r.lines = render.NewJSONLines(io.Discard, r.showSecrets)
-	return sinkRenderer{inner: inner, out: out, lines: r.lines}
+	return &sinkTap{view: view, s: r.s, lines: render.NewJSONLines(io.Discard, r.showSecrets)}
 }
 
-// sinkRenderer renders an exchange for the output (inner, when it has a
-// concurrent side) and its JSON line for the sink, into exchangeJob.line.
-type sinkRenderer struct {
-	inner concurrentRenderer // nil: the output renders as it writes
-	out   exchangeWriter
-	lines *render.JSONLines
+// jsonSinkTap is --format json with --sink: the sink takes a copy of each
+// line the view renders.
+type jsonSinkTap struct {
+	render.JSONLinesTap
+	s *sink.Sink
 }
 
-func (s sinkRenderer) render(j *exchangeJob) int64 {
+func (t jsonSinkTap) Add(ex *dissect.Exchange) error {
+	t.s.Add(ex)
+	return t.JSONLinesTap.Add(ex)
+}
+
+func (t jsonSinkTap) AddRendered(ex *dissect.Exchange, l any) error {
+	line := l.(*render.Line)
+	t.s.AddOwned(ex, line.AppendTo(make([]byte, 0, line.Len()))) // one copy, the record's
+	return t.JSONLinesTap.AddRendered(ex, l)
+}
+
+// sinkTap is a view (nil: none) with --sink: the sink's JSON line is
+// rendered with the view's rendering, on a worker.
+type sinkTap struct {
+	view  output.Tap
+	s     *sink.Sink
+	lines *render.JSONLines // renders the sink's lines, to io.Discard, and recycles them
+}
+
+// sinkRendered is what sinkTap rendered of an exchange.
+type sinkRendered struct {
+	view any // the view's rendering, nil when it is no output.Renderer
+	line *render.Line
+}
+
+func (t *sinkTap) Add(ex *dissect.Exchange) error {
+	t.s.Add(ex)
+	if t.view == nil {
+		return nil
+	}
+	return t.view.Add(ex)
+}
+
+func (t *sinkTap) Render(ex *dissect.Exchange) (any, int64) {
+	var r sinkRendered
 	var n int64
-	if s.inner != nil {
-		n = s.inner.render(j)
+	if v, ok := t.view.(output.Renderer); ok {
+		r.view, n = v.Render(ex)
 	}
-	j.line = s.lines.RenderLine(j.ex)
-	return n + int64(j.line.Len())
+	r.line = t.lines.RenderLine(ex)
+	return &r, n + int64(r.line.Len())
 }
 
-func (s sinkRenderer) write(j *exchangeJob) error {
-	if s.inner != nil {
-		return s.inner.write(j)
+func (t *sinkTap) AddRendered(ex *dissect.Exchange, p any) error {
+	r := p.(*sinkRendered)
+	t.s.AddOwned(ex, r.line.AppendTo(make([]byte, 0, r.line.Len()))) // one copy, the record's
+	_ = t.lines.WriteLine(r.line)                                    // to io.Discard: recycles its parts
+	if v, ok := t.view.(output.Renderer); ok {
+		return v.AddRendered(ex, r.view)
 	}
-	return s.out.Write(j.ex)
+	if t.view == nil {
+		return nil
+	}
+	return t.view.Add(ex)
+}
+
+func (t *sinkTap) Sync() error {
+	if s, ok := t.view.(output.Syncer); ok {
+		return s.Sync()
+	}
+	return nil
+}
+
+func (t *sinkTap) SetOrigin(at time.Time) {
+	if o, ok := t.view.(output.OriginSetter); ok {
+		o.SetOrigin(at)
+	}
+}
+
+func (t *sinkTap) Close() error {
+	if t.view == nil {
+		return nil
+	}
+	return t.view.Close()
 }
 
 // counted has the metrics serve the sink's counts.

@@ -36,7 +36,8 @@ const formatsUsage = "output format: summary (a table row per exchange), detail 
 // stream — the exchanges come from a live source (an interface, a pipe)
 // — and when it is fitted to a width (a terminal's, --width); otherwise a
 // render.Table, which sizes its columns to the widest cell and so prints
-// only at the end. See syncOutput for the other formats.
+// only at the end. Its tap (viewTap) flushes the other formats where a
+// reader may wait.
 func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer, stream bool) (exchangeWriter, error) {
 	colors := render.NewColors(colorWanted(cmd.OutOrStdout(), f.noColor))
 	records := codec.RecordDecodeOptions{MaxDecompressedBytes: f.maxDecompressed}
@@ -91,25 +92,12 @@ func (f *captureFlags) formatWriter(cmd *cobra.Command, out io.Writer, stream bo
 	return nil, fmt.Errorf("unknown format %q (want summary, detail, hexdump, json, fields, csv or parquet)", f.format)
 }
 
-// syncOutput writes out what w holds, for the reader of a live source:
-// the buffered formats are flushed; a StreamTable writes its rows at once
-// already, and its Flush would end the table.
-// quietOutput is -q's view: nothing. Having no concurrent renderer
-// (rendererOf), it costs the pipeline nothing either.
+// quietOutput is -q's view: nothing. Its tap is none (viewTap), so it
+// costs the pipeline nothing either.
 type quietOutput struct{}
 
 func (quietOutput) Write(*dissect.Exchange) error { return nil }
 func (quietOutput) Flush() error                  { return nil }
-
-func syncOutput(w exchangeWriter) error {
-	switch w := w.(type) {
-	case *render.StreamTable:
-		return w.Err()
-	case *parquetOutput:
-		return nil // read only once complete: see parquetOutput.Flush
-	}
-	return w.Flush()
-}
 
 // tableFlags are the flags of the summary table, on read and live.
 type tableFlags struct {
@@ -165,25 +153,6 @@ func (f *tableFlags) fitWidth(w io.Writer) (int, error) {
 		return n, nil
 	}
 	return 80, nil
-}
-
-// originSetter is a summary table, whose relative times count from the
-// capture's first exchange, shown or not.
-type originSetter interface{ SetOrigin(time.Time) }
-
-// setOrigin has w's relative times count from ex, the capture's first
-// exchange, when w is a summary table.
-func setOrigin(w exchangeWriter, ex *dissect.Exchange) {
-	o, ok := w.(originSetter)
-	if !ok {
-		return
-	}
-	switch {
-	case ex.Request != nil:
-		o.SetOrigin(ex.Request.Time)
-	case ex.Response != nil:
-		o.SetOrigin(ex.Response.Time)
-	}
 }
 
 // colorWanted says whether to colour output written to w: only on a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kdissect/kdissect/dissect"
 	"github.com/kdissect/kdissect/internal/outfile"
+	"github.com/kdissect/kdissect/output"
 	"github.com/kdissect/kdissect/output/pcapout"
 	"github.com/kdissect/kdissect/output/render"
 )
@@ -73,12 +74,24 @@ func (p *packetFile) livePacket(link layers.LinkType, data []byte, ci gopacket.C
 	return nil
 }
 
-// decide takes every exchange, decoded, in capture order, and whether it
+// tap returns p as a tap (nil without -w): an output.Decider, which
+// takes no exchange but the verdicts.
+func (p *packetFile) tap() output.Tap {
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
+// Add does nothing: Decide took the exchange.
+func (p *packetFile) Add(*dissect.Exchange) error { return nil }
+
+// Decide takes every exchange, decoded, in capture order, and whether it
 // passed the filters (shown). Metadata exchanges not shown are written
 // too, uncommented, when filters choose: they name the topics of topic
 // IDs and the brokers, so that the file read back (with the same filters)
 // makes the same exchanges.
-func (p *packetFile) decide(ex *dissect.Exchange, shown bool) {
+func (p *packetFile) Decide(ex *dissect.Exchange, shown bool) {
 	switch {
 	case shown:
 		p.w.Exchange(ex, true, render.PacketComment(ex))
@@ -92,9 +105,9 @@ func (p *packetFile) decide(ex *dissect.Exchange, shown bool) {
 // metadataKey is Metadata's ApiKey.
 const metadataKey = 3
 
-// close writes what is left and puts the file in place; a file that
+// Close writes what is left and puts the file in place; a file that
 // could not be written whole is discarded (an existing one left as it was).
-func (p *packetFile) close() error {
+func (p *packetFile) Close() error {
 	if err := p.f.Finish(p.w.Close()); err != nil {
 		return fmt.Errorf("write %s: %w", p.path, err)
 	}

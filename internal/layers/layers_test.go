@@ -89,6 +89,8 @@ var rules = []rule{
 		from: []string{"replay/..."}, to: outputs},
 	{why: "of the outputs only the sink speaks to a broker",
 		from: outputs, exceptFrom: []string{"output/sink"}, to: []string{"client/..."}},
+	{why: "the pipeline knows the outputs only as taps (output.Tap), and the exchange filters",
+		from: []string{"output/pipeline"}, to: outputs, allow: []string{"output", "output/filter"}},
 	{why: "nothing imports a command",
 		from: []string{"..."}, to: []string{"cmd/..."}},
 	{why: "replay is used by the CLI only",
@@ -120,7 +122,7 @@ func TestRulesCatchBackwardImport(t *testing.T) {
 		{"codec", "dissect"}, {"client", "dissect"}, {"dissect", "output/render"},
 		{"dissect", "client"}, {"output/render", "cmd/kdissect"}, {"output/stats", "internal/testcap"},
 		{"output/render", "replay"}, {"dissect/live", "output/stats"}, {"replay", "output/stats"},
-		{"output/render", "client"}, {"output/render", "codec/schema"}, {"replay", "codec/schema"},
+		{"output/render", "client"}, {"output/render", "codec/schema"}, {"replay", "codec/schema"}, {"output/pipeline", "output/render"},
 	} {
 		caught := false
 		for _, r := range rules {
