@@ -48,6 +48,13 @@ type Options struct {
 	// Metadata, FindCoordinator and DescribeCluster responses join the set
 	// either way.
 	AnyPort bool
+	// BrokersNamed, if set, is called from inside Session.Packet (or
+	// Advance, Close) with the brokers a response names
+	// (Exchange.NamedBrokers) as soon as the response is matched: before
+	// its exchange is emitted, which may wait (see Session). For a live
+	// capture that widens its kernel filter to them at once. The slice is
+	// the exchange's: not to be changed.
+	BrokersNamed func([]BrokerName)
 	// MaxFrameSize is the largest frame accepted, in bytes; 0 means 100 MiB.
 	// A larger size prefix is skipped by its length without buffering it.
 	MaxFrameSize int

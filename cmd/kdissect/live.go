@@ -226,22 +226,20 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	fmt.Fprintf(stderr, "kdissect: listening on %s, link type %s, snapshot length %d bytes, filter %q\n",
 		h.Interface(), link, h.SnapLen(), filter)
 
+	var wid *widener
+	if flags.filter == "" && !opts.AnyPort {
+		wid = newWidener(ctx, opts.Ports, stderr)
+		opts.BrokersNamed = wid.named
+	}
 	d := dissect.New(opts)
 	dec := dissect.NewDecoder(flags.decodeOptions(sr == nil && !disp.readsRecords()))
 	emitted, seen := 0, 0
 	var writeErr, pcapErr error
-	var wid *widener
-	if flags.filter == "" && !opts.AnyPort {
-		wid = newWidener(ctx, opts.Ports, stderr)
-	}
 	s := newSession(d, func(ex *dissect.Exchange) {
 		if seen == 0 {
 			setOrigin(out, ex) // relative times count from it
 		}
 		seen++
-		if wid != nil {
-			wid.named(ex)
-		}
 		if lf.count > 0 && emitted >= lf.count {
 			return
 		}
