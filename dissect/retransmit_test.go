@@ -210,7 +210,8 @@ func TestRetransmissionWindowBounded(t *testing.T) {
 // A retransmitted copy of a whole response, in real kcat traffic (the
 // response to Produce 3, one packet of 64 bytes): a copy with bytes
 // changed right after it is compared with the first copy and noted on
-// the exchange, as tshark flags tcp.segment.overlap.conflict; the first
+// the exchange (tshark 4.0 marks that copy "TCP Retransmission" only: its
+// first copy was a whole PDU, so no reassembly overlaps it); the first
 // copy is used, and every exchange is otherwise the clean capture's. An
 // identical copy is a retransmission and says nothing. A copy after the
 // client acknowledged the response, or after the broker's next packet
