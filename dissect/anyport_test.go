@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
@@ -223,4 +224,31 @@ func TestBacklogBounded(t *testing.T) {
 		t.Errorf("%d unknown connections, %d bytes kept", len(tb.m), tb.bytes)
 	}
 	r.close()
+}
+
+// Options.BrokersNamed hears the brokers a Metadata response names at the
+// packet that brings the response, before its exchange is emitted (which
+// waits for the client's acknowledgment: retransmit.go), so that a live
+// capture can widen its kernel filter before the client connects to them.
+func TestBrokersNamedAtTheResponse(t *testing.T) {
+	clock := testClock()
+	host := netip.MustParseAddr("10.0.0.9")
+	c := newConn(t, ethernet, 40000, 9092, &clock)
+	var named [][]BrokerName
+	r := newStreamRun(t, Options{BrokersNamed: func(b []BrokerName) {
+		named = append(named, slices.Clone(b))
+	}})
+	r.feed(c.handshake()...)
+	r.feed(c.send(true, reqFrame(3, 1, 1, "c", []byte{0xff, 0xff, 0xff, 0xff}))...)
+	r.feed(c.send(false, metadataResponse(1, netip.AddrPortFrom(host, 9092), netip.AddrPortFrom(host, 9093)))...)
+	emittedThen := len(r.got)
+	r.feed(c.packet(true, fACK, nil))
+	r.close()
+	want := []BrokerName{{Host: "10.0.0.9", Port: 9092}, {Host: "10.0.0.9", Port: 9093}}
+	if len(named) != 1 || !slices.Equal(named[0], want) || emittedThen != 0 {
+		t.Fatalf("named %v with %d exchanges emitted, want %v once, before the exchange", named, emittedThen, want)
+	}
+	if len(r.got) != 1 || !slices.Equal(r.got[0].NamedBrokers, want) {
+		t.Errorf("%d exchanges; NamedBrokers %v", len(r.got), r.got[0].NamedBrokers)
+	}
 }

@@ -477,10 +477,12 @@ func TestSession(t *testing.T) {
 	var got []*Exchange
 	s := d.NewSession(func(e *Exchange) { got = append(got, e) })
 	for i := range reqs {
-		for _, p := range append(c.send(true, reqs[i]), c.send(false, resps[i])...) {
+		pkts := append(c.send(true, reqs[i]), c.send(false, resps[i])...)
+		for _, p := range append(pkts, c.packet(true, fACK, nil)) {
 			s.Packet(layers.LinkTypeEthernet, p.data, gopacket.CaptureInfo{Timestamp: p.ci.Timestamp})
 		}
-		// Each exchange comes out as soon as its response is in.
+		// Each exchange comes out as soon as its response is in and
+		// acknowledged (held until then for a retransmitted copy).
 		if len(got) != i+1 {
 			t.Errorf("after exchange %d: %d emitted", i, len(got))
 		}

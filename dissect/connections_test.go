@@ -397,6 +397,7 @@ func TestOvertakenRequestGivenUp(t *testing.T) {
 	clock = clock.Add(overtakenWait + time.Second)
 	pkts = append(pkts, c.send(true, heartbeatRequest(3))...)
 	pkts = append(pkts, c.send(false, heartbeatResponse(3, 0))...)
+	pkts = append(pkts, c.packet(true, fACK, nil)) // the last response held until then
 	r := newStreamRun(t, Options{IdleTimeout: time.Hour})
 	r.feed(pkts...)
 	// Before the connection ends, all three are out.

@@ -116,6 +116,9 @@ func (s *Session) learnFrom(ex *Exchange) {
 			learn(br.Host, br.Port)
 		}
 	}
+	if f := s.d.opts.BrokersNamed; f != nil && len(ex.NamedBrokers) > 0 {
+		f(ex.NamedBrokers)
+	}
 }
 
 // LearnBroker makes the session dissect the connections of a broker at

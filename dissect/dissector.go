@@ -48,6 +48,13 @@ type Options struct {
 	// Metadata, FindCoordinator and DescribeCluster responses join the set
 	// either way.
 	AnyPort bool
+	// BrokersNamed, if set, is called from inside Session.Packet (or
+	// Advance, Close) with the brokers a response names
+	// (Exchange.NamedBrokers) as soon as the response is matched: before
+	// its exchange is emitted, which may wait (see Session). For a live
+	// capture that widens its kernel filter to them at once. The slice is
+	// the exchange's: not to be changed.
+	BrokersNamed func([]BrokerName)
 	// MaxFrameSize is the largest frame accepted, in bytes; 0 means 100 MiB.
 	// A larger size prefix is skipped by its length without buffering it.
 	MaxFrameSize int
@@ -365,7 +372,11 @@ func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
 // an exchange's first frame remains unframed. Such bytes are a framer's
 // partial frame, bytes reassembly holds behind a hole, responses waiting
 // for their request (after a hole), and connections whose Kafka detection
-// is pending (AnyPort).
+// is pending (AnyPort); and (3) a complete exchange no longer waits for a
+// retransmitted copy of its last frame, which it would note if it
+// differed (see retransmit.go): the receiver acknowledged the frame, or
+// the next packet of the frame's direction came, or 500 ms
+// (ReorderWindow, if shorter) of capture time passed.
 //
 // So after its own completion an exchange waits at most for: the
 // exchanges captured before it to complete (a request's response time;
@@ -374,13 +385,15 @@ func (d *Dissector) ReadCapture(r io.Reader, emit func(*Exchange)) error {
 // every quarter window: 1.25 × ReorderWindow); a frame in transit when it
 // was captured to be received whole; a frame found by scanning after a
 // hole to be confirmed by the frame after it (ReorderWindow); a pending
-// Kafka detection (AnyPort: ReorderWindow). In a sound capture, that is
-// the response time of the requests captured before it: an exchange comes
-// out at the packet that completes it, or as soon as every earlier one
-// did. The capture time that counts is the newest seen so far (timestamps
-// going backwards do not move it back; one far in the future makes the
-// time-based bounds wait until then, and the limits below still hold);
-// Advance moves it without a packet.
+// Kafka detection (AnyPort: ReorderWindow); a retransmitted copy of its
+// last frame (500 ms at most). In a sound capture, that is the response
+// time of the requests captured before it: an exchange comes out at the
+// client's acknowledgment of its response (or the broker's next packet on
+// the connection), or as soon as every earlier one did. The capture time
+// that counts is the newest seen so far (timestamps going backwards do not
+// move it back; one far in the future makes the time-based bounds wait
+// until then, and the limits below still hold); Advance moves it without a
+// packet.
 //
 // # Memory
 //
@@ -410,6 +423,7 @@ type Session struct {
 	queued int               // bytes of out-of-order segments, all connections
 	arena  []byte            // where they are copied (Session.keep)
 	acked  []ackedHole       // holes the receiver acknowledged, in clock order
+	holds  []heldDir         // holds for retransmitted copies begun, in clock order
 
 	ord      orderer
 	comments struct {
@@ -601,6 +615,7 @@ func (s *Session) maintain() {
 		s.flush()
 	}
 	s.giveUpAcked()
+	s.expireHolds()
 	for len(s.promote) > 0 || len(s.dirty) > 0 {
 		s.replayPromoted()
 		s.refresh()

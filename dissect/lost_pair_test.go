@@ -24,6 +24,7 @@ const (
 	kcatProduce      = "../testdata/pcaps/kcat_produce_none.pcap"
 	kcatProduceResp3 = 11 // the response to Produce 3
 	kcatProduceReq4  = 13 // Produce request 4
+	kcatProduceResp4 = 14 // the response to Produce 4
 	kcatProduceResp5 = 16 // the response to Produce 5, the last before the broker's FIN
 )
 

@@ -120,7 +120,11 @@ type conn struct {
 	// frameDir; nextRecent is the entry the next one takes.
 	recent     [2][recentFrames]recentFrame
 	nextRecent [2]int
-	entry      connEntry // what it showed, for the connection table (conntable.go)
+	// hold keeps the exchanges of the frames of each direction's latest
+	// packet from being emitted until a copy of it could come, by
+	// frameDir (retransmit.go).
+	hold  [2]frameHold
+	entry connEntry // what it showed, for the connection table (conntable.go)
 }
 
 func newKafkaConn(s *Session, stream int, client, broker netip.AddrPort) *conn {
@@ -499,8 +503,8 @@ func (c *conn) pair(sl *slot, r framed) {
 		ex.AddNote(fmt.Sprintf("response captured %v before its request (its timestamp is earlier: two capture points, a clock step, or a NIC stamping queues apart): the latency is negative", -lat))
 	}
 	c.answered(ex) // before it can be emitted: what it teaches travels with it
-	c.keepRecent(toClient, r, sl)
 	c.s.ord.complete(sl)
+	c.keepRecent(toClient, r, sl) // complete: held for a copy of r
 }
 
 // pairable reports whether response r can answer request w: the broker
@@ -656,7 +660,8 @@ func (c *conn) clientLow() int64 {
 // computeLow returns the smallest order key an exchange this connection
 // has not handed to the orderer yet may have: the packet of a byte that
 // may still begin a frame, in either direction, or of a response waiting
-// for its request.
+// for its request; or the order key of an exchange it holds for a
+// retransmitted copy (conn.hold).
 func (c *conn) computeLow() int64 {
 	if c.done {
 		return noLow
@@ -670,7 +675,7 @@ func (c *conn) computeLow() int64 {
 	for _, r := range c.early {
 		low = min(low, r.f.Packet)
 	}
-	return low
+	return min(low, c.holdLow())
 }
 
 // directionEnded notes that a direction ended (its FIN or RST was

@@ -52,6 +52,7 @@ type tcpHalf struct {
 	started bool
 	closed  bool   // ended: FIN or RST reached, or closed by a flush
 	next    uint32 // sequence number of the next byte to hand over
+	pos     int64  // its stream offset (moved with next)
 	fin     bool   // a FIN was seen ahead of next, ending the stream at finSeq
 	finSeq  uint32
 	// The direction's initial sequence number: its SYN's, or the one
@@ -123,6 +124,9 @@ func (c *conn) segment(dir frameDir, tcp *layers.TCP, missing int, ref pktRef) {
 	c.touch()
 	c.seen = s.clock
 	c.pkts++
+	// The packet is compared with the frames held for it, and ends
+	// their hold: they are emitted after it (retransmit.go).
+	c.hold[dir].on = false
 	defer c.giveUpAckedByCount()
 	if tcp.ACK {
 		c.acknowledged(dir.other(), tcp.Ack)
@@ -207,6 +211,7 @@ func (c *conn) acknowledged(dir frameDir, ack uint32) {
 	if !h.ackOK || seqDiff(h.acked, ack) > 0 {
 		h.acked, h.ackOK = ack, true
 	}
+	c.holdAcked(dir, ack)
 	if h.started && len(h.queue) > 0 && h.ackedAt.IsZero() && seqDiff(h.next, h.acked) > 0 {
 		// The receiver has the bytes at next, which the capture lacks:
 		// they will not be sent again.
@@ -269,6 +274,7 @@ func (c *conn) hand(dir frameDir, data []byte, missing, skip int, ref pktRef) {
 		c.s.d.stats.SnapBytes += int64(missing)
 	}
 	h.next += uint32(len(data) + missing)
+	h.pos += int64(len(data) + missing)
 }
 
 // enqueue keeps a segment beyond the next expected byte.
@@ -346,6 +352,7 @@ func (c *conn) giveUpHole(dir frameDir) {
 			c.fr[dir].hole(int64(gap), HoleNotCaptured)
 		}
 		h.next = h.queue[0].seq
+		h.pos += int64(gap)
 		c.s.d.stats.Holes++
 		c.s.d.stats.HoleBytes += int64(gap)
 	}

@@ -33,6 +33,7 @@ func TestAckedHoleGivenUpEarly(t *testing.T) {
 	next := reqFrame(opaqueKey, 1, 2, "cl", filler(50, 3))
 	r.feed(c.send(true, next)...)
 	r.feed(c.send(false, respFrame(2, nil))...)
+	r.feed(c.packet(true, fACK, nil)) // the last response held until then
 	if len(r.got) != 2 {
 		t.Fatalf("%d exchanges after the grace, want 2 (the reorder window is a minute)", len(r.got))
 	}
@@ -75,7 +76,8 @@ func TestLateSegmentWithinGrace(t *testing.T) {
 }
 
 // Packets cut by the snap length are holes known at once: nothing waits,
-// each exchange comes out at its response, with the cut bytes as holes.
+// each exchange comes out at its response (when the client acknowledges
+// it), with the cut bytes as holes.
 func TestSnapHolesDoNotWait(t *testing.T) {
 	clock := testClock()
 	c := newConn(t, ethernet, 40000, 9092, &clock)
@@ -90,6 +92,7 @@ func TestSnapHolesDoNotWait(t *testing.T) {
 			r.feed(p)
 		}
 		r.feed(c.send(false, respFrame(k, filler(10, 1)))...)
+		r.feed(c.packet(true, fACK, nil))
 		if len(r.got) != int(k)+1 {
 			t.Fatalf("request %d: %d exchanges out at its response", k, len(r.got))
 		}

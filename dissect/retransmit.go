@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Retransmissions that differ. Reassembly keeps the first copy of every
@@ -15,11 +16,48 @@ import (
 // retransmission comes within a round trip, often while a large frame is
 // still arriving), those of out-of-order segments waiting, and those of
 // the last recentFrames frames of each direction handed over whole, as
-// long as their exchange is not emitted (a request waiting for its
-// response, say): the window is those frames, held by their exchanges
-// anyway. A copy of bytes of a frame whose exchange was emitted (a
-// response, usually, emitted as soon as it pairs) or older than the window
-// is not compared: it counts as a retransmission only.
+// long as their exchange is not emitted: the window is those frames, held
+// by their exchanges anyway. A copy of bytes of a frame whose exchange was
+// emitted, or older than the window, is not compared: it counts as a
+// retransmission only.
+//
+// A complete exchange would be emitted at the packet that ends its last
+// frame (a response, usually: as soon as it pairs), before a copy of that
+// packet could be compared. So a frame handed over whole holds its
+// exchange (conn.hold) until the receiver is seen to acknowledge the
+// frame (it has the bytes: they are not sent again), or the next packet
+// of the frame's direction came (the copy, when the sender retransmits
+// at once), or holdWait of capture time passed (a sender retransmits
+// after its retransmission timeout, 200 ms at the least on Linux; the
+// next packet of an idle connection may not come for long). A packet of
+// the receiver that does not acknowledge the frame does not end the
+// hold: the frame did not reach it, and a copy is likely. The hold is a
+// low-water mark of the connection (conn.computeLow), so it delays
+// emission without changing its order; a connection holds one per
+// direction at most.
+
+// holdWait is how long, in capture time, a frame handed over whole holds
+// its exchange for a retransmitted copy when no packet of its direction
+// comes (at most Options.ReorderWindow).
+const holdWait = 500 * time.Millisecond
+
+// frameHold is what a direction of a connection holds back for a
+// retransmitted copy: the exchanges of its frames handed over whole in
+// its latest packet.
+type frameHold struct {
+	on    bool
+	order int64     // the smallest order key of those exchanges
+	end   int64     // stream offset just past the last of their frames
+	since time.Time // session clock when the hold began
+}
+
+// heldDir is a direction of a connection whose hold began at the given
+// session clock (Session.holds).
+type heldDir struct {
+	c     *conn
+	dir   frameDir
+	since time.Time
+}
 
 // recentFrames is how many frames handed over per direction a
 // retransmitted copy is compared with.
@@ -141,6 +179,77 @@ func (c *conn) keepRecent(dir frameDir, r framed, sl *slot) {
 		e.note = slices.Index(sl.ex.Notes, r.rtx.note())
 	}
 	sl.recent[dir] = e
+	c.holdFor(dir, sl, r.pos+4+int64(r.f.Size))
+}
+
+// holdFor holds the exchange of sl, whose frame of direction dir, ending
+// at stream offset end, was handed over whole (see frameHold), when it is
+// complete (an exchange still waiting is held anyway) and the receiver
+// did not acknowledge the frame yet (a response framed before its
+// request, paired later).
+func (c *conn) holdFor(dir frameDir, sl *slot, end int64) {
+	if !sl.done || c.acks(dir, c.tcp[dir].acked, end) {
+		return
+	}
+	h := &c.hold[dir]
+	if h.on {
+		h.order, h.end = min(h.order, sl.key.order), max(h.end, end)
+		return
+	}
+	s := c.s
+	*h = frameHold{on: true, order: sl.key.order, end: end, since: s.clock}
+	s.holds = append(s.holds, heldDir{c, dir, s.clock})
+	c.touch()
+}
+
+// holdAcked ends the hold of direction dir when ack, the receiver's
+// acknowledgment, covers its frames: the receiver has them, the sender
+// will not send them again.
+func (c *conn) holdAcked(dir frameDir, ack uint32) {
+	if h := &c.hold[dir]; h.on && c.acks(dir, ack, h.end) {
+		h.on = false
+		c.touch()
+	}
+}
+
+// acks reports whether ack, an acknowledgment of direction dir's bytes,
+// covers them up to stream offset end.
+func (c *conn) acks(dir frameDir, ack uint32, end int64) bool {
+	h := &c.tcp[dir]
+	return h.ackOK && h.pos+int64(seqDiff(h.next, ack)) >= end
+}
+
+// holdLow is the smallest order key the connection's holds keep from
+// being emitted (noLow: none).
+func (c *conn) holdLow() int64 {
+	low := int64(noLow)
+	for _, h := range c.hold {
+		if h.on {
+			low = min(low, h.order)
+		}
+	}
+	return low
+}
+
+// expireHolds ends the holds that began holdWait (or the reorder window,
+// if shorter) of capture time ago.
+func (s *Session) expireHolds() {
+	wait := min(holdWait, s.d.lim.window)
+	k := 0
+	for ; k < len(s.holds) && s.clock.Sub(s.holds[k].since) >= wait; k++ {
+		e := s.holds[k]
+		if h := &e.c.hold[e.dir]; h.on && h.since.Equal(e.since) {
+			h.on = false // not ended by a packet since
+			e.c.touch()
+		}
+	}
+	if k > 0 {
+		clear(s.holds[:k])
+		s.holds = s.holds[k:]
+		if len(s.holds) == 0 {
+			s.holds = nil
+		}
+	}
 }
 
 // forgetRecent empties the entries that hold the frames of a slot being

@@ -61,8 +61,9 @@ func produceFrame(corr int32, acks int16, value []byte) []byte {
 	return reqFrame(0, 7, corr, "producer", append(body, value...))
 }
 
-// A long capture streams: each exchange comes out at the packet that
-// completes it, and the session holds only the exchanges in flight.
+// A long capture streams: each exchange comes out as soon as the client
+// acknowledges its response (held until then for a retransmitted copy:
+// retransmit.go), and the session holds only the exchanges in flight.
 func TestStreamingEmitsAsItGoes(t *testing.T) {
 	const conns, rounds = 8, 1250 // 10 000 exchanges
 	clock := testClock()
@@ -85,6 +86,7 @@ func TestStreamingEmitsAsItGoes(t *testing.T) {
 		}
 		for _, c := range cs {
 			r.feed(c.send(false, respFrame(int32(k), filler(100, 1)))...)
+			r.feed(c.packet(true, fACK, nil))
 			respAt = append(respAt, r.n)
 			maxBuffered = max(maxBuffered, r.s.Buffered())
 		}
@@ -95,12 +97,12 @@ func TestStreamingEmitsAsItGoes(t *testing.T) {
 			maxLag = max(maxLag, r.at[k*conns+i]-respAt[i])
 		}
 	}
-	if r.at[0] != len(pkts)+2*conns+1 {
-		t.Errorf("first exchange emitted after %d packets, want at its response, packet %d", r.at[0], len(pkts)+2*conns+1)
+	if r.at[0] != len(pkts)+2*conns+2 {
+		t.Errorf("first exchange emitted after %d packets, want at the acknowledgment of its response, packet %d", r.at[0], len(pkts)+2*conns+2)
 	}
 	r.close()
 	if len(r.got) != conns*rounds || maxLag != 0 || maxBuffered > conns {
-		t.Errorf("%d exchanges, emitted up to %d packets after their response, up to %d held", len(r.got), maxLag, maxBuffered)
+		t.Errorf("%d exchanges, emitted up to %d packets after their response was acknowledged, up to %d held", len(r.got), maxLag, maxBuffered)
 	}
 	for _, e := range r.got {
 		if e.Response == nil || len(e.Notes) > 0 {
@@ -111,7 +113,7 @@ func TestStreamingEmitsAsItGoes(t *testing.T) {
 
 // A long-poll Fetch answered late still comes out first, in request
 // order: what was captured after it waits for its response, and then
-// comes out at once.
+// comes out at once (when the client acknowledges the response).
 func TestLongPollFetchKeepsOrder(t *testing.T) {
 	clock := testClock()
 	a := newConn(t, ethernet, 40000, 9092, &clock)
@@ -129,6 +131,7 @@ func TestLongPollFetchKeepsOrder(t *testing.T) {
 	}
 	clock = clock.Add(500 * time.Millisecond)
 	r.feed(a.send(false, respFrame(7, filler(4000, 3)), 1460, 1460)...)
+	r.feed(a.packet(true, fACK, nil))
 	if len(r.got) != 101 {
 		t.Fatalf("%d exchanges emitted once the Fetch was answered, want 101", len(r.got))
 	}
@@ -141,8 +144,9 @@ func TestLongPollFetchKeepsOrder(t *testing.T) {
 	}
 }
 
-// Produce with Acks=0 never waits: it is complete when framed, and the
-// responses to the other requests do not make its response look lost.
+// Produce with Acks=0 never waits: it is complete when framed (and comes
+// out when the broker acknowledges it), and the responses to the other
+// requests do not make its response look lost.
 func TestAcksZeroNeverPending(t *testing.T) {
 	clock := testClock()
 	c := newConn(t, ethernet, 40000, 9092, &clock)
@@ -150,8 +154,9 @@ func TestAcksZeroNeverPending(t *testing.T) {
 	r.feed(c.handshake()...)
 	for k := range int32(5) {
 		r.feed(c.send(true, produceFrame(k, 0, filler(200, 1)))...)
+		r.feed(c.packet(false, fACK, nil))
 		if len(r.got) != int(k)+1 {
-			t.Fatalf("Acks=0 Produce %d not emitted when framed", k)
+			t.Fatalf("Acks=0 Produce %d not emitted when framed and acknowledged", k)
 		}
 	}
 	r.feed(c.send(true, produceFrame(5, 1, filler(200, 1)))...)
@@ -181,6 +186,7 @@ func TestNoResponseReasons(t *testing.T) {
 		r := newStreamRun(t, Options{})
 		r.feed(c.send(true, cat(reqFrame(opaqueKey, 9, 1, "a", nil), reqFrame(opaqueKey, 9, 2, "a", nil)))...)
 		r.feed(c.send(false, respFrame(2, nil))...)
+		r.feed(c.packet(true, fACK, nil))
 		if len(r.got) != 2 {
 			t.Fatalf("%d emitted at the response to the later request", len(r.got))
 		}
@@ -302,12 +308,13 @@ func TestResponsesBeforeRequests(t *testing.T) {
 		t.Errorf("%d emitted while request 2 is missing", len(r.got))
 	}
 	r.feed(late...)
+	r.feed(c.packet(true, fACK, nil)) // the client acknowledges the last response
 	if len(r.got) != 4 {
 		t.Errorf("%d emitted after the retransmission", len(r.got))
 	}
 	r.close()
-	// Request 2's first byte is in the last packet: it comes last.
-	if e := r.got[3]; e.CorrelationID != 2 || e.Request.Packet != int64(r.n-1) {
+	// Request 2's first byte is in the retransmission: it comes last.
+	if e := r.got[3]; e.CorrelationID != 2 || e.Request.Packet != int64(r.n-2) {
 		t.Errorf("last: %s", describe(e))
 	}
 	slices.SortFunc(r.got, func(a, b *Exchange) int { return int(a.CorrelationID - b.CorrelationID) })
@@ -438,6 +445,7 @@ func TestAdvance(t *testing.T) {
 	_ = c.send(true, reqs[1], 10) // lost
 	r.feed(c.send(true, reqs[2])...)
 	r.feed(c.send(false, cat(resps[0], resps[1], resps[2]))...)
+	r.feed(c.packet(true, fACK, nil))
 	if len(r.got) != 1 {
 		t.Fatalf("%d emitted", len(r.got))
 	}

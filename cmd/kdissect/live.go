@@ -227,11 +227,12 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	fmt.Fprintf(stderr, "kdissect: listening on %s, link type %s, snapshot length %d bytes, filter %q\n",
 		h.Interface(), link, h.SnapLen(), filter)
 
-	d := dissect.New(opts)
 	var wid *widener
 	if flags.filter == "" && !opts.AnyPort {
 		wid = newWidener(ctx, opts.Ports, stderr)
+		opts.BrokersNamed = wid.named
 	}
+	d := dissect.New(opts)
 	// Not ctx: after Ctrl-C the connections still open are flushed, and
 	// their exchanges shown.
 	p := pipeline.Start(context.Background(), pipeline.Options{
@@ -243,9 +244,6 @@ func runLive(cmd *cobra.Command, flags *captureFlags, lf *liveFlags, exFilter *e
 	}, mx.tap(), sr.tap(viewTap(out)), pf.tap())
 	emitted := false
 	s := newSession(d, func(ex *dissect.Exchange) {
-		if wid != nil {
-			wid.named(ex)
-		}
 		emitted = true
 		p.Put(ex)
 	})

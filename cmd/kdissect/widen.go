@@ -36,10 +36,11 @@ func newWidener(ctx context.Context, ports []uint16, warn io.Writer) *widener {
 	return &widener{ctx: ctx, ports: slices.Clone(ports), warn: warn, asked: map[string]bool{}, resolved: make(chan netip.AddrPort, 64)}
 }
 
-// named takes the brokers an exchange's response names (from the emit
-// callback: the filter changes after the packet).
-func (w *widener) named(ex *dissect.Exchange) {
-	w.pending = append(w.pending, ex.NamedBrokers...)
+// named takes the brokers a response names (dissect.Options.BrokersNamed,
+// called as soon as the response is matched, before its exchange is
+// emitted: the filter changes after the packet).
+func (w *widener) named(brokers []dissect.BrokerName) {
+	w.pending = append(w.pending, brokers...)
 }
 
 // apply widens the filter for the ports named since the last call, starts
