@@ -29,7 +29,7 @@ func TestDecodeCutAsRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	const headers = 14 + 20 + 20 // Ethernet, IPv4 and TCP (capgen writes no options)
-	held := len(req) - 30         // of the request's bytes, size prefix included
+	held := len(req) - 30        // of the request's bytes, size prefix included
 	path := filepath.Join(t.TempDir(), "cut.pcap")
 	f, err := os.Create(path)
 	if err != nil {
