@@ -116,7 +116,7 @@ func (d *recordDecoder) decodeMessage(entry []byte, pos int) LegacyMessage {
 	where := loc.format(m.Offset)
 	if c == CompressionZstd {
 		// Kafka answers UNSUPPORTED_COMPRESSION_TYPE; decode it anyway.
-		d.note("%s: zstd in a magic %d message; Kafka allows zstd only in v2 batches", where, m.Magic)
+		d.note(NoteRecords, "%s: zstd in a magic %d message; Kafka allows zstd only in v2 batches", where, m.Magic)
 	}
 	// Magic-0 LZ4 frames carry Kafka's wrong header checksum (KAFKA-3160).
 	data, err := d.decompress(c, m.Value, m.Magic == 0)
@@ -142,7 +142,7 @@ func (d *recordDecoder) decodeMessageFields(entry []byte, loc msgLoc) LegacyMess
 	if crc := crc32.ChecksumIEEE(entry[entryMagicAt:]); crc == m.Crc {
 		m.CrcValid = true
 	} else if d.listing() {
-		d.note("%s: CRC-32 mismatch: 0x%08x on the wire, 0x%08x computed", loc.format(m.Offset), m.Crc, crc)
+		d.note(NoteCRCMismatch, "%s: CRC-32 mismatch: 0x%08x on the wire, 0x%08x computed", loc.format(m.Offset), m.Crc, crc)
 	}
 	var r Reader
 	r.Reset(entry[legacyHeaderLen:])
@@ -154,9 +154,9 @@ func (d *recordDecoder) decodeMessageFields(entry []byte, loc msgLoc) LegacyMess
 	m.Value = r.NullableBytes()
 	switch {
 	case r.Failed() && d.listing():
-		d.note("%s: %v", loc.format(m.Offset), r.Err())
+		d.note(NoteRecords, "%s: %v", loc.format(m.Offset), r.Err())
 	case !r.Failed() && r.Remaining() > 0 && d.listing():
-		d.note("%s: %d bytes after the value", loc.format(m.Offset), r.Remaining())
+		d.note(NoteRecords, "%s: %d bytes after the value", loc.format(m.Offset), r.Remaining())
 	}
 	return m
 }
@@ -191,17 +191,17 @@ func (d *recordDecoder) decodeInner(w *LegacyMessage, data []byte, where string)
 		loc := msgLoc{pos: pos, inner: len(inner), wrapper: where}
 		m := d.decodeMessageFields(rest[:n], loc)
 		if m.Magic != w.Magic && d.listing() {
-			d.note("%s: magic %d inside a magic %d wrapper", loc.format(m.Offset), m.Magic, w.Magic)
+			d.note(NoteRecords, "%s: magic %d inside a magic %d wrapper", loc.format(m.Offset), m.Magic, w.Magic)
 		}
 		if m.Compression() != CompressionNone && d.listing() {
-			d.note("%s: nested %v compression, which Kafka forbids; not decompressed", loc.format(m.Offset), m.Compression())
+			d.note(NoteRecords, "%s: nested %v compression, which Kafka forbids; not decompressed", loc.format(m.Offset), m.Compression())
 		}
 		inner = append(inner, m)
 		pos += n
 	}
 	switch {
 	case fit < framed:
-		d.noteAlways("%s: %s: %d of %d inner messages decoded", where, d.budget.exhaustedNote(), fit, framed)
+		d.noteAlways(NoteDecodeBudget, "%s: %s: %d of %d inner messages decoded", where, d.budget.exhaustedNote(), fit, framed)
 	case end < len(data):
 		// What stopped the framing.
 		rest := data[end:]
@@ -212,7 +212,7 @@ func (d *recordDecoder) decodeInner(w *LegacyMessage, data []byte, where string)
 		case err == nil && magic == 2:
 			err = fmt.Errorf("a v2 record batch")
 		}
-		d.note("%s: inner message %d at byte %d: %v; %d bytes left undecoded", where, framed, end, err, len(rest))
+		d.note(NoteRecords, "%s: inner message %d at byte %d: %v; %d bytes left undecoded", where, framed, end, err, len(rest))
 	}
 	if w.Magic >= 1 && len(inner) > 0 {
 		last := inner[len(inner)-1].Offset

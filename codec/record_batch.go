@@ -255,7 +255,7 @@ func (d *recordDecoder) decodeBatchRecords(b *RecordBatch, entry []byte, pos int
 	data := entry[recordBatchHeaderLen:]
 	where := fmt.Sprintf("batch at byte %d (BaseOffset %d)", pos, b.BaseOffset)
 	if !b.CrcValid {
-		d.note("%s: CRC-32C mismatch: 0x%08x on the wire, 0x%08x computed", where, b.Crc, crc)
+		d.note(NoteCRCMismatch, "%s: CRC-32C mismatch: 0x%08x on the wire, 0x%08x computed", where, b.Crc, crc)
 	}
 	c := b.Compression()
 	var derr error
@@ -277,16 +277,16 @@ func (d *recordDecoder) decodeBatchRecords(b *RecordBatch, entry []byte, pos int
 		d.noteFor(derr)("%s: %v; %d of RecordCount %d records decoded from the %d bytes recovered", where, derr, len(b.Records), b.RecordCount, len(data))
 		return b
 	case st.budget:
-		d.noteAlways("%s: %s: %d of RecordCount %d records decoded", where, d.budget.exhaustedNote(), len(b.Records), b.RecordCount)
+		d.noteAlways(NoteDecodeBudget, "%s: %s: %d of RecordCount %d records decoded", where, d.budget.exhaustedNote(), len(b.Records), b.RecordCount)
 		return b
 	case st.err != nil:
-		d.note("%s: %v", where, st.err)
+		d.note(NoteRecords, "%s: %v", where, st.err)
 	case st.end < len(data):
 		rest := data[st.end:]
-		d.note("%s: %d bytes after the %d records of RecordCount, not decoded (%d more records by their lengths)", where, len(rest), b.RecordCount, countRecords(rest))
+		d.note(NoteRecords, "%s: %d bytes after the %d records of RecordCount, not decoded (%d more records by their lengths)", where, len(rest), b.RecordCount, countRecords(rest))
 	}
 	if int64(len(b.Records)) != int64(b.RecordCount) {
-		d.note("%s: RecordCount %d on the wire, %d records decoded", where, b.RecordCount, len(b.Records))
+		d.note(NoteRecords, "%s: RecordCount %d on the wire, %d records decoded", where, b.RecordCount, len(b.Records))
 	}
 	return b
 }
@@ -347,7 +347,7 @@ func (d *recordDecoder) decodeRecords(b *RecordBatch, data []byte, where string)
 			rec.Timestamp = b.MaxTimestamp
 		}
 		if b.IsControl() && !rec.decodeControl() && d.listing() {
-			d.note("%s: record %d: %s", where, i, rec.controlProblem())
+			d.note(NoteRecords, "%s: record %d: %s", where, i, rec.controlProblem())
 		}
 	}
 	return recs, st

@@ -236,11 +236,11 @@ func (d *recordDecoder) decodeGappedSet(h *holes) {
 			pos = h.size
 			continue
 		case frameBad:
-			d.note("%d bytes left undecoded at byte %d: %v", h.size-pos, pos, err)
+			d.note(NoteRecords, "%d bytes left undecoded at byte %d: %v", h.size-pos, pos, err)
 			pos = h.size
 			continue
 		case frameTailLost:
-			d.note("the last %d bytes (at byte %d), fewer than an entry header, not all captured: not decoded", h.size-pos, pos)
+			d.note(NoteNotCaptured, "the last %d bytes (at byte %d), fewer than an entry header, not all captured: not decoded", h.size-pos, pos)
 			pos = h.size
 			continue
 		case frameSizeLost:
@@ -248,16 +248,16 @@ func (d *recordDecoder) decodeGappedSet(h *holes) {
 			switch {
 			case found:
 				_, m, _, _ := h.frameAt(p)
-				d.note("%d bytes at byte %d skipped (%d of them not captured): the size of the entry there (BatchLength or MessageSize) was not captured; resynchronised on the %s at byte %d, found by its magic, size and CRC", p-pos, pos, h.lostIn(pos, p), entryName(m), p)
+				d.note(NoteNotCaptured, "%d bytes at byte %d skipped (%d of them not captured): the size of the entry there (BatchLength or MessageSize) was not captured; resynchronised on the %s at byte %d, found by its magic, size and CRC", p-pos, pos, h.lostIn(pos, p), entryName(m), p)
 			case gaveUp:
-				d.note("the last %d bytes (at byte %d; %d of them not captured) not decoded: the size of the entry there (BatchLength or MessageSize) was not captured, and the search for the next entry by its CRC stopped after checking %d times the field's bytes", h.size-pos, pos, h.lostIn(pos, h.size), resyncCRCFactor)
+				d.note(NoteNotCaptured, "the last %d bytes (at byte %d; %d of them not captured) not decoded: the size of the entry there (BatchLength or MessageSize) was not captured, and the search for the next entry by its CRC stopped after checking %d times the field's bytes", h.size-pos, pos, h.lostIn(pos, h.size), resyncCRCFactor)
 			default:
-				d.note("the last %d bytes (at byte %d; %d of them not captured) not decoded: the size of the entry there (BatchLength or MessageSize) was not captured, and no entry wholly captured with a matching CRC follows", h.size-pos, pos, h.lostIn(pos, h.size))
+				d.note(NoteNotCaptured, "the last %d bytes (at byte %d; %d of them not captured) not decoded: the size of the entry there (BatchLength or MessageSize) was not captured, and no entry wholly captured with a matching CRC follows", h.size-pos, pos, h.lostIn(pos, h.size))
 			}
 			pos = p
 			continue
 		case frameMagicLost:
-			d.note("entry at byte %d (%d bytes, %d of them not captured): its magic byte was not captured, so neither is its format: not decoded", pos, n, h.lostIn(pos, pos+n))
+			d.note(NoteNotCaptured, "entry at byte %d (%d bytes, %d of them not captured): its magic byte was not captured, so neither is its format: not decoded", pos, n, h.lostIn(pos, pos+n))
 			pos += n
 			continue
 		}
@@ -297,10 +297,10 @@ func (d *recordDecoder) decodeGappedSet(h *holes) {
 		pos += n
 	}
 	if skippedBatches+skippedMessages > 0 {
-		d.noteAlways("%s: %s not decoded", d.budget.exhaustedNote(), entryCount(skippedBatches, skippedMessages))
+		d.noteAlways(NoteDecodeBudget, "%s: %s not decoded", d.budget.exhaustedNote(), entryCount(skippedBatches, skippedMessages))
 	}
 	if d.suppressed > 0 {
-		d.noteAlways("%d more problems not listed", d.suppressed)
+		d.noteAlways(NoteRecords, "%d more problems not listed", d.suppressed)
 	}
 }
 
@@ -368,11 +368,11 @@ func (d *recordDecoder) decodeHoledBatch(h *holes, pos, n int) *RecordBatch {
 	switch {
 	case firstGap < recordBatchHeaderLen:
 		b.RecordsNotCaptured = b.knownRecordCount()
-		d.note("%s, in its header: CRC-32C not verified, records not decoded", lost)
+		d.note(NoteCRCNotVerified, "%s, in its header: CRC-32C not verified, records not decoded", lost)
 		return b
 	case b.Compression() != CompressionNone:
 		b.RecordsNotCaptured = b.knownRecordCount()
-		d.note("%s: CRC-32C not verified, %v-compressed records not decoded (%d records)", lost, b.Compression(), b.RecordCount)
+		d.note(NoteCRCNotVerified, "%s: CRC-32C not verified, %v-compressed records not decoded (%d records)", lost, b.Compression(), b.RecordCount)
 		return b
 	}
 	data := h.b[pos+recordBatchHeaderLen : pos+firstGap]
@@ -384,15 +384,15 @@ func (d *recordDecoder) decodeHoledBatch(h *holes, pos, n int) *RecordBatch {
 	}
 	switch {
 	case st.budget:
-		d.noteAlways("%s: %s: %d of RecordCount %d records decoded", where, d.budget.exhaustedNote(), len(b.Records), b.RecordCount)
+		d.noteAlways(NoteDecodeBudget, "%s: %s: %d of RecordCount %d records decoded", where, d.budget.exhaustedNote(), len(b.Records), b.RecordCount)
 	case st.err != nil && !errors.Is(st.err, ErrTruncated):
 		// A record cut short by the gap is no problem; another is.
-		d.note("%s: %v", where, st.err)
+		d.note(NoteRecords, "%s: %v", where, st.err)
 	}
 	if b.RecordsNotCaptured == 0 {
-		d.note("%s, after its records: CRC-32C not verified; all %d records decoded", lost, len(b.Records))
+		d.note(NoteCRCNotVerified, "%s, after its records: CRC-32C not verified; all %d records decoded", lost, len(b.Records))
 	} else {
-		d.note("%s: CRC-32C not verified; %d of RecordCount %d records decoded, the rest not captured", lost, len(b.Records), b.RecordCount)
+		d.note(NoteCRCNotVerified, "%s: CRC-32C not verified; %d of RecordCount %d records decoded, the rest not captured", lost, len(b.Records), b.RecordCount)
 	}
 	return b
 }
@@ -551,9 +551,9 @@ func (d *recordDecoder) decodeHoledMessage(h *holes, pos, n int) LegacyMessage {
 	}
 	lost := fmt.Sprintf("%s: %d of its %d bytes not captured: CRC-32 not verified", where, h.lostIn(pos, pos+n), n)
 	if m.nc&msgNcAttributes == 0 && m.Compression() != CompressionNone {
-		d.note("%s; %v-compressed inner messages not decoded", lost, m.Compression())
+		d.note(NoteCRCNotVerified, "%s; %v-compressed inner messages not decoded", lost, m.Compression())
 	} else {
-		d.note("%s", lost)
+		d.note(NoteCRCNotVerified, "%s", lost)
 	}
 	return m
 }

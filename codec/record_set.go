@@ -31,6 +31,8 @@ type RecordSet struct {
 	// where the framing allows. At most maxRecordSetNotes problems are
 	// listed, then one note counts the rest.
 	Notes []string
+	// NoteKinds holds the kind of each note: NoteKinds[i] is Notes[i]'s.
+	NoteKinds []NoteKind
 }
 
 // RecordEntry is one entry of a RecordSet; exactly one field is set.
@@ -184,7 +186,7 @@ func (d *recordDecoder) decodeSet(raw []byte) {
 			break
 		}
 		if err != nil {
-			d.note("%d bytes left undecoded at byte %d: %v", len(rest), pos, err)
+			d.note(NoteRecords, "%d bytes left undecoded at byte %d: %v", len(rest), pos, err)
 			break
 		}
 		entry := rest[:n]
@@ -213,10 +215,10 @@ func (d *recordDecoder) decodeSet(raw []byte) {
 		s.Entries = append(s.Entries, RecordEntry{Message: &msgs[len(msgs)-1]})
 	}
 	if skippedBatches+skippedMessages > 0 {
-		d.noteAlways("%s: %s not decoded", d.budget.exhaustedNote(), entryCount(skippedBatches, skippedMessages))
+		d.noteAlways(NoteDecodeBudget, "%s: %s not decoded", d.budget.exhaustedNote(), entryCount(skippedBatches, skippedMessages))
 	}
 	if d.suppressed > 0 {
-		d.noteAlways("%d more problems not listed", d.suppressed)
+		d.noteAlways(NoteRecords, "%d more problems not listed", d.suppressed)
 	}
 }
 
@@ -296,23 +298,25 @@ func (d *recordDecoder) listing() bool {
 
 // noteAlways adds a note even past maxRecordSetNotes: for the budget
 // running out, which happens once per set.
-func (d *recordDecoder) noteAlways(format string, args ...any) {
+func (d *recordDecoder) noteAlways(kind NoteKind, format string, args ...any) {
 	d.s.Notes = append(d.s.Notes, fmt.Sprintf(format, args...))
+	d.s.NoteKinds = append(d.s.NoteKinds, kind)
 }
 
-// noteFor returns noteAlways for a decompression error that says the
-// budget ran out, else note.
+// noteFor returns, for a decompression error, noteAlways when it says the
+// budget ran out, else note, noting the error's kind (decompressKind).
 func (d *recordDecoder) noteFor(err error) func(format string, args ...any) {
+	kind := d.decompressKind(err)
 	if errors.Is(err, ErrDecompressedTooLarge) {
-		return d.noteAlways
+		return func(format string, args ...any) { d.noteAlways(kind, format, args...) }
 	}
-	return d.note
+	return func(format string, args ...any) { d.note(kind, format, args...) }
 }
 
-// note adds a note, or counts it once maxRecordSetNotes are listed.
-func (d *recordDecoder) note(format string, args ...any) {
+// note adds a note of kind, or counts it once maxRecordSetNotes are listed.
+func (d *recordDecoder) note(kind NoteKind, format string, args ...any) {
 	if d.listing() {
-		d.s.Notes = append(d.s.Notes, fmt.Sprintf(format, args...))
+		d.noteAlways(kind, format, args...)
 	}
 }
 

@@ -60,6 +60,14 @@ type FetchTransactions struct {
 	// by its producer's ABORT marker that AbortedTransactions does not
 	// list, a read_committed answer past its LastStableOffset).
 	Notes []string
+	// NoteKinds holds the kind of each note: NoteKinds[i] is Notes[i]'s.
+	NoteKinds []NoteKind
+}
+
+// note adds a note of kind.
+func (ft *FetchTransactions) note(kind NoteKind, format string, args ...any) {
+	ft.Notes = append(ft.Notes, fmt.Sprintf(format, args...))
+	ft.NoteKinds = append(ft.NoteKinds, kind)
 }
 
 // MarkTransactions sets Transaction on every transactional data batch of
@@ -100,7 +108,7 @@ func MarkTransactions(set *RecordSet, aborted []FetchResponseAbortedTransaction,
 func MarkTransactionsListLost(set *RecordSet, known []FetchResponseAbortedTransaction, readCommitted bool) FetchTransactions {
 	ft := markTransactions(set, known, false, -1, readCommitted)
 	if ft.Undecided > 0 {
-		ft.Notes = append(ft.Notes, fmt.Sprintf("AbortedTransactions not captured whole: %d records of transactions neither its captured entries nor a marker in the response decide are left undecided", ft.Undecided))
+		ft.note(NoteNotCaptured, "AbortedTransactions not captured whole: %d records of transactions neither its captured entries nor a marker in the response decide are left undecided", ft.Undecided)
 	}
 	return ft
 }
@@ -144,7 +152,7 @@ func markTransactions(set *RecordSet, aborted []FetchResponseAbortedTransaction,
 				default:
 					p.Transaction = TxnAborted
 					if readCommitted {
-						ft.Notes = append(ft.Notes, fmt.Sprintf("transactional batch at offset %d of producer %d is followed by its ABORT marker at offset %d, but AbortedTransactions does not list it: a read_committed consumer is given its records", p.BaseOffset, p.ProducerId, b.BaseOffset))
+						ft.note(NoteTransaction, "transactional batch at offset %d of producer %d is followed by its ABORT marker at offset %d, but AbortedTransactions does not list it: a read_committed consumer is given its records", p.BaseOffset, p.ProducerId, b.BaseOffset)
 					}
 				}
 			}
@@ -167,7 +175,7 @@ func markTransactions(set *RecordSet, aborted []FetchResponseAbortedTransaction,
 			continue
 		}
 		if last := b.BaseOffset + int64(b.LastOffsetDelta); lastStable >= 0 && last >= lastStable {
-			ft.Notes = append(ft.Notes, fmt.Sprintf("read_committed answer holds a transactional batch of producer %d at offsets %d-%d, at or past its LastStableOffset %d: a read_committed consumer is given its records undecided", b.ProducerId, b.BaseOffset, last, lastStable))
+			ft.note(NoteTransaction, "read_committed answer holds a transactional batch of producer %d at offsets %d-%d, at or past its LastStableOffset %d: a read_committed consumer is given its records undecided", b.ProducerId, b.BaseOffset, last, lastStable)
 			continue
 		}
 		b.Transaction = TxnCommitted

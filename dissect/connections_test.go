@@ -217,7 +217,7 @@ func TestReusedFourTuple(t *testing.T) {
 			for _, e := range got {
 				switch {
 				case e.Stream == 0 && e.CorrelationID == 3:
-					if e.NoResponse != ConnectionClosed || !slices.ContainsFunc(e.Notes, func(n string) bool { return strings.Contains(n, "new connection on the same ports") }) {
+					if e.NoResponse != ConnectionClosed || !slices.ContainsFunc(e.Notes, func(n Note) bool { return strings.Contains(n.Text, "new connection on the same ports") }) {
 						t.Errorf("unanswered request of the old connection: %s (reason %v)", describe(e), e.NoResponse)
 					}
 				case len(e.Notes) > 0:
@@ -283,7 +283,7 @@ func TestResponsesOutOfOrder(t *testing.T) {
 				at := slices.Index(order, e.CorrelationID)
 				late := slices.ContainsFunc(order[:at], func(x int32) bool { return x > e.CorrelationID }) ||
 					slices.ContainsFunc(order[at+1:], func(x int32) bool { return x < e.CorrelationID })
-				noted := slices.ContainsFunc(e.Notes, func(n string) bool { return strings.Contains(n, "out of order") })
+				noted := slices.ContainsFunc(e.Notes, func(n Note) bool { return strings.Contains(n.Text, "out of order") })
 				if late != noted || len(e.Notes) > 1 {
 					t.Errorf("%s: out of order %v", describe(e), late)
 				}
@@ -370,7 +370,7 @@ func TestResponseStampedEarly(t *testing.T) {
 				if wantLat := -time.Duration(e.CorrelationID) * 300 * time.Microsecond; !ok || lat != wantLat {
 					t.Errorf("%s: latency %v, want %v", describe(e), lat, wantLat)
 				}
-				if !slices.ContainsFunc(e.Notes, func(n string) bool { return strings.Contains(n, "before its request") }) {
+				if !slices.ContainsFunc(e.Notes, func(n Note) bool { return strings.Contains(n.Text, "before its request") }) {
 					t.Errorf("%s: no note of the negative latency", describe(e))
 				}
 			}
@@ -408,7 +408,7 @@ func TestOvertakenRequestGivenUp(t *testing.T) {
 		t.Fatalf("%d exchanges out before the end, want 3", len(r.got))
 	}
 	if e := r.got[0]; e.CorrelationID != 1 || e.Response != nil || e.NoResponse != ResponseLost ||
-		!slices.ContainsFunc(e.Notes, func(n string) bool { return strings.Contains(n, "no response within 30s") }) {
+		!slices.ContainsFunc(e.Notes, func(n Note) bool { return strings.Contains(n.Text, "no response within 30s") }) {
 		t.Errorf("overtaken request: %s", describe(e))
 	}
 	r.close()

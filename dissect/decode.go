@@ -102,7 +102,7 @@ func (d *Decoder) Decode(ex *Exchange) {
 	markFramesNotCaptured(ex, ex.Decoded)
 	// The dissector notes why a response is missing (ex.NoResponse).
 	if ex.Request != nil && ex.Response == nil && ex.NoResponse == ResponseSeen && !ex.SASLToken && !noResponseExpected(ex) {
-		ex.AddNote("no response captured")
+		ex.AddNote(NoteNoResponse, "no response captured")
 	}
 }
 
@@ -205,22 +205,22 @@ func decodeRequest(ex *Exchange, dec *Decoded) {
 	if ex.APIVersion < 0 {
 		if api := dec.API; api != nil && versionOnWire(ex.Request) {
 			// A negative ApiVersion on the wire: no API has one.
-			ex.AddNote(fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d): request body not decoded",
+			ex.AddNote(NoteUnknownVersion, fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d): request body not decoded",
 				api.Name, ex.APIVersion, api.MinVersion, api.MaxVersion))
 		}
 		return // else the header was not captured whole: the matcher said so
 	}
 	if ex.Request.Size < 4 {
-		ex.AddNote(fmt.Sprintf("request frame of %d bytes is too short for a header", ex.Request.Size))
+		ex.AddNote(NoteMalformed, fmt.Sprintf("request frame of %d bytes is too short for a header", ex.Request.Size))
 		return
 	}
 	api := dec.API
 	if api == nil {
-		ex.AddNote(fmt.Sprintf("unknown API key %d: request body not decoded", ex.APIKey))
+		ex.AddNote(NoteUnknownAPI, fmt.Sprintf("unknown API key %d: request body not decoded", ex.APIKey))
 		return
 	}
 	if !api.SupportsVersion(ex.APIVersion) {
-		ex.AddNote(fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d): request body not decoded",
+		ex.AddNote(NoteUnknownVersion, fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d): request body not decoded",
 			api.Name, ex.APIVersion, api.MinVersion, api.MaxVersion))
 		return
 	}
@@ -232,14 +232,14 @@ func decodeRequest(ex *Exchange, dec *Decoded) {
 		// frame then decodes exactly.
 		if r1, hdr1, body1 := decodeRequestFrame(api, ex.Request, 1, ex.APIVersion); r1.Err() == nil && r1.Remaining() == 0 {
 			r, hdr, body = r1, hdr1, body1
-			ex.AddNote(fmt.Sprintf("%s v%d sent with request header v1 (with ClientId); Kafka expects header v0", api.Name, ex.APIVersion))
+			ex.AddNote(NoteHeaderVersion, fmt.Sprintf("%s v%d sent with request header v1 (with ClientId); Kafka expects header v0", api.Name, ex.APIVersion))
 		}
 	}
 	if hdr == nil {
 		if err := r.Err(); errors.Is(err, codec.ErrNotCaptured) {
-			ex.AddNote(fmt.Sprintf("request header not captured whole: %v", err))
+			ex.AddNote(NoteTruncated, fmt.Sprintf("request header not captured whole: %v", err))
 		} else {
-			ex.AddNote(fmt.Sprintf("malformed request header: %v", err))
+			ex.AddNote(NoteMalformed, fmt.Sprintf("malformed request header: %v", err))
 		}
 		return
 	}
@@ -298,9 +298,9 @@ func decodeResponse(ex *Exchange, dec *Decoded) {
 	hdr.ReadFrom(r, codec.ResponseHeaderVersion(ex.APIKey, ex.APIVersion))
 	if err := r.Err(); err != nil {
 		if errors.Is(err, codec.ErrNotCaptured) {
-			ex.AddNote(fmt.Sprintf("response header not captured whole: %v", err))
+			ex.AddNote(NoteTruncated, fmt.Sprintf("response header not captured whole: %v", err))
 		} else {
-			ex.AddNote(fmt.Sprintf("malformed response header: %v", err))
+			ex.AddNote(NoteMalformed, fmt.Sprintf("malformed response header: %v", err))
 		}
 		return
 	}
@@ -320,7 +320,7 @@ func decodeResponse(ex *Exchange, dec *Decoded) {
 		body0 := api.NewResponse()
 		body0.ReadFrom(r0, 0)
 		if r0.Err() == nil && r0.Remaining() == 0 {
-			ex.AddNote(fmt.Sprintf("ApiVersions v%d answered with a v0 body (the broker's fallback for a version it does not support)", ex.APIVersion))
+			ex.AddNote(NoteAPIVersionsV0, fmt.Sprintf("ApiVersions v%d answered with a v0 body (the broker's fallback for a version it does not support)", ex.APIVersion))
 			r, body, dec.ResponseVersion = r0, body0, 0
 		}
 	}
@@ -345,21 +345,21 @@ const apiVersionsKey = 18
 // body decoded, wholly or as far as the capture holds it.
 func bodyNotes(ex *Exchange, r *codec.Reader, body codec.Message, side string, api *codec.API, f *Frame) bool {
 	for _, w := range r.Warnings {
-		ex.AddNote(fmt.Sprintf("%s: %s", side, w))
+		ex.AddNote(NoteFieldWarning, fmt.Sprintf("%s: %s", side, w))
 	}
 	err := r.Err()
 	if nc := r.NotCaptured(); len(nc) > 0 {
-		ex.AddNote(notCapturedNote(side, api, ex.APIVersion, nc))
+		ex.AddNote(NoteTruncated, notCapturedNote(side, api, ex.APIVersion, nc))
 	}
 	if err != nil {
 		if errors.Is(err, codec.ErrNotCaptured) {
 			return true // the fields read stand; the note says where it stopped
 		}
-		ex.AddNote(fmt.Sprintf("malformed %s v%d %s: %v", api.Name, ex.APIVersion, side, err))
+		ex.AddNote(NoteMalformed, fmt.Sprintf("malformed %s v%d %s: %v", api.Name, ex.APIVersion, side, err))
 		return false
 	}
 	if n := r.Remaining(); n > 0 {
-		ex.AddNote(fmt.Sprintf("%s: %d bytes after the %s v%d body", side, n, api.Name, ex.APIVersion))
+		ex.AddNote(NoteMalformed, fmt.Sprintf("%s: %d bytes after the %s v%d body", side, n, api.Name, ex.APIVersion))
 	}
 	return true
 }
@@ -404,11 +404,11 @@ func (d *Decoder) finish(ex *Exchange, p *prepared) {
 				continue
 			}
 			where := recordsWhere(rr)
-			for _, n := range set.Notes {
-				ex.AddNote(fmt.Sprintf("records of %s: %s", where, n))
+			for i, n := range set.Notes {
+				ex.AddNote(recordNoteKind(set.NoteKinds[i]), fmt.Sprintf("records of %s: %s", where, n))
 			}
 			if set.PartialBytes > 0 {
-				ex.AddNote(fmt.Sprintf("records of %s: partial batch of %d bytes at the end (a fetch cut at its size limit): not decoded", where, set.PartialBytes))
+				ex.AddNote(NotePartialBatch, fmt.Sprintf("records of %s: partial batch of %d bytes at the end (a fetch cut at its size limit): not decoded", where, set.PartialBytes))
 			}
 		}
 		// Decoded holds copies of what it keeps (mergeTopic copies the

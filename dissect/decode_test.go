@@ -200,7 +200,7 @@ func TestAcksZeroExpectsNoResponse(t *testing.T) {
 		p.Acks = acks
 		ex := &Exchange{APIKey: 0, APIVersion: 7, CorrelationID: 9, Request: requestFrame(0, 7, 9, p)}
 		NewDecoder(DecodeOptions{}).Decode(ex)
-		noted := strings.Contains(strings.Join(ex.Notes, ";"), "no response captured")
+		noted := strings.Contains(strings.Join(NoteTexts(ex.Notes), ";"), "no response captured")
 		if noted != (acks != 0) {
 			t.Errorf("acks %d: notes %v", acks, ex.Notes)
 		}

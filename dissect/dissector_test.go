@@ -297,7 +297,7 @@ func TestOneDirection(t *testing.T) {
 			if !clientSide && (e.APIKey != -1 || e.APIVersion != -1 || len(e.Notes) != 1 || !hasNote(e, "response without a captured request")) {
 				t.Errorf("orphan response: %s", describe(e))
 			}
-			if clientSide && (e.NoResponse != CaptureEnded || len(e.Notes) != 1 || e.Notes[0] != "capture ended before the response") {
+			if clientSide && (e.NoResponse != CaptureEnded || len(e.Notes) != 1 || e.Notes[0].Text != "capture ended before the response") {
 				t.Errorf("request without response: %s", describe(e))
 			}
 		}
@@ -617,7 +617,7 @@ func TestLyingSizePrefix(t *testing.T) {
 
 func hasNote(e *Exchange, substr string) bool {
 	for _, n := range e.Notes {
-		if strings.Contains(n, substr) {
+		if strings.Contains(n.Text, substr) {
 			return true
 		}
 	}
@@ -678,7 +678,7 @@ func TestTimesAfterGap(t *testing.T) {
 		}
 		last = e.Request.Time
 		for _, note := range e.Notes {
-			if strings.Contains(note, "skipping") && !strings.Contains(note, "skipping 10 bytes") {
+			if strings.Contains(note.Text, "skipping") && !strings.Contains(note.Text, "skipping 10 bytes") {
 				t.Errorf("corr %d: %q; the 10 bytes after the gap were skipped", e.CorrelationID, note)
 			}
 		}

@@ -211,7 +211,8 @@ type Exchange struct {
 
 	// Notes says what a user must know about this exchange: request missing,
 	// truncated frame, unknown API key, gap in the stream, decode errors...
-	Notes []string
+	// Each has its kind and severity, as Wireshark's expert infos do.
+	Notes []Note
 }
 
 // BrokerName is a broker as a response names it.
@@ -292,5 +293,7 @@ func (e *Exchange) Latency() (time.Duration, bool) {
 	return e.Response.Time.Sub(e.Request.Time), true
 }
 
-// AddNote appends a note.
-func (e *Exchange) AddNote(s string) { e.Notes = append(e.Notes, s) }
+// AddNote appends a note of kind saying text.
+func (e *Exchange) AddNote(kind NoteKind, text string) {
+	e.Notes = append(e.Notes, NewNote(kind, text))
+}

@@ -98,8 +98,8 @@ func markFetchTransactions(ex *Exchange, dec *Decoded, names map[codec.UUID]stri
 			}
 			dec.RecordsAborted += ft.Aborted
 			dec.Transactions = append(dec.Transactions, pt)
-			for _, n := range ft.Notes {
-				ex.AddNote(fmt.Sprintf("records of %s: %s", recordsWhere(codec.RecordsRef{Topic: topic, TopicID: t.TopicId, Partition: p.PartitionIndex}), n))
+			for i, n := range ft.Notes {
+				ex.AddNote(recordNoteKind(ft.NoteKinds[i]), fmt.Sprintf("records of %s: %s", recordsWhere(codec.RecordsRef{Topic: topic, TopicID: t.TopicId, Partition: p.PartitionIndex}), n))
 			}
 		}
 	}

@@ -89,7 +89,7 @@ func TestFetchTransactionsListLost(t *testing.T) {
 	if lt.States[0] != codec.TxnAborted || lt.States[2] != codec.TxnUndecided || lost.Decoded.RecordsAborted != 2 || lt.Undecided != 3 || lt.ReadCommitted != 0 {
 		t.Errorf("list lost: states %v, %d aborted, %d undecided, %d to read_committed; want aborted (by the captured entry), undecided, 2, 3, 0", lt.States, lost.Decoded.RecordsAborted, lt.Undecided, lt.ReadCommitted)
 	}
-	if !strings.Contains(strings.Join(lost.Notes, "\n"), "AbortedTransactions not captured whole") {
+	if !strings.Contains(strings.Join(NoteTexts(lost.Notes), "\n"), "AbortedTransactions not captured whole") {
 		t.Errorf("no note says the list was lost: %q", lost.Notes)
 	}
 }
@@ -101,7 +101,7 @@ func TestFetchTransactionsListLost(t *testing.T) {
 // list, captured, still decides.
 func TestFetchTransactionsLastStableLost(t *testing.T) {
 	past := fetchTxnExchange(t, 3, nil)
-	if !strings.Contains(strings.Join(past.Notes, "\n"), "LastStableOffset 3") {
+	if !strings.Contains(strings.Join(NoteTexts(past.Notes), "\n"), "LastStableOffset 3") {
 		t.Fatalf("a batch past the LastStableOffset is not noted: %q", past.Notes)
 	}
 	lost := fetchTxnExchange(t, 5, func(f []byte) (int, int) { return index8(t, f, 5, 5) + 8, 8 }) // HighWatermark 5, LastStableOffset 5
@@ -109,7 +109,7 @@ func TestFetchTransactionsLastStableLost(t *testing.T) {
 		t.Fatalf("the hole is not the LastStableOffset: %+v", nc)
 	}
 	lt := lost.Decoded.Transactions[0]
-	if lt.States[0] != codec.TxnAborted || lt.States[2] != codec.TxnCommitted || strings.Contains(strings.Join(lost.Notes, "\n"), "at or past its LastStableOffset") {
+	if lt.States[0] != codec.TxnAborted || lt.States[2] != codec.TxnCommitted || strings.Contains(strings.Join(NoteTexts(lost.Notes), "\n"), "at or past its LastStableOffset") {
 		t.Errorf("LastStableOffset lost: states %v, notes %q; want aborted, committed, no LastStableOffset note", lt.States, lost.Notes)
 	}
 }

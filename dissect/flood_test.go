@@ -191,7 +191,7 @@ func TestEvictedConnectionNoted(t *testing.T) {
 			back = e
 		}
 	}
-	if evicted == nil || evicted.NoResponse != ConnectionEvicted || !slices.ContainsFunc(evicted.Notes, func(n string) bool { return NoteKind(n) == NoteNoResponse && strings.Contains(n, "evicted") }) {
+	if evicted == nil || evicted.NoResponse != ConnectionEvicted || !slices.ContainsFunc(evicted.Notes, func(n Note) bool { return n.Kind == NoteNoResponse && strings.Contains(n.Text, "evicted") }) {
 		for _, e := range r.got {
 			t.Log(describe(e))
 		}

@@ -65,7 +65,7 @@ type frameSink interface {
 	// frame takes a complete or truncated frame, the problems to note on
 	// its exchange, and the stream offset of its size prefix (an ordering
 	// key within the direction).
-	frame(dir frameDir, f *Frame, notes []string, pos int64)
+	frame(dir frameDir, f *Frame, notes []Note, pos int64)
 	// pendingRequest reports whether a request with this CorrelationId is
 	// waiting for a response that the packet at can carry (the broker had
 	// received the request by then); used to recognise a response
@@ -367,7 +367,7 @@ func (f *framer) run(data []byte, loc locator, base int64, chunk bool) {
 			i += n
 			f.last = loc.at(i - 1)
 			if f.skipLeft == 0 {
-				f.emit(f.last, []string{f.oversizedNote()})
+				f.emit(f.last, []Note{NewNote(NoteOversized, f.oversizedNote())})
 			}
 		case stateResync:
 			i = f.resync(data, i, loc, base, chunk)
@@ -495,15 +495,15 @@ func (f *framer) accept() {
 		f.rejects, f.rejected = 0, 0
 	}
 	f.tentative, f.tentAligned, f.marks = false, false, nil
-	var notes []string
+	var notes []Note
 	if len(f.holes) > 0 {
-		notes = []string{holesNote(f.holes, int(f.size))}
+		notes = []Note{NewNote(NoteTruncated, holesNote(f.holes, int(f.size)))}
 	}
 	f.emit(f.last, notes)
 }
 
 // emit hands the collected frame to the sink and waits for the next one.
-func (f *framer) emit(end pktRef, notes []string) {
+func (f *framer) emit(end pktRef, notes []Note) {
 	fr := &Frame{Bytes: f.buf, Size: f.size, Time: captureTime(f.start.time), EndTime: captureTime(end.time), Packet: f.start.index,
 		Oversized: f.state == stateSkip, Holes: f.holes, FilePacket: int64(f.start.num), capture: f.start.src,
 		LastPacket: end.index, LastFilePacket: int64(end.num), lastCapture: end.src}
@@ -517,12 +517,12 @@ func (f *framer) emit(end pktRef, notes []string) {
 		// This is the first frame since the boundary was found again; a
 		// stream picked up exactly on a boundary has nothing to note.
 		if !(f.why.midStream && f.why.gaps == 0 && !f.why.invalid && f.skipped == 0) {
-			notes = append([]string{f.resyncNote()}, notes...)
+			notes = append([]Note{NewNote(f.resyncNote())}, notes...)
 		}
 		f.why = nil
 	}
 	if f.rtx.copies > 0 {
-		notes = append(notes, f.rtx.note())
+		notes = append(notes, NewNote(NoteRetransmission, f.rtx.note()))
 	}
 	f.sink.frame(f.dir, fr, notes, f.startPos) // the sink reads rtx too
 	f.rtx = rtxDiff{}
@@ -615,7 +615,7 @@ func (f *framer) skipHole(n int64, cause HoleCause) {
 		}
 		n -= f.skipLeft
 		f.skipLeft = 0
-		f.emit(f.last, []string{f.oversizedNote()})
+		f.emit(f.last, []Note{NewNote(NoteOversized, f.oversizedNote())})
 		if n > 0 {
 			f.enterResync(&resyncCause{missing: n, causes: causeOf(cause)})
 		}
@@ -690,12 +690,14 @@ func (f *framer) enterResync(why *resyncCause) {
 }
 
 // resyncNote describes, for the frame where the boundary was found again,
-// what happened before it.
-func (f *framer) resyncNote() string {
+// what happened before it, and returns the note's kind.
+func (f *framer) resyncNote() (NoteKind, string) {
 	w := f.why
 	var s string
+	kind := NoteResync
 	switch {
 	case w.gaps > 0:
+		kind = NoteGap
 		s = fmt.Sprintf("gap in the capture: %s of the %s stream not captured (%s)", bytesString(w.missing), f.dir, w.causes.String())
 		if w.gaps > 1 {
 			s += fmt.Sprintf(" in %d holes", w.gaps)
@@ -707,11 +709,11 @@ func (f *framer) resyncNote() string {
 		s = fmt.Sprintf("implausible frame size %d in the %s stream", w.invalidSize, f.dir)
 	case w.midStream:
 		s = fmt.Sprintf("connection picked up mid-stream: %d bytes of the %s stream before the first frame boundary skipped", f.skipped, f.dir)
-		return s
+		return NoteMidStream, s
 	default:
 		s = fmt.Sprintf("lost the frame boundary in the %s stream", f.dir)
 	}
-	return fmt.Sprintf("%s; resynchronised on this frame after skipping %d bytes", s, f.skipped)
+	return kind, fmt.Sprintf("%s; resynchronised on this frame after skipping %d bytes", s, f.skipped)
 }
 
 func bytesString(n int64) string {
@@ -1262,7 +1264,7 @@ func (f *framer) finish(cause HoleCause) (lost int64) {
 	}
 	switch f.state {
 	case stateSkip:
-		f.emit(f.last, []string{f.oversizedNote(), fmt.Sprintf("truncated frame: got %d of %d bytes (%s)", int64(f.size)-f.skipLeft, f.size, cause)})
+		f.emit(f.last, []Note{NewNote(NoteOversized, f.oversizedNote()), NewNote(NoteTruncated, fmt.Sprintf("truncated frame: got %d of %d bytes (%s)", int64(f.size)-f.skipLeft, f.size, cause))})
 	case stateHeader:
 		if f.npre > 0 {
 			f.sink.lost(f.dir, int64(f.npre), fmt.Sprintf("stream ends inside a size prefix (%d of 4 bytes)", f.npre))
@@ -1275,7 +1277,8 @@ func (f *framer) finish(cause HoleCause) (lost int64) {
 		if n := f.skipped + int64(f.nwin); n > 0 || (f.why != nil && f.why.gaps > 0) {
 			why := "no frame boundary found after it"
 			if f.why != nil && !(f.why.midStream && f.why.gaps == 0 && !f.why.invalid) {
-				why = f.resyncNote() + "; stream ended before a frame boundary was found"
+				_, note := f.resyncNote()
+				why = note + "; stream ended before a frame boundary was found"
 			}
 			f.sink.lost(f.dir, n, why)
 		}

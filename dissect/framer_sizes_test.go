@@ -78,7 +78,7 @@ func TestEmptyFrameIsNoExchange(t *testing.T) {
 		if len(got[0].Notes) != 0 {
 			t.Errorf("first exchange: notes %q", got[0].Notes)
 		}
-		if !strings.Contains(strings.Join(got[1].Notes, "\n"), "implausible frame size 0 in the client→broker stream; resynchronised") {
+		if !strings.Contains(strings.Join(NoteTexts(got[1].Notes), "\n"), "implausible frame size 0 in the client→broker stream; resynchronised") {
 			t.Errorf("second exchange: notes %q, want the resynchronisation note", got[1].Notes)
 		}
 	}

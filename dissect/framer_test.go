@@ -18,9 +18,9 @@ type testSink struct {
 	pending func(int32) bool
 }
 
-func (s *testSink) frame(dir frameDir, f *Frame, notes []string, pos int64) {
+func (s *testSink) frame(dir frameDir, f *Frame, notes []Note, pos int64) {
 	s.frames = append(s.frames, f)
-	s.notes = append(s.notes, notes)
+	s.notes = append(s.notes, NoteTexts(notes))
 }
 
 func (s *testSink) nextRequest(int32) bool { return true }

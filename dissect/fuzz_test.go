@@ -39,7 +39,7 @@ func checkExchangeInvariants(t *testing.T, got []*Exchange, maxFrame int) {
 			t.Fatalf("exchange %d out of order", i)
 		}
 		for _, n := range e.Notes {
-			if n == "" {
+			if n.Text == "" {
 				t.Fatalf("exchange %d: empty note", i)
 			}
 		}

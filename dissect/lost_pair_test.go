@@ -78,7 +78,7 @@ func checkUntouched(t *testing.T, clean, damaged []*Exchange, touched ...int) {
 			continue
 		}
 		d := got[[2]int{c.Stream, int(c.CorrelationID)}]
-		if d == nil || !sameFrameBytes(c.Request, d.Request) || !sameFrameBytes(c.Response, d.Response) || strings.Join(c.Notes, "|") != strings.Join(d.Notes, "|") {
+		if d == nil || !sameFrameBytes(c.Request, d.Request) || !sameFrameBytes(c.Response, d.Response) || strings.Join(NoteTexts(c.Notes), "|") != strings.Join(NoteTexts(d.Notes), "|") {
 			t.Errorf("untouched exchange changed: %s", describe(c))
 			if d != nil {
 				t.Logf("got %s", describe(d))
@@ -126,7 +126,7 @@ func TestLostRequestAndResponseKeepResponses(t *testing.T) {
 		t.Fatalf("Produce 3: want its request alone, its response lost; got %v", e3)
 	}
 	for _, n := range e3.Notes {
-		if NoteKind(n) != NoteNoResponse {
+		if n.Kind != NoteNoResponse {
 			t.Errorf("Produce 3: note %q", n)
 		}
 	}
@@ -142,7 +142,7 @@ func TestLostRequestAndResponseKeepResponses(t *testing.T) {
 		t.Fatalf("Produce 5: want it paired; got %v", e5)
 	}
 	for _, n := range e5.Notes {
-		if k := NoteKind(n); k != NoteGap {
+		if k := n.Kind; k != NoteGap {
 			t.Errorf("Produce 5: note %q (%s)", n, k)
 		}
 	}
@@ -167,10 +167,10 @@ func TestLostResponseBeforeClose(t *testing.T) {
 		t.Fatalf("Produce 5: want its request alone; got %v", e5)
 	}
 	want := "response not captured: 64 bytes of the broker's stream lost before the connection closed"
-	if e5.NoResponse != ResponseLost || len(e5.Notes) != 1 || e5.Notes[0] != want {
+	if e5.NoResponse != ResponseLost || len(e5.Notes) != 1 || e5.Notes[0].Text != want {
 		t.Errorf("Produce 5: reason %v, notes %q; want %q", e5.NoResponse, e5.Notes, want)
 	}
-	if k := NoteKind(want); k != NoteNoResponse {
+	if k := e5.Notes[0].Kind; k != NoteNoResponse {
 		t.Errorf("note kind %q, want %q", k, NoteNoResponse)
 	}
 }
@@ -183,7 +183,7 @@ func TestClosedBeforeResponseUnchanged(t *testing.T) {
 	for _, ex := range readExchanges(t, kcatProduce) {
 		if ex.Response == nil && ex.Request != nil {
 			n++
-			if ex.NoResponse != ConnectionClosed || len(ex.Notes) != 1 || ex.Notes[0] != ConnectionClosed.String() {
+			if ex.NoResponse != ConnectionClosed || len(ex.Notes) != 1 || ex.Notes[0].Text != ConnectionClosed.String() {
 				t.Errorf("%s: reason %v, want %v", describe(ex), ex.NoResponse, ConnectionClosed)
 			}
 		}
@@ -193,9 +193,9 @@ func TestClosedBeforeResponseUnchanged(t *testing.T) {
 	}
 }
 
-func hasNoteKind(ex *Exchange, kind string) bool {
+func hasNoteKind(ex *Exchange, kind NoteKind) bool {
 	for _, n := range ex.Notes {
-		if NoteKind(n) == kind {
+		if n.Kind == kind {
 			return true
 		}
 	}

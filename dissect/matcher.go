@@ -15,7 +15,7 @@ import (
 // framed is a frame as the framer handed it over.
 type framed struct {
 	f           *Frame
-	notes       []string
+	notes       []Note
 	pos         int64     // stream offset of its size prefix in its direction
 	first, last pktRef    // packets of its first and last bytes
 	since       time.Time // session clock when it was framed
@@ -161,7 +161,7 @@ func (c *conn) touch() {
 }
 
 // frame takes a frame from one of the framers (frameSink).
-func (c *conn) frame(dir frameDir, f *Frame, notes []string, pos int64) {
+func (c *conn) frame(dir frameDir, f *Frame, notes []Note, pos int64) {
 	c.s.d.stats.Frames++
 	c.touch()
 	// The framer that calls still knows the packets of the frame's ends.
@@ -207,7 +207,7 @@ func (c *conn) request(r framed) {
 	}
 	if !parseRequestHeader(ex, r.f.Bytes[:head]) {
 		ex.CorrelationID = -1
-		ex.AddNote(fmt.Sprintf("request of %d bytes is too short for a request header", len(r.f.Bytes)))
+		ex.AddNote(NoteMalformed, fmt.Sprintf("request of %d bytes is too short for a request header", len(r.f.Bytes)))
 		c.s.ord.add(ex, key, nil, true)
 		return
 	}
@@ -273,7 +273,7 @@ func (c *conn) partialRequest(r framed, ex *Exchange, key orderKey, head int) {
 	if head >= 4 {
 		ex.APIVersion = int16(binary.BigEndian.Uint16(b[2:]))
 	}
-	ex.AddNote(fmt.Sprintf("request header not captured whole: %d of its first %d bytes (ApiKey, ApiVersion, CorrelationId)", head, reqHeaderMin))
+	ex.AddNote(NoteTruncated, fmt.Sprintf("request header not captured whole: %d of its first %d bytes (ApiKey, ApiVersion, CorrelationId)", head, reqHeaderMin))
 	w := waiting{sl: c.s.ord.add(ex, key, c, false), last: r.last, unknown: true, prevCorr: c.lastCorr[1], hasPrev: c.nCorr > 0}
 	if head > 4 {
 		w.ncorr = copy(w.corr[:], b[4:])
@@ -330,7 +330,7 @@ func (c *conn) match(r framed) bool {
 		ex.Response = r.f
 		ex.CorrelationID = -1
 		ex.Notes = append(ex.Notes, r.notes...)
-		ex.AddNote(fmt.Sprintf("response of %d bytes is too short for a CorrelationId", len(r.f.Bytes)))
+		ex.AddNote(NoteMalformed, fmt.Sprintf("response of %d bytes is too short for a CorrelationId", len(r.f.Bytes)))
 		c.s.ord.add(ex, orderKey{r.f.Packet, c.stream, r.pos}, nil, true)
 		return true
 	}
@@ -381,7 +381,7 @@ func (c *conn) overtake(i int, r framed) {
 	}
 	if i == 0 {
 		if w := c.pending[0]; !w.overtaken.IsZero() {
-			w.sl.ex.AddNote(answeredLate)
+			w.sl.ex.AddNote(NoteOutOfOrder, answeredLate)
 		}
 		return
 	}
@@ -401,9 +401,9 @@ func (c *conn) overtake(i int, r framed) {
 	w := c.pending[i]
 	earlier := fmt.Sprintf("%d %s sent earlier on this connection (CorrelationId %s)", i, plural(i, "request", "requests"), strings.Join(ids, ", "))
 	if !w.overtaken.IsZero() {
-		w.sl.ex.AddNote("answered out of order: after the responses to requests sent later, and before those of " + earlier + " (Kafka answers in order: something between client and broker reorders)")
+		w.sl.ex.AddNote(NoteOutOfOrder, "answered out of order: after the responses to requests sent later, and before those of "+earlier+" (Kafka answers in order: something between client and broker reorders)")
 	} else {
-		w.sl.ex.AddNote("answered out of order: before the responses to " + earlier + ", with no byte of the broker's stream lost (Kafka answers in order: something between client and broker reorders)")
+		w.sl.ex.AddNote(NoteOutOfOrder, "answered out of order: before the responses to "+earlier+", with no byte of the broker's stream lost (Kafka answers in order: something between client and broker reorders)")
 	}
 	// Move it to the front, keeping the others in order.
 	copy(c.pending[1:i+1], c.pending[:i])
@@ -426,7 +426,7 @@ func (c *conn) expireOvertaken() {
 		}
 		sl := c.dequeue(i)
 		sl.ex.NoResponse = ResponseLost
-		sl.ex.AddNote(fmt.Sprintf("no response within %v of capture time after the broker answered requests sent later on this connection", overtakenWait))
+		sl.ex.AddNote(NoteNoResponse, fmt.Sprintf("no response within %v of capture time after the broker answered requests sent later on this connection", overtakenWait))
 		c.s.ord.complete(sl)
 	}
 }
@@ -464,7 +464,7 @@ func (c *conn) matchUnknown(r framed, id int32) bool {
 		}
 		sl := c.dequeue(0)
 		sl.ex.CorrelationID = id
-		sl.ex.AddNote("CorrelationId taken from the response: it answers this request in its place (Kafka answers a connection's requests in order)")
+		sl.ex.AddNote(NoteCorrelationGuess, "CorrelationId taken from the response: it answers this request in its place (Kafka answers a connection's requests in order)")
 		c.pair(sl, r)
 		return true
 	}
@@ -478,7 +478,7 @@ func (c *conn) matchUnknown(r framed, id int32) bool {
 func (c *conn) matchUncorrelated(r framed) bool {
 	if len(c.pending) > 0 && r.inSync && pairable(c.pending[0], r) {
 		sl := c.dequeue(0)
-		sl.ex.AddNote("response CorrelationId not captured: it answers the oldest request waiting (Kafka answers a connection's requests in order)")
+		sl.ex.AddNote(NoteCorrelationGuess, "response CorrelationId not captured: it answers the oldest request waiting (Kafka answers a connection's requests in order)")
 		c.pair(sl, r)
 		return true
 	}
@@ -489,7 +489,7 @@ func (c *conn) matchUncorrelated(r framed) bool {
 	ex.Response = r.f
 	ex.CorrelationID = -1
 	ex.Notes = append(ex.Notes, r.notes...)
-	ex.AddNote("response without a captured request (its CorrelationId was not captured)")
+	ex.AddNote(NoteNoRequest, "response without a captured request (its CorrelationId was not captured)")
 	c.s.ord.add(ex, orderKey{r.f.Packet, c.stream, r.pos}, nil, true)
 	return true
 }
@@ -500,7 +500,7 @@ func (c *conn) pair(sl *slot, r framed) {
 	ex.Response = r.f
 	ex.Notes = append(ex.Notes, r.notes...)
 	if lat, _ := ex.Latency(); lat < 0 {
-		ex.AddNote(fmt.Sprintf("response captured %v before its request (its timestamp is earlier: two capture points, a clock step, or a NIC stamping queues apart): the latency is negative", -lat))
+		ex.AddNote(NoteNegativeLatency, fmt.Sprintf("response captured %v before its request (its timestamp is earlier: two capture points, a clock step, or a NIC stamping queues apart): the latency is negative", -lat))
 	}
 	c.answered(ex) // before it can be emitted: what it teaches travels with it
 	c.s.ord.complete(sl)
@@ -557,7 +557,7 @@ func (c *conn) orphan(r framed) {
 		ex.CorrelationID = -1
 	}
 	ex.Notes = append(ex.Notes, r.notes...)
-	ex.AddNote("response without a captured request")
+	ex.AddNote(NoteNoRequest, "response without a captured request")
 	c.keepRecent(toClient, r, c.s.ord.add(ex, orderKey{r.f.Packet, c.stream, r.pos}, nil, true))
 }
 
@@ -601,9 +601,9 @@ func (c *conn) unanswered(sl *slot, why NoResponseReason) {
 func (c *conn) unansweredWith(sl *slot, why NoResponseReason, reason string) {
 	ex := sl.ex
 	ex.NoResponse = why
-	ex.AddNote(reason)
+	ex.AddNote(NoteNoResponse, reason)
 	if c.replaced {
-		ex.AddNote("a new connection on the same ports (a SYN with a new initial sequence number) replaced this one")
+		ex.AddNote(NoteNoResponse, "a new connection on the same ports (a SYN with a new initial sequence number) replaced this one")
 	}
 	c.s.ord.complete(sl)
 }
@@ -627,7 +627,7 @@ func (c *conn) giveUp(sl *slot) {
 			c.s.problem(fmt.Sprintf("more than %s of exchanges held waiting for earlier responses: stopped waiting", sizeString(int(c.s.d.lim.bufferedBytes))))
 			ex := sl.ex
 			ex.NoResponse = ResponseGaveUp
-			ex.AddNote(fmt.Sprintf("stopped waiting for the response: more than %s of later exchanges were held behind it", sizeString(int(c.s.d.lim.bufferedBytes))))
+			ex.AddNote(NoteNoResponse, fmt.Sprintf("stopped waiting for the response: more than %s of later exchanges were held behind it", sizeString(int(c.s.d.lim.bufferedBytes))))
 			c.s.ord.complete(sl)
 			return
 		}

@@ -1,133 +1,100 @@
 package dissect
 
-import "strings"
+// NoteKind is the kind of a note on an exchange (Exchange.Notes): a stable
+// name to count notes by, as tshark's -z expert counts its expert infos by
+// their field, whatever a note's text says. Every place that makes a note
+// names its kind (notekind_test.go checks it).
+type NoteKind string
 
-// The kinds of the notes on exchanges (Exchange.Notes), for counting them
-// as tshark's -z expert counts its expert infos. A note is free text for a
-// user; its kind is a stable name, found from the text by noteRules.
-// notekind_test.go checks that every note the code of dissect and codec
-// can produce has a kind other than NoteOther, so a note added without a
-// rule fails that test.
+// The kinds of notes.
 const (
-	NoteCRCMismatch      = "CRC mismatch"          // a record batch's CRC-32C or a message's CRC-32 does not match its bytes
-	NoteCRCNotVerified   = "CRC not verified"      // a batch or message not captured whole
-	NoteDecompression    = "decompression failed"  // a record batch or message that does not decompress
-	NoteDecodeBudget     = "decode budget reached" // --max-decompressed-size reached: records left undecoded
-	NotePartialBatch     = "partial batch"         // a Fetch cut at its size limit, as brokers do: not a fault
-	NoteRecords          = "malformed records"     // other problems in a record set
-	NoteGap              = "gap"                   // stream bytes not captured between frames
-	NoteMidStream        = "mid-stream start"      // the connection was picked up after its start
-	NoteResync           = "frame boundary lost"   // an implausible size prefix; the framer resynchronised
-	NoteTruncated        = "truncated"             // a frame, header or body not captured whole
-	NoteUnknownAPI       = "unknown API key"
-	NoteUnknownVersion   = "unknown version"     // a version the codec does not know
-	NoteMalformed        = "malformed"           // a header or body that does not decode as its version says
-	NoteFieldWarning     = "field warning"       // a field value outside what Kafka allows, decoding went on
-	NoteHeaderVersion    = "header version"      // a request header version not the one Kafka expects
-	NoteAPIVersionsV0    = "ApiVersions v0 body" // the broker's answer to a version it does not support
-	NoteNoResponse       = "response not captured"
-	NoteNoRequest        = "request not captured"
-	NoteOutOfOrder       = "answered out of order"
-	NoteNegativeLatency  = "negative latency" // the response's timestamp before its request's
-	NoteCorrelationGuess = "CorrelationId inferred"
-	NoteEncrypted        = "TLS not decrypted"
-	NoteTLSProblem       = "TLS decryption problem"
-	NoteSASLToken        = "SASL token"
-	NoteSequence         = "sequence anomaly"       // an idempotent producer's BaseSequence gap, duplicate or step back
-	NoteRetransmission   = "retransmission differs" // a retransmitted TCP segment whose bytes differ from the first copy
-	NoteTransaction      = "transaction mismatch"   // a Fetch answer's markers and AbortedTransactions disagree
-	NoteOther            = "other"                  // a note no rule knows: a bug of the rules
+	NoteCRCMismatch      NoteKind = "CRC mismatch"          // a record batch's CRC-32C or a message's CRC-32 does not match its bytes
+	NoteCRCNotVerified   NoteKind = "CRC not verified"      // a batch or message not captured whole
+	NoteDecompression    NoteKind = "decompression failed"  // a record batch or message that does not decompress
+	NoteDecodeBudget     NoteKind = "decode budget reached" // --max-decompressed-size reached: records left undecoded
+	NotePartialBatch     NoteKind = "partial batch"         // a Fetch cut at its size limit, as brokers do: not a fault
+	NoteRecords          NoteKind = "malformed records"     // other problems in a record set
+	NoteGap              NoteKind = "gap"                   // stream bytes not captured between frames
+	NoteMidStream        NoteKind = "mid-stream start"      // the connection was picked up after its start
+	NoteResync           NoteKind = "frame boundary lost"   // an implausible size prefix; the framer resynchronised
+	NoteTruncated        NoteKind = "truncated"             // a frame, header or body not captured whole
+	NoteOversized        NoteKind = "frame too large"       // a frame past the size limit (Options.MaxFrameSize): skipped, not decoded
+	NoteUnknownAPI       NoteKind = "unknown API key"
+	NoteUnknownVersion   NoteKind = "unknown version"     // a version the codec does not know
+	NoteMalformed        NoteKind = "malformed"           // a header or body that does not decode as its version says
+	NoteFieldWarning     NoteKind = "field warning"       // a field value outside what Kafka allows, decoding went on
+	NoteHeaderVersion    NoteKind = "header version"      // a request header version not the one Kafka expects
+	NoteAPIVersionsV0    NoteKind = "ApiVersions v0 body" // the broker's answer to a version it does not support
+	NoteNoResponse       NoteKind = "response not captured"
+	NoteNoRequest        NoteKind = "request not captured"
+	NoteOutOfOrder       NoteKind = "answered out of order"
+	NoteNegativeLatency  NoteKind = "negative latency" // the response's timestamp before its request's
+	NoteCorrelationGuess NoteKind = "CorrelationId inferred"
+	NoteEncrypted        NoteKind = "TLS not decrypted"
+	NoteTLSProblem       NoteKind = "TLS decryption problem"
+	NoteSASLToken        NoteKind = "SASL token"
+	NoteSequence         NoteKind = "sequence anomaly"       // an idempotent producer's BaseSequence gap, duplicate or step back
+	NoteRetransmission   NoteKind = "retransmission differs" // a retransmitted TCP segment whose bytes differ from the first copy
+	NoteTransaction      NoteKind = "transaction mismatch"   // a Fetch answer's markers and AbortedTransactions disagree
+	NoteInput            NoteKind = "input read"             // how kdissect decode read a frame given by hand (a hex dump, a packet's payload)
+	NoteOther            NoteKind = "other"                  // a note made without a kind: a bug
 )
 
-// noteRule gives a kind to the notes that contain (or, with prefix, start
-// with) text. The first rule that matches wins, so the specific ones come
-// first: a CRC mismatch note is also a record set's note.
-type noteRule struct {
-	text   string
-	prefix bool
-	kind   string
-	and    string // when set, the note must contain it too
+// noteKinds lists the kinds in the order NoteKinds returns them, each with
+// its severity.
+var noteKinds = []struct {
+	kind     NoteKind
+	severity Severity
+}{
+	{NoteTransaction, SeverityWarn},
+	{NoteCRCMismatch, SeverityError},
+	{NoteCRCNotVerified, SeverityNote},
+	{NoteDecodeBudget, SeverityWarn},
+	{NoteDecompression, SeverityError},
+	{NotePartialBatch, SeverityChat},
+	{NoteTruncated, SeverityWarn},
+	{NoteOversized, SeverityWarn},
+	{NoteRecords, SeverityError},
+	{NoteNoRequest, SeverityWarn},
+	{NoteOutOfOrder, SeverityWarn},
+	{NoteNegativeLatency, SeverityWarn},
+	{NoteCorrelationGuess, SeverityNote},
+	{NoteNoResponse, SeverityWarn},
+	{NoteGap, SeverityWarn},
+	{NoteMidStream, SeverityNote},
+	{NoteResync, SeverityWarn},
+	{NoteUnknownAPI, SeverityWarn},
+	{NoteUnknownVersion, SeverityWarn},
+	{NoteHeaderVersion, SeverityNote},
+	{NoteAPIVersionsV0, SeverityChat},
+	{NoteFieldWarning, SeverityWarn},
+	{NoteMalformed, SeverityError},
+	{NoteSequence, SeverityWarn},
+	{NoteRetransmission, SeverityWarn},
+	{NoteEncrypted, SeverityNote},
+	{NoteTLSProblem, SeverityWarn},
+	{NoteSASLToken, SeverityChat},
+	{NoteInput, SeverityChat},
 }
 
-var noteRules = []noteRule{
-	{"AbortedTransactions does not list it", false, NoteTransaction, ""},
-	{"at or past its LastStableOffset", false, NoteTransaction, ""},
-	{"CRC-32C mismatch", false, NoteCRCMismatch, ""},
-	{"CRC-32 mismatch", false, NoteCRCMismatch, ""},
-	{"CRC-32C not verified", false, NoteCRCNotVerified, ""},
-	{"CRC-32 not verified", false, NoteCRCNotVerified, ""},
-	{"record decoding budget of", false, NoteDecodeBudget, ""},
-	{"decompression", false, NoteDecompression, ""},
-	{"unsupported compression codec", false, NoteDecompression, ""},
-	{"partial batch of", false, NotePartialBatch, ""},
-	{"records of ", true, NoteTruncated, "not captured"},
-	{"records of ", true, NoteRecords, ""},
-
-	{"response without a captured request", true, NoteNoRequest, ""},
-	{"answered out of order", true, NoteOutOfOrder, ""},
-	{"before its request", false, NoteNegativeLatency, ""},
-	{"CorrelationId taken from the response", true, NoteCorrelationGuess, ""},
-	{"response CorrelationId not captured", true, NoteCorrelationGuess, ""},
-	{"no response", true, NoteNoResponse, ""},
-	{"response not captured", true, NoteNoResponse, ""},
-	{"connection closed before the response", true, NoteNoResponse, ""},
-	{"connection idle", true, NoteNoResponse, ""},
-	{"connection evicted", true, NoteNoResponse, ""},
-	{"capture ended before the response", true, NoteNoResponse, ""},
-	{"stopped waiting for the response", true, NoteNoResponse, ""},
-	{"a new connection on the same ports", true, NoteNoResponse, ""},
-	{"NoResponseReason(", true, NoteNoResponse, ""}, // a reason without a text
-
-	{"gap in the capture", true, NoteGap, ""},
-	{"connection picked up mid-stream", true, NoteMidStream, ""},
-	{"implausible frame size", true, NoteResync, ""},
-	{"lost the frame boundary", true, NoteResync, ""},
-	{"truncated frame", true, NoteTruncated, ""},
-	{"of the frame's", false, NoteTruncated, ""}, // "N of the frame's M bytes not captured"
-	{"not captured whole", false, NoteTruncated, ""},
-	{" not captured: ", false, NoteTruncated, ""},                              // a body's fields not captured
-	{"where what locates the rest was not captured", false, NoteTruncated, ""}, // a body cut
-
-	{"unknown API key", true, NoteUnknownAPI, ""},
-	{"unsupported version", true, NoteUnknownVersion, ""},
-	{"sent with request header v1", false, NoteHeaderVersion, ""},
-	{"answered with a v0 body", false, NoteAPIVersionsV0, ""},
-	{"request: at offset", true, NoteFieldWarning, ""},
-	{"response: at offset", true, NoteFieldWarning, ""},
-	{"further warnings not shown", false, NoteFieldWarning, ""},
-	{"malformed ", true, NoteMalformed, ""},
-	{"too short for", false, NoteMalformed, ""},
-	{" bytes after the ", false, NoteMalformed, ""}, // "request: N bytes after the X vN body"
-
-	{"idempotent producer ", true, NoteSequence, ""},
-	{"retransmitted TCP segment", false, NoteRetransmission, ""},
-
-	{"encrypted (", true, NoteEncrypted, ""},
-	{"TLS ", true, NoteTLSProblem, ""},
-	{"SASL ", true, NoteSASLToken, ""},
-}
-
-// NoteKinds lists every kind NoteKind returns, NoteOther last: for
+// NoteKinds lists every kind a note can have, NoteOther last: for
 // counters served from zero (the Prometheus notes metric).
-func NoteKinds() []string {
-	ks := make([]string, 0, len(noteRules)+1)
-	seen := map[string]bool{}
-	for _, r := range noteRules {
-		if !seen[r.kind] {
-			seen[r.kind] = true
-			ks = append(ks, r.kind)
-		}
+func NoteKinds() []NoteKind {
+	ks := make([]NoteKind, 0, len(noteKinds)+1)
+	for _, k := range noteKinds {
+		ks = append(ks, k.kind)
 	}
 	return append(ks, NoteOther)
 }
 
-// NoteKind returns the kind of a note of Exchange.Notes: one of the Note
-// constants, NoteOther for a text no rule knows.
-func NoteKind(note string) string {
-	for _, r := range noteRules {
-		if (r.prefix && strings.HasPrefix(note, r.text) || !r.prefix && strings.Contains(note, r.text)) && strings.Contains(note, r.and) {
-			return r.kind
+// Severity returns how much a note of the kind matters, as Wireshark's
+// expert info levels grade theirs: SeverityWarn for NoteOther and for a
+// kind not listed.
+func (k NoteKind) Severity() Severity {
+	for _, e := range noteKinds {
+		if e.kind == k {
+			return e.severity
 		}
 	}
-	return NoteOther
+	return SeverityWarn
 }

@@ -3,23 +3,13 @@ package dissect
 import (
 	"go/ast"
 	"go/parser"
-	"go/printer"
 	gotoken "go/token"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
-
-	"github.com/kdissect/kdissect/codec"
 )
-
-// verb matches a fmt verb, to fill a format with a sample value.
-var verb = regexp.MustCompile(`%[-+# 0]*[0-9]*(\.[0-9]+)?[vsdqxXf]`)
-
-// sample fills a note's format: every verb becomes "1".
-func sample(format string) string { return verb.ReplaceAllString(format, "1") }
 
 // noteSources parses the non-test Go files of dir.
 func noteSources(t *testing.T, dir string) (*gotoken.FileSet, []*ast.File) {
@@ -47,241 +37,216 @@ func noteSources(t *testing.T, dir string) (*gotoken.FileSet, []*ast.File) {
 	return fset, files
 }
 
-func exprText(fset *gotoken.FileSet, e ast.Expr) string {
-	var b strings.Builder
-	printer.Fprint(&b, fset, e)
-	return b.String()
-}
-
-// literalFormat returns the note e makes when it is a string literal, a
-// named string constant of the files, or fmt.Sprintf of a literal format.
-func literalFormat(e ast.Expr, consts map[string]string) (string, bool) {
-	switch e := e.(type) {
-	case *ast.BasicLit:
-		if e.Kind == gotoken.STRING {
-			s, err := strconv.Unquote(e.Value)
-			return s, err == nil
+// kindConsts returns the constants of type typ that file declares, by name.
+func kindConsts(t *testing.T, file, typ string) map[string]bool {
+	t.Helper()
+	fset := gotoken.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts := map[string]bool{}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != gotoken.CONST {
+			continue
 		}
-	case *ast.Ident:
-		s, ok := consts[e.Name]
-		return s, ok
-	case *ast.BinaryExpr:
-		// "literal " + name + " literal": the parts not literal are
-		// samples.
-		if e.Op != gotoken.ADD {
-			break
-		}
-		x, okx := literalFormat(e.X, consts)
-		y, oky := literalFormat(e.Y, consts)
-		if !okx && !oky {
-			break
-		}
-		if !okx {
-			x = "1"
-		}
-		if !oky {
-			y = "1"
-		}
-		return x + y, true
-	case *ast.CallExpr:
-		if sel, ok := e.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Sprintf" && len(e.Args) > 0 {
-			if lit, ok := e.Args[0].(*ast.BasicLit); ok && lit.Kind == gotoken.STRING {
-				s, err := strconv.Unquote(lit.Value)
-				return sample(s), err == nil
+		var last string // an iota list repeats the type of the first
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if id, ok := vs.Type.(*ast.Ident); ok {
+				last = id.Name
+			} else if vs.Type != nil || len(vs.Values) > 0 {
+				last = ""
+			}
+			if last == typ {
+				for _, n := range vs.Names {
+					consts[n.Name] = true
+				}
 			}
 		}
 	}
-	return "", false
-}
-
-func stringConsts(files []*ast.File) map[string]string {
-	consts := map[string]string{}
-	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			if vs, ok := n.(*ast.ValueSpec); ok {
-				for i, name := range vs.Names {
-					if i < len(vs.Values) {
-						if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == gotoken.STRING {
-							consts[name.Name], _ = strconv.Unquote(lit.Value)
-						}
-					}
-				}
-			}
-			return true
-		})
+	if len(consts) < 5 {
+		t.Fatalf("%s declares %d constants of type %s: the scan is broken", file, len(consts), typ)
 	}
 	return consts
 }
 
-// TestNoteKindsCoverProducers finds every place dissect and codec make a
-// note (Exchange.AddNote, a record set's note, notes spread onto an
-// exchange from a frame or a TLS connection) and checks that the note it
-// makes has a kind: a literal or a Sprintf format is filled with sample
-// values; a note made elsewhere must be one of those listed below, whose
-// notes are made by calling what makes them. A new kind of producer fails
-// until it is listed, so NoteKind keeps knowing every note.
-func TestNoteKindsCoverProducers(t *testing.T) {
-	// What the record set notes of codec are, to fill "records of %s: %s".
-	cfset, cfiles := noteSources(t, "../codec")
-	var codecNotes []string
-	for _, f := range cfiles {
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) == 0 {
-				return true
+// kindFuncs returns the functions and methods of files whose results are
+// (NoteKind, string): calls to them give a note its kind and text at once.
+func kindFuncs(files []*ast.File) map[string]bool {
+	fs := map[string]bool{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Type.Results == nil || len(fd.Type.Results.List) != 2 {
+				continue
 			}
-			var name string
-			switch fun := call.Fun.(type) {
-			case *ast.SelectorExpr:
-				name = fun.Sel.Name
-			case *ast.CallExpr: // d.noteFor(err)(format, ...)
-				if sel, ok := fun.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "noteFor" {
-					name = "note"
-				}
+			if id, ok := fd.Type.Results.List[0].Type.(*ast.Ident); ok && id.Name == "NoteKind" {
+				fs[fd.Name.Name] = true
 			}
-			if name != "note" && name != "noteAlways" {
-				return true
-			}
-			lit, ok := call.Args[0].(*ast.BasicLit)
-			if !ok || lit.Kind != gotoken.STRING {
-				t.Errorf("%s: record set note with a format that is not a literal: %s", cfset.Position(call.Pos()), exprText(cfset, call.Args[0]))
-				return true
-			}
-			s, _ := strconv.Unquote(lit.Value)
-			codecNotes = append(codecNotes, sample(s))
-			return true
-		})
-	}
-	if len(codecNotes) < 20 {
-		t.Fatalf("found %d record set notes in codec: the scan is broken", len(codecNotes))
-	}
-	// Notes made by decompression and the decode budget reach a record set
-	// note through %v: the texts that wrap them.
-	codecNotes = append(codecNotes, "batch at byte 1: gzip decompression: unexpected EOF", "batch at byte 1: lz4 decompression: record decoding budget of 64 MiB exhausted",
-		"message at byte 1: unsupported compression codec 7")
-
-	api := &codec.API{Name: "Produce"}
-	holes := []Hole{{Offset: 10, Length: 5, Cause: HoleNotCaptured}}
-	fr := &framer{dir: toBroker, skipped: 7}
-	var resync []string
-	for _, why := range []resyncCause{{gaps: 1, missing: 100}, {gaps: 2, missing: 1, dropped: 2}, {invalid: true, invalidSize: -5}, {midStream: true}, {}} {
-		fr.why = &why
-		resync = append(resync, fr.resyncNote())
-	}
-	c := &conn{s: &Session{d: New(Options{})}}
-	var reasons []string
-	// Every reason but ResponseSeen, and one past the last.
-	for r := NoResponseExpected; r <= ResponseGaveUp+1; r++ {
-		reasons = append(reasons, c.reasonNote(r))
-	}
-	// The notes made other than by a literal or a literal format, by the
-	// text of the expression that makes them.
-	indirect := map[string][]string{
-		"notCapturedNote(side, api, ex.APIVersion, nc)": {
-			notCapturedNote("request", api, 9, []codec.NotCaptured{{Path: "Acks", Start: 1, End: 3}}),
-			notCapturedNote("response", api, 9, []codec.NotCaptured{{Path: "Responses", Start: 1, End: 30, Stop: true}}),
-			notCapturedNote("response", api, 9, []codec.NotCaptured{{Path: "A", Start: 1, End: 3}, {Path: "B", Start: 5, End: 30, Stop: true}}),
-		},
-		"reason": append(reasons, lostAtCloseNote(64)),
-		"a.note(recordsWhere(rr))": {
-			SequenceAnomaly{Topic: "orders", ProducerId: 7, BaseSequence: 9, Expected: 5, Kind: SequenceGap}.note("orders[0]"),
-			SequenceAnomaly{Topic: "orders", ProducerId: 7, BaseSequence: 0, Expected: 5, Kind: SequenceDuplicate}.note("orders[0]"),
-			SequenceAnomaly{Topic: "orders", ProducerId: 7, BaseSequence: 2, Expected: 5, Kind: SequenceBehind}.note("orders[0]"),
-			SequenceAnomaly{Topic: "orders", ProducerId: 7, ProducerEpoch: 1, BaseSequence: 3, Kind: SequenceNewEpoch}.note("orders[0]"),
-		},
-		`fmt.Sprintf("%s: %s", side, w)`:             {"request: at offset 12: Acks 7 is not -1, 0 or 1", "response: further warnings not shown"},
-		`fmt.Sprintf("records of %s: %s", where, n)`: nil, // filled below
-		// Spread onto exchanges: the notes of frames (framer.emit) and of
-		// TLS connections not decrypted (tlsConn.Note).
-		"r.notes":     append([]string{holesNote(holes, 100), holesNote([]Hole{{Offset: 10, Length: 90, Cause: HoleCaptureEnded}}, 100)}, resync...),
-		"reply.notes": nil, // frame notes, as r.notes
-		// Copies of a frame handed over whole (retransmit.go).
-		"r.rtx.note()": {(&rtxDiff{copies: 1, differ: 3, compared: 60}).note(), (&rtxDiff{copies: 2, differ: 5, compared: 120}).note()},
-		"t.notes":      {"TLS client→: record of 20000 bytes, longer than TLS allows"},
-	}
-	for _, n := range codecNotes {
-		indirect[`fmt.Sprintf("records of %s: %s", where, n)`] = append(indirect[`fmt.Sprintf("records of %s: %s", where, n)`], "records of orders[0]: "+n)
-	}
-
-	fset, files := noteSources(t, ".")
-	consts := stringConsts(files)
-	var notes []string
-	seen := map[string]bool{}
-	check := func(pos gotoken.Pos, e ast.Expr) {
-		text := exprText(fset, e)
-		more, ok := indirect[text]
-		if !ok {
-			if s, ok := literalFormat(e, consts); ok {
-				notes = append(notes, s)
-				return
-			}
-			t.Errorf("%s: a note made by %s: list it in this test's indirect notes, with the notes it makes", fset.Position(pos), text)
-			return
 		}
-		seen[text] = true
-		notes = append(notes, more...)
 	}
+	return fs
+}
+
+// calledName is the name of the function or method call calls.
+func calledName(call *ast.CallExpr) string {
+	switch fun := call.Fun.(type) {
+	case *ast.Ident:
+		return fun.Name
+	case *ast.SelectorExpr:
+		return fun.Sel.Name
+	}
+	return ""
+}
+
+func hasKey(m map[string]int, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// kindSites checks the calls of files to the functions in makers (by name,
+// with the index of their kind argument) that make a note: the kind must
+// be a constant of kinds other than other, a call of a mapper (a function
+// from a kind of another package's to ours), or, for a call that takes
+// the kind and the text from one call, a function of pairs. It returns
+// how many sites it checked.
+func kindSites(t *testing.T, fset *gotoken.FileSet, files []*ast.File, makers map[string]int, kinds map[string]bool, other string, mappers, pairs map[string]bool) int {
+	t.Helper()
+	sites := 0
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
+			if fd, ok := n.(*ast.FuncDecl); ok && (hasKey(makers, fd.Name.Name) || fd.Name.Name == "noteFor") {
+				return false // the makers pass on the kind they are given
+			}
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
 			}
-			switch fun := call.Fun.(type) {
-			case *ast.SelectorExpr:
-				if fun.Sel.Name == "AddNote" && len(call.Args) == 1 {
-					check(call.Pos(), call.Args[0])
+			at, ok := makers[calledName(call)]
+			if !ok {
+				return true
+			}
+			sites++
+			pos := fset.Position(call.Pos())
+			if len(call.Args) == 1 {
+				if inner, ok := call.Args[0].(*ast.CallExpr); ok && pairs[calledName(inner)] {
+					return true
 				}
+			}
+			if len(call.Args) <= at {
+				t.Errorf("%s: a note made without a kind", pos)
+				return true
+			}
+			var name string
+			switch k := call.Args[at].(type) {
 			case *ast.Ident:
-				// append(ex.Notes, x...): notes made elsewhere.
-				if fun.Name == "append" && call.Ellipsis.IsValid() && len(call.Args) == 2 && strings.HasSuffix(exprText(fset, call.Args[0]), ".Notes") {
-					check(call.Pos(), call.Args[1])
+				name = k.Name
+			case *ast.SelectorExpr: // dissect.NoteGap
+				name = k.Sel.Name
+			case *ast.CallExpr:
+				if mappers[calledName(k)] {
+					return true
 				}
+			}
+			switch {
+			case name != "" && name == other:
+				t.Errorf("%s: a note of kind %s: give it its own kind", pos, other)
+			case !kinds[name]:
+				t.Errorf("%s: a note's kind is not one of the kind constants", pos)
 			}
 			return true
 		})
 	}
-	if seen["reply.notes"] {
-		notes = append(notes, indirect["r.notes"]...)
-	}
-	for text := range indirect {
-		if !seen[text] {
-			t.Errorf("indirect note %s is no longer made: remove it from the test", text)
-		}
-	}
-	if len(notes) < 40 {
-		t.Fatalf("found %d notes: the scan is broken", len(notes))
-	}
-	kinds := map[string]int{}
-	for _, n := range notes {
-		k := NoteKind(n)
-		kinds[k]++
-		if k == NoteOther {
-			t.Errorf("note %q has no kind: add a rule to noteRules", n)
-		}
-	}
-	t.Logf("%d notes checked; by kind: %v", len(notes), kinds)
+	return sites
 }
 
-// TestNoteKindExamples pins the kinds of a few notes as the code writes
-// them, where rules could shadow each other.
-func TestNoteKindExamples(t *testing.T) {
-	for note, want := range map[string]string{
-		"records of orders[0]: batch at byte 0 (BaseOffset 5): CRC-32C mismatch: 0x1 on the wire, 0x2 computed":                             NoteCRCMismatch,
-		"records of orders[0]: batch at byte 0: 10 of its 100 bytes not captured: CRC-32C not verified; 3 of RecordCount 5 records decoded": NoteCRCNotVerified,
-		"records of orders[0]: partial batch of 100 bytes at the end (a fetch cut at its size limit): not decoded":                          NotePartialBatch,
-		"records of orders[0]: batch at byte 0: RecordCount 5 on the wire, 4 records decoded":                                               NoteRecords,
-		"no response captured": NoteNoResponse,
-		"response not captured: the broker answered a later request on this connection, and Kafka answers in order":                           NoteNoResponse,
-		"response without a captured request (its CorrelationId was not captured)":                                                            NoteNoRequest,
-		"response CorrelationId not captured: it answers the oldest request waiting (Kafka answers a connection's requests in order)":         NoteCorrelationGuess,
-		"unsupported version: Produce v99 (the codec knows v0-v12): request body not decoded":                                                 NoteUnknownVersion,
-		"Produce v9 request: not captured: Acks (bytes 5-7)":                                                                                  NoteTruncated,
-		"gap in the capture: 100 bytes of the client stream not captured (not captured); resynchronised on this frame after skipping 0 bytes": NoteGap,
-		"something new": NoteOther,
-	} {
-		if got := NoteKind(note); got != want {
-			t.Errorf("NoteKind(%q) = %q, want %q", note, got, want)
+// TestNoteSitesHaveKinds: every place that makes a note names its kind,
+// a constant, so that stats and metrics count notes by kind and a note
+// reworded keeps its kind. In dissect (and in the command, which notes
+// what it reads of a frame given by hand), each Exchange.AddNote and
+// NewNote; in codec, each note of a record set (recordDecoder.note,
+// noteAlways; noteFor takes the kind of the decompression error it is
+// given) and of a Fetch's transactions. A note added with no kind, or
+// NoteOther, fails here.
+func TestNoteSitesHaveKinds(t *testing.T) {
+	kinds := kindConsts(t, "notekind.go", "NoteKind")
+	codecKinds := kindConsts(t, "../codec/note_kind.go", "NoteKind")
+	dissectSites := 0
+	for _, dir := range []string{".", "../cmd/kdissect"} {
+		fset, files := noteSources(t, dir)
+		n := kindSites(t, fset, files, map[string]int{"AddNote": 0, "NewNote": 0}, kinds, "NoteOther",
+			map[string]bool{"recordNoteKind": true}, kindFuncs(files))
+		t.Logf("%s: %d places make a note, each with its kind", dir, n)
+		dissectSites += n
+	}
+	if dissectSites < 40 {
+		t.Fatalf("found %d places that make notes: the scan is broken", dissectSites)
+	}
+	fset, files := noteSources(t, "../codec")
+	n := kindSites(t, fset, files, map[string]int{"note": 0, "noteAlways": 0}, codecKinds, "", nil, nil)
+	t.Logf("codec: %d places make a record set or transaction note, each with its kind", n)
+	if n < 30 {
+		t.Fatalf("found %d record set notes in codec: the scan is broken", n)
+	}
+	// Every note appended to Exchange.Notes other than by AddNote comes
+	// from a []Note, which only NewNote makes: no Note literal elsewhere.
+	for _, dir := range []string{".", "../cmd/kdissect"} {
+		fset, files := noteSources(t, dir)
+		for _, f := range files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				fd, ok := n.(*ast.FuncDecl)
+				if ok && fd.Name.Name == "NewNote" {
+					return false
+				}
+				if cl, ok := n.(*ast.CompositeLit); ok {
+					switch typ := cl.Type.(type) {
+					case *ast.Ident:
+						if typ.Name == "Note" {
+							t.Errorf("%s: a Note literal: make notes with NewNote or AddNote", fset.Position(cl.Pos()))
+						}
+					case *ast.SelectorExpr:
+						if typ.Sel.Name == "Note" {
+							t.Errorf("%s: a Note literal: make notes with NewNote or AddNote", fset.Position(cl.Pos()))
+						}
+					}
+				}
+				return true
+			})
 		}
+	}
+}
+
+// TestNoteKindsListed: NoteKinds lists every kind declared, once, each
+// with a severity of its own (noteKinds), NoteOther last.
+func TestNoteKindsListed(t *testing.T) {
+	declared := kindConsts(t, "notekind.go", "NoteKind")
+	listed := NoteKinds()
+	if listed[len(listed)-1] != NoteOther {
+		t.Errorf("NoteKinds ends with %q, want %q", listed[len(listed)-1], NoteOther)
+	}
+	if len(listed) != len(declared) {
+		t.Errorf("NoteKinds lists %d kinds, notekind.go declares %d", len(listed), len(declared))
+	}
+	for i, k := range listed {
+		if slices.Contains(listed[:i], k) {
+			t.Errorf("kind %q listed twice", k)
+		}
+	}
+	bySeverity := map[Severity]int{}
+	for _, e := range noteKinds {
+		bySeverity[e.severity]++
+		if e.kind.Severity() != e.severity {
+			t.Errorf("%q.Severity() = %v, want %v", e.kind, e.kind.Severity(), e.severity)
+		}
+	}
+	for s := SeverityChat; s <= SeverityError; s++ {
+		if bySeverity[s] == 0 {
+			t.Errorf("no kind of severity %v", s)
+		}
+	}
+	if n := NewNote(NoteCRCMismatch, "x"); n.Severity != SeverityError || n.String() != "x" {
+		t.Errorf("NewNote(NoteCRCMismatch, %q) = %+v", "x", n)
 	}
 }

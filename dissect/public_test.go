@@ -174,12 +174,12 @@ func TestPublicCaptures(t *testing.T) {
 				checkFrame(t, i, "response", e.Response, w.respSize)
 				switch {
 				case w.reqSize == 0:
-					if len(e.Notes) != 1 || e.Notes[0] != "response without a captured request" {
+					if len(e.Notes) != 1 || e.Notes[0].Text != "response without a captured request" {
 						t.Errorf("exchange %d: notes %q", i, e.Notes)
 					}
 				case w.respSize == 0:
 					// The one note says why no response came.
-					if e.NoResponse == ResponseSeen || len(e.Notes) != 1 || e.Notes[0] != e.NoResponse.String() && e.NoResponse != ConnectionIdle {
+					if e.NoResponse == ResponseSeen || len(e.Notes) != 1 || e.Notes[0].Text != e.NoResponse.String() && e.NoResponse != ConnectionIdle {
 						t.Errorf("exchange %d: no response (%v), notes %q", i, e.NoResponse, e.Notes)
 					}
 				case len(e.Notes) != 0:

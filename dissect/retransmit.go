@@ -152,9 +152,9 @@ func (r *recentFrame) compare(off int64, b []byte) int {
 	ex := r.sl.ex
 	if r.note < 0 {
 		r.note = len(ex.Notes)
-		ex.AddNote(r.rtx.note())
+		ex.AddNote(NoteRetransmission, r.rtx.note())
 	} else {
-		ex.Notes[r.note] = r.rtx.note()
+		ex.Notes[r.note] = NewNote(NoteRetransmission, r.rtx.note())
 	}
 	return d1 + d2
 }
@@ -176,7 +176,7 @@ func (c *conn) keepRecent(dir frameDir, r framed, sl *slot) {
 	if r.rtx.copies > 0 {
 		// The framer noted the copies that came while it collected
 		// the frame: later ones add to that note.
-		e.note = slices.Index(sl.ex.Notes, r.rtx.note())
+		e.note = slices.Index(sl.ex.Notes, NewNote(NoteRetransmission, r.rtx.note()))
 	}
 	sl.recent[dir] = e
 	c.holdFor(dir, sl, r.pos+4+int64(r.f.Size))

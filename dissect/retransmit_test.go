@@ -48,7 +48,7 @@ func TestRetransmissionDiffersNoted(t *testing.T) {
 			if e.Request == nil || !bytes.Equal(e.Request.Bytes, req[4:]) || e.Response == nil {
 				t.Fatalf("%s: not the first copies", describe(e))
 			}
-			i := slices.IndexFunc(e.Notes, func(n string) bool { return strings.Contains(n, "differs from the first copy") })
+			i := slices.IndexFunc(e.Notes, func(n Note) bool { return strings.Contains(n.Text, "differs from the first copy") })
 			st := r.d.Stats()
 			if tc.differ == 0 {
 				if i >= 0 || st.RetransmittedDiffering != 0 {
@@ -56,7 +56,7 @@ func TestRetransmissionDiffersNoted(t *testing.T) {
 				}
 				return
 			}
-			if i < 0 || !strings.Contains(e.Notes[i], fmt.Sprintf(": %d of ", tc.differ)) || st.RetransmittedDiffering != 1 || st.RetransmittedDifferingBytes != int64(tc.differ) {
+			if i < 0 || !strings.Contains(e.Notes[i].Text, fmt.Sprintf(": %d of ", tc.differ)) || st.RetransmittedDiffering != 1 || st.RetransmittedDifferingBytes != int64(tc.differ) {
 				t.Errorf("notes %q, RetransmittedDiffering %d (%d bytes), want %d bytes", e.Notes, st.RetransmittedDiffering, st.RetransmittedDifferingBytes, tc.differ)
 			}
 		})
@@ -138,8 +138,8 @@ func TestRetransmittedWholeFrameDiffers(t *testing.T) {
 				e := r.got[i]
 				want := *ce
 				if n, ok := tc.differ[ce.CorrelationID]; ok {
-					note := slices.IndexFunc(e.Notes, func(s string) bool { return strings.Contains(s, "differs from the first copy") })
-					if note < 0 || !strings.Contains(e.Notes[note], fmt.Sprintf(": %d of ", n)) {
+					note := slices.IndexFunc(e.Notes, func(s Note) bool { return strings.Contains(s.Text, "differs from the first copy") })
+					if note < 0 || !strings.Contains(e.Notes[note].Text, fmt.Sprintf(": %d of ", n)) {
 						t.Errorf("%s: want a note of %d differing bytes", describe(e), n)
 						continue
 					}

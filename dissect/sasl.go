@@ -106,7 +106,7 @@ func (c *conn) saslBrokerToken(r framed) {
 		ex.CorrelationID = -1
 		ex.Response = r.f
 		ex.Notes = append(ex.Notes, r.notes...)
-		ex.AddNote(fmt.Sprintf("SASL %s token from the broker after SaslHandshake v0 (KIP-43), no client token captured before it: %d bytes; content redacted",
+		ex.AddNote(NoteSASLToken, fmt.Sprintf("SASL %s token from the broker after SaslHandshake v0 (KIP-43), no client token captured before it: %d bytes; content redacted",
 			mechName(p.mech), len(r.f.Bytes)))
 		c.s.ord.add(ex, orderKey{r.f.Packet, c.stream, r.pos}, nil, true)
 	} else {
@@ -130,7 +130,7 @@ func (c *conn) completeToken(sl *slot, reply *framed) {
 		ex.Notes = append(ex.Notes, reply.notes...)
 		broker = fmt.Sprintf("broker %d bytes", len(reply.f.Bytes))
 	}
-	ex.AddNote(fmt.Sprintf("SASL %s token after SaslHandshake v0 (KIP-43), no Kafka header: client %d bytes, %s; content redacted",
+	ex.AddNote(NoteSASLToken, fmt.Sprintf("SASL %s token after SaslHandshake v0 (KIP-43), no Kafka header: client %d bytes, %s; content redacted",
 		mechName(ex.SASLMechanism), len(ex.Request.Bytes), broker))
 	c.s.ord.complete(sl)
 }

@@ -103,7 +103,7 @@ func TestSASLHandshakeV0(t *testing.T) {
 						t.Errorf("token %d: %s", i, describe(e))
 					}
 					want := fmt.Sprintf("SASL %s token after SaslHandshake v0 (KIP-43), no Kafka header: client %d bytes, broker %d bytes; content redacted", fl.mech, len(tk[0]), len(tk[1]))
-					if len(e.Notes) != 1 || e.Notes[0] != want {
+					if len(e.Notes) != 1 || e.Notes[0].Text != want {
 						t.Errorf("token %d notes %q, want %q", i, e.Notes, want)
 					}
 					// The decoder leaves the tokens alone.

@@ -132,7 +132,7 @@ func (s *sequences) check(ex *Exchange, dec *Decoded) {
 					a.Expected = 0
 				}
 				dec.SequenceAnomalies = append(dec.SequenceAnomalies, a)
-				ex.AddNote(a.note(recordsWhere(rr)))
+				ex.AddNote(NoteSequence, a.note(recordsWhere(rr)))
 			}
 			if kind != SequenceDuplicate {
 				if b.ProducerEpoch != st.epoch {

@@ -67,7 +67,7 @@ func TestSequenceAnomalies(t *testing.T) {
 		if got := strings.Join(kinds, ","); got != st.want {
 			t.Errorf("step %d: anomalies %q, want %q (notes %q)", i, got, st.want, ex.Notes)
 		}
-		if st.note != "" && !strings.Contains(strings.Join(ex.Notes, "\n"), st.note) {
+		if st.note != "" && !strings.Contains(strings.Join(NoteTexts(ex.Notes), "\n"), st.note) {
 			t.Errorf("step %d: notes %q lack %q", i, ex.Notes, st.note)
 		}
 		if st.want == "" && len(ex.Notes) > 0 {

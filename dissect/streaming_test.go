@@ -206,7 +206,7 @@ func TestNoResponseReasons(t *testing.T) {
 			t.Fatalf("not emitted when the broker closed")
 		}
 		r.close()
-		if e := r.got[0]; e.NoResponse != ConnectionClosed || e.Notes[0] != "connection closed before the response" {
+		if e := r.got[0]; e.NoResponse != ConnectionClosed || e.Notes[0].Text != "connection closed before the response" {
 			t.Errorf("%s", describe(e))
 		}
 	})
@@ -225,7 +225,7 @@ func TestNoResponseReasons(t *testing.T) {
 			t.Fatalf("only %d emitted: the idle connection held them", len(r.got))
 		}
 		r.close()
-		if e := r.got[0]; e.NoResponse != ConnectionIdle || e.Notes[0] != "connection idle for 1m0s of capture time: flushed before the response" {
+		if e := r.got[0]; e.NoResponse != ConnectionIdle || e.Notes[0].Text != "connection idle for 1m0s of capture time: flushed before the response" {
 			t.Errorf("%s", describe(e))
 		}
 	})
@@ -235,7 +235,7 @@ func TestNoResponseReasons(t *testing.T) {
 		r := newStreamRun(t, Options{})
 		r.feed(c.send(true, reqFrame(opaqueKey, 9, 1, "a", nil))...)
 		r.close()
-		if e := r.got[0]; e.NoResponse != CaptureEnded || e.Notes[0] != "capture ended before the response" {
+		if e := r.got[0]; e.NoResponse != CaptureEnded || e.Notes[0].Text != "capture ended before the response" {
 			t.Errorf("%s", describe(e))
 		}
 	})

@@ -33,7 +33,7 @@ type tlsConn struct {
 	hello time.Time
 	shown bool // the connection's encrypted exchange was emitted
 	plain bool // some plaintext came
-	notes []string
+	notes []Note
 }
 
 // maybeTLS starts the TLS layer when the client's first bytes are a
@@ -116,7 +116,7 @@ func (t *tlsConn) encrypted() {
 	if !t.dec.Info().NoKeys && len(t.notes) > 0 {
 		hint = "not decrypted"
 	}
-	ex.AddNote(fmt.Sprintf("encrypted (%s): %s", strings.Join(what, " "), hint))
+	ex.AddNote(NoteEncrypted, fmt.Sprintf("encrypted (%s): %s", strings.Join(what, " "), hint))
 	ex.Notes = append(ex.Notes, t.notes...)
 	c.s.ord.add(ex, orderKey{c.s.loc.ref.index, c.stream, -1}, nil, true)
 }
@@ -141,7 +141,7 @@ func (t *tlsConn) Lost(d tlsdecrypt.Dir, n int64) {
 func (t *tlsConn) Note(d tlsdecrypt.Dir, msg string) {
 	msg = fmt.Sprintf("TLS %s→: %s", d, msg)
 	if !t.plain && !t.shown {
-		t.notes = append(t.notes, msg)
+		t.notes = append(t.notes, NewNote(NoteTLSProblem, msg))
 		return
 	}
 	c := t.c

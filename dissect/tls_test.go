@@ -154,7 +154,7 @@ func TestTLSWithoutKeys(t *testing.T) {
 			}
 			t.Fatalf("%d exchanges", len(got))
 		}
-		note := strings.Join(got[0].Notes, "; ")
+		note := strings.Join(NoteTexts(got[0].Notes), "; ")
 		if !strings.Contains(note, "encrypted (TLS 1.3 TLS_AES_128_GCM_SHA256 SNI kafka.test): give --tls-keylog") {
 			t.Fatalf("note %q", note)
 		}
@@ -281,10 +281,10 @@ func TestTLSDamage(t *testing.T) {
 			t.Fatalf("stream %d: %d exchanges", s, len(by[s]))
 		}
 	}
-	if n := strings.Join(by[1][0].Notes, "; "); !strings.Contains(n, "does not decrypt") {
+	if n := strings.Join(NoteTexts(by[1][0].Notes), "; "); !strings.Contains(n, "does not decrypt") {
 		t.Errorf("stream 1 notes %q", n)
 	}
-	if n := strings.Join(by[2][0].Notes, "; "); !strings.Contains(n, "give --tls-keylog") {
+	if n := strings.Join(NoteTexts(by[2][0].Notes), "; "); !strings.Contains(n, "give --tls-keylog") {
 		t.Errorf("stream 2 notes %q", n)
 	}
 	checkExchanges(t, by[3], specs4, false)

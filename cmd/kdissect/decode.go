@@ -80,9 +80,12 @@ tshark shows one.`,
 				return err
 			}
 			frame = fr.frame
-			ex := &dissect.Exchange{APIKey: -1, APIVersion: -1, Notes: inNotes}
+			ex := &dissect.Exchange{APIKey: -1, APIVersion: -1}
+			for _, n := range inNotes {
+				ex.AddNote(dissect.NoteInput, n)
+			}
 			if fr.note != "" {
-				ex.AddNote(fr.note)
+				ex.AddNote(dissect.NoteMalformed, fr.note)
 			}
 			f := &dissect.Frame{Bytes: frame, Size: int32(len(frame))}
 			if apiFlag == "" {
@@ -111,7 +114,7 @@ tshark shows one.`,
 					return fmt.Errorf("--version %d: want a version number", version)
 				}
 				if !api.SupportsVersion(version) {
-					ex.AddNote(fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d)", api.Name, version, api.MinVersion, api.MaxVersion))
+					ex.AddNote(dissect.NoteUnknownVersion, fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d)", api.Name, version, api.MinVersion, api.MaxVersion))
 				}
 				if fr.maybeCut && api.SupportsVersion(version) && responseCutShort(api, version, fr.whole, fr.cutSize) {
 					// The first 4 bytes are a size prefix after all.
@@ -128,13 +131,12 @@ tshark shows one.`,
 			}
 			w := codec.NewJSONWriter(nil)
 			if fr.cut {
-				// Cut short: what was captured, and where the rest lay.
+				// Cut short: what was captured, and where the rest lay;
+				// the decoder reads the frame as far as it goes.
 				f.Size = int32(fr.size)
-				ex.AddNote(cutNote(len(frame), fr.size))
-				decodeCutFrame(ex, frame, fr.size)
-			} else {
-				dissect.NewDecoder(dissect.DecodeOptions{}).DecodeFrames(ex)
+				ex.AddNote(dissect.NoteTruncated, cutNote(len(frame), fr.size))
 			}
+			dissect.NewDecoder(dissect.DecodeOptions{}).DecodeFrames(ex)
 			if fr.prefixed {
 				w.OffsetBase = 4 // offsets as in the input, which starts with the size
 			}
@@ -345,98 +347,6 @@ func responseCutShort(api *codec.API, version int16, b []byte, size int) bool {
 // cutNote says what a frame cut short lacks.
 func cutNote(held, size int) string {
 	return fmt.Sprintf("frame cut short: the size prefix says %d bytes, %d follow: the last %d bytes were not captured; the fields in them are not decoded (not_captured says where)", size, held, size-held)
-}
-
-// decodeCutFrame decodes the frame of ex (a request, or a response of a
-// known ApiKey and version) of size bytes of which frame holds the first
-// len(frame), with a gapped Reader: what was captured is decoded and
-// summarised as dissect decodes a whole frame, the rest is not captured.
-func decodeCutFrame(ex *dissect.Exchange, frame []byte, size int) {
-	dec := &dissect.Decoded{}
-	ex.Decoded = dec
-	api, ok := codec.LookupAPI(ex.APIKey)
-	if !ok {
-		ex.AddNote(fmt.Sprintf("unknown API key %d: body not decoded", ex.APIKey))
-		return
-	}
-	dec.API = api
-	if !api.SupportsVersion(ex.APIVersion) {
-		if ex.Request != nil { // a response's note was added with --version
-			ex.AddNote(fmt.Sprintf("unsupported version: %s v%d (the codec knows v%d-v%d): body not decoded", api.Name, ex.APIVersion, api.MinVersion, api.MaxVersion))
-		}
-		return
-	}
-	r := codec.NewGappedReader(frame, size, nil)
-	side := "request"
-	var body codec.Message
-	if ex.Request != nil {
-		h := new(codec.RequestHeader)
-		h.ReadFrom(r, codec.RequestHeaderVersion(ex.APIKey, ex.APIVersion))
-		dec.RequestHeader = h
-		if headerLost(h, "ClientId") {
-			ex.AddNote("ClientId not captured")
-		} else {
-			ex.ClientID = h.ClientId
-		}
-		body = api.NewRequest()
-		body.ReadFrom(r, ex.APIVersion)
-		dec.Request = body
-	} else {
-		side = "response"
-		h := new(codec.ResponseHeader)
-		h.ReadFrom(r, codec.ResponseHeaderVersion(ex.APIKey, ex.APIVersion))
-		dec.ResponseHeader = h
-		body = api.NewResponse()
-		body.ReadFrom(r, ex.APIVersion)
-		dec.Response = body
-		dec.ResponseVersion = ex.APIVersion
-	}
-	for _, w := range r.Warnings {
-		ex.AddNote(fmt.Sprintf("%s: %s", side, w))
-	}
-	if err := r.Err(); err != nil && !errors.Is(err, codec.ErrNotCaptured) {
-		ex.AddNote(fmt.Sprintf("malformed %s v%d %s: %v", api.Name, ex.APIVersion, side, err))
-	}
-	var sm codec.Summary
-	body.Summarize(&sm, ex.APIVersion)
-	dec.Topics = sm.Topics
-	if ex.Response != nil {
-		dec.Errors = sm.Errors
-	}
-	defer dissect.MarkNotCaptured(ex) // records and errors the cut took
-	opts := codec.RecordDecodeOptions{Budget: codec.NewRecordBudget(0)}
-	counts := ex.APIKey == codec.ApiKeyProduce && ex.Request != nil || ex.APIKey == codec.ApiKeyFetch && ex.Response != nil
-	for _, rr := range sm.Records {
-		set := rr.Records.DecodeRecords(opts)
-		if set == nil {
-			continue
-		}
-		dec.RecordSets = append(dec.RecordSets, rr)
-		if counts {
-			dec.Records += set.Count()
-		}
-		where := rr.Topic
-		if rr.Partition >= 0 {
-			where = fmt.Sprintf("%s-%d", rr.Topic, rr.Partition)
-		}
-		for _, n := range set.Notes {
-			ex.AddNote(fmt.Sprintf("records of %s: %s", where, n))
-		}
-		if set.PartialBytes > 0 {
-			ex.AddNote(fmt.Sprintf("records of %s: partial batch of %d bytes at the end (a fetch cut at its size limit): not decoded", where, set.PartialBytes))
-		}
-	}
-}
-
-// headerLost says whether field of header h, its last field but the
-// tagged ones, was not captured: listed as such, or lost at a stop.
-func headerLost(h interface{ NotCaptured() []codec.NotCaptured }, field string) bool {
-	for _, e := range h.NotCaptured() {
-		if e.Path == field || e.Stop && e.Path != "(tagged fields)" {
-			return true
-		}
-	}
-	return false
 }
 
 // checkRequest refuses a frame given without --api that is no request:

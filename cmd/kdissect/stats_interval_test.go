@@ -239,9 +239,10 @@ func nearestRankOf(sorted []int64, p float64) int64 {
 }
 
 // TestStatsNotesAgreeWithJSON checks the Notes section on every capture
-// against the notes of read --format json: per kind (dissect.NoteKind) the
-// exchanges carrying one and the notes, and the example is a note of its
-// kind; and that no note of any capture is of no kind.
+// against the notes of read --format json: per kind (dissect.NoteKind, as
+// the dissector gives each note, whose texts are those of the JSON Lines)
+// the exchanges carrying one and the notes, and the example is a note of
+// its kind; and that no note of any capture is of no kind.
 func TestStatsNotesAgreeWithJSON(t *testing.T) {
 	kinds := map[string]int64{}
 	for _, c := range append(oracleCaptures(t), damagedCaptures(t)...) {
@@ -249,11 +250,24 @@ func TestStatsNotesAgreeWithJSON(t *testing.T) {
 			port := strconv.Itoa(c.port)
 			type count struct{ exchanges, notes int64 }
 			want := map[string]*count{}
-			for _, ex := range jsonLines(t, "read", "--format", "json", "-p", port, c.path) {
+			typed := typedNotes(t, c.path, uint16(c.port))
+			lines := jsonLines(t, "read", "--format", "json", "-p", port, c.path)
+			if len(lines) != len(typed) {
+				t.Fatalf("%d exchanges in the JSON Lines, the dissector makes %d", len(lines), len(typed))
+			}
+			examples := map[string]bool{} // note texts of each kind, "kind\x00text"
+			for i, ex := range lines {
+				if len(ex["notes"].([]any)) != len(typed[i]) {
+					t.Fatalf("exchange %d: notes %q in the JSON Lines, the dissector's %q", i, ex["notes"], typed[i])
+				}
 				seen := map[string]bool{}
-				for _, n := range ex["notes"].([]any) {
-					k := dissect.NoteKind(n.(string))
-					if k == dissect.NoteOther {
+				for j, n := range ex["notes"].([]any) {
+					if j >= len(typed[i]) || typed[i][j].Text != n.(string) {
+						t.Fatalf("exchange %d: notes %q in the JSON Lines, the dissector's %q", i, ex["notes"], typed[i])
+					}
+					k := string(typed[i][j].Kind)
+					examples[k+"\x00"+n.(string)] = true
+					if k == string(dissect.NoteOther) {
 						t.Errorf("note of no kind: %q", n)
 					}
 					if want[k] == nil {
@@ -282,8 +296,8 @@ func TestStatsNotesAgreeWithJSON(t *testing.T) {
 				if w == nil || w.exchanges != n.Exchanges || w.notes != n.Notes {
 					t.Errorf("kind %q: stats say %d exchanges, %d notes; the JSON Lines %+v", n.Kind, n.Exchanges, n.Notes, w)
 				}
-				if dissect.NoteKind(n.Example) != n.Kind {
-					t.Errorf("kind %q: example %q is of kind %q", n.Kind, n.Example, dissect.NoteKind(n.Example))
+				if !examples[n.Kind+"\x00"+n.Example] {
+					t.Errorf("kind %q: example %q is no note of the kind", n.Kind, n.Example)
 				}
 				if i > 0 && n.Exchanges > st.Notes[i-1].Exchanges {
 					t.Errorf("notes not ordered by exchanges: %q after %q", n.Kind, st.Notes[i-1].Kind)
@@ -297,13 +311,30 @@ func TestStatsNotesAgreeWithJSON(t *testing.T) {
 		})
 	}
 	t.Logf("exchanges by kind of note over all captures: %v", kinds)
-	// The damaged captures make these; the rest of the kinds are checked
-	// from the code that makes them (dissect's TestNoteKindsCoverProducers).
-	for _, k := range []string{dissect.NoteCRCMismatch, dissect.NoteTruncated, dissect.NoteGap, dissect.NoteNoResponse} {
-		if kinds[k] == 0 {
+	// The damaged captures make these; that every note is made with a kind
+	// is checked in the code that makes them (dissect's
+	// TestNoteSitesHaveKinds).
+	for _, k := range []dissect.NoteKind{dissect.NoteCRCMismatch, dissect.NoteTruncated, dissect.NoteGap, dissect.NoteNoResponse} {
+		if kinds[string(k)] == 0 {
 			t.Errorf("no exchange with a note of kind %q in any capture", k)
 		}
 	}
+}
+
+// typedNotes returns the notes of every exchange of the capture at path,
+// with their kinds, as the dissector makes them for port, in the order
+// read writes the exchanges.
+func typedNotes(t *testing.T, path string, port uint16) [][]dissect.Note {
+	t.Helper()
+	dec := dissect.NewDecoder(dissect.DecodeOptions{})
+	var notes [][]dissect.Note
+	if err := dissect.New(dissect.Options{Ports: []uint16{port}}).ReadFile(path, func(ex *dissect.Exchange) {
+		dec.Decode(ex)
+		notes = append(notes, ex.Notes)
+	}); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return notes
 }
 
 // damagedCaptures writes damaged copies of a few of the project's

@@ -235,7 +235,7 @@ func (e *Env) fill(ex *dissect.Exchange, n need) {
 		}
 	}
 	if n&needNotes != 0 {
-		e.Notes = ex.Notes
+		e.Notes = dissect.NoteTexts(ex.Notes)
 		if e.Notes == nil {
 			e.Notes = []string{}
 		}

@@ -22,7 +22,7 @@ func produceExchange() *dissect.Exchange {
 		APIKey: 0, APIVersion: 7, CorrelationID: 12, ClientID: &id,
 		Request:  &dissect.Frame{Time: t0, Size: 120},
 		Response: &dissect.Frame{Time: t0.Add(40 * time.Millisecond), Size: 60},
-		Notes:    []string{"a note"},
+		Notes:    []dissect.Note{dissect.NewNote(dissect.NoteOther, "a note")},
 		Decoded: &dissect.Decoded{
 			API: api,
 			Request: &codec.ProduceRequest{Acks: -1, TimeoutMs: 30000, TopicData: []codec.ProduceRequestTopicProduceData{

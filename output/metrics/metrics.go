@@ -139,7 +139,7 @@ func New(opts Options) *Collector {
 	c.notCaptured = counter(CountsNotCaptured, "Exchanges whose records (of Produce requests and Fetch responses) or response error codes the capture lacked in part, by API and count (records, errors): "+RecordsTotal+" and "+ErrorsTotal+" count only those captured.",
 		[]string{"api", "count"}, 2)
 	for _, k := range dissect.NoteKinds() {
-		c.notes.child(k).Add(0) // every kind served from the start, so that rate() sees the first
+		c.notes.child(string(k)).Add(0) // every kind served from the start, so that rate() sees the first
 	}
 
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: PacketsTotal, Help: "Packets read by the dissector."},
@@ -254,7 +254,7 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 		}
 	}
 	for _, n := range ex.Notes {
-		c.notes.child(dissect.NoteKind(n)).Inc()
+		c.notes.child(string(n.Kind)).Inc()
 	}
 	if dec == nil {
 		return

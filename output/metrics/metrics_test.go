@@ -177,7 +177,7 @@ func TestSeriesBounded(t *testing.T) {
 // damaged copies of real captures (internal/capedit: segments lost, snap
 // lengths, a capture cut short) has a kind (dissect.NoteKind), not other.
 func TestNoteKindsOfDamagedCaptures(t *testing.T) {
-	kinds := map[string]int{}
+	kinds := map[dissect.NoteKind]int{}
 	for _, name := range []string{"kcat_mtu.pcap.gz", "franz_groups.pcap", "franz_transactions.pcap"} {
 		src, err := os.ReadFile("../../testdata/pcaps/" + name)
 		if err != nil {
@@ -201,7 +201,7 @@ func TestNoteKindsOfDamagedCaptures(t *testing.T) {
 			exs, _ := testcap.Decoded(t, path, dissect.DecodeOptions{})
 			for _, ex := range exs {
 				for _, n := range ex.Notes {
-					k := dissect.NoteKind(n)
+					k := n.Kind
 					kinds[k]++
 					if k == dissect.NoteOther {
 						t.Errorf("%s %+v: note of no kind: %q", name, opts, n)

@@ -340,7 +340,7 @@ func writeSummaryJSON(w *codec.JSONWriter, ex *dissect.Exchange, dec *dissect.De
 	w.Key("notes")
 	w.BeginArray()
 	for _, n := range ex.Notes {
-		w.Text(n)
+		w.Text(n.Text)
 	}
 	w.EndArray()
 }

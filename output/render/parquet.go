@@ -278,8 +278,8 @@ func (p *ParquetRows) Row(ex *dissect.Exchange) (ExchangeRow, int64) {
 	}
 	r.Notes = make([]string, len(ex.Notes))
 	for i, note := range ex.Notes {
-		r.Notes[i] = validText(note)
-		n += int64(len(note))
+		r.Notes[i] = validText(note.Text)
+		n += int64(len(note.Text))
 	}
 	if ex.File != "" {
 		r.File = textPtr(ex.File)

@@ -119,7 +119,7 @@ func exchangeHeading(b *bufio.Writer, n int, ex *dissect.Exchange, c Colors) {
 		fmt.Fprintf(b, "  %s\n", strings.Join(parts, " · "))
 	}
 	for _, note := range ex.Notes {
-		fmt.Fprintf(b, "  %s\n", c.Note("note: "+sanitize(note)))
+		fmt.Fprintf(b, "  %s\n", c.Note("note: "+sanitize(note.Text)))
 	}
 }
 

@@ -268,7 +268,7 @@ func summaryCells(ex *dissect.Exchange) []string {
 	notes := ""
 	first, width := "", 40
 	if len(ex.Notes) > 0 {
-		first = ex.Notes[0]
+		first = ex.Notes[0].Text
 	}
 	if h := holesCell(ex); h != "" {
 		first, width = h, 56

@@ -35,7 +35,7 @@ func (b *Builder) Add(ex *dissect.Exchange) {
 	b.col.Add(ex)
 	b.series.add(ex)
 	for _, n := range ex.Notes {
-		k := noteKind(n)
+		k := noteKind(n.Text)
 		if _, ok := b.notes[k]; !ok && len(b.notes) >= maxNames {
 			b.other++
 			continue

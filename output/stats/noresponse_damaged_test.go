@@ -62,9 +62,9 @@ func noResponse(r *Report, api string) int64 {
 }
 
 // notedExchanges is how many exchanges carry notes of a kind.
-func notedExchanges(r *Report, kind string) int64 {
+func notedExchanges(r *Report, kind dissect.NoteKind) int64 {
 	for _, n := range r.Notes {
-		if n.Kind == kind {
+		if n.Kind == string(kind) {
 			return n.Exchanges
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // NoteCount is how many exchanges carry notes of one kind
 // (dissect.NoteKind), as tshark's -z expert counts expert infos.
 type NoteCount struct {
-	Kind      string // a dissect.Note constant
+	Kind      string // a dissect.NoteKind
 	Exchanges int64  // exchanges with at least one note of the kind
 	Notes     int64  // notes of the kind, an exchange may carry several
 	Example   string // the first note of the kind seen
@@ -18,7 +18,7 @@ type NoteCount struct {
 
 // noteCounts counts notes by kind. The kinds are a fixed set, so its
 // memory does not grow with the exchanges.
-type noteCounts map[string]*NoteCount
+type noteCounts map[dissect.NoteKind]*NoteCount
 
 func (n *noteCounts) add(ex *dissect.Exchange) {
 	if len(ex.Notes) == 0 {
@@ -27,13 +27,13 @@ func (n *noteCounts) add(ex *dissect.Exchange) {
 	if *n == nil {
 		*n = noteCounts{}
 	}
-	var seen [8]string // kinds of this exchange so far; few carry more
+	var seen [8]dissect.NoteKind // kinds of this exchange so far; few carry more
 	kinds := seen[:0]
 	for _, note := range ex.Notes {
-		k := dissect.NoteKind(note)
+		k := note.Kind
 		c := (*n)[k]
 		if c == nil {
-			c = &NoteCount{Kind: k, Example: note}
+			c = &NoteCount{Kind: string(k), Example: note.Text}
 			(*n)[k] = c
 		}
 		c.Notes++

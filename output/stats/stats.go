@@ -373,7 +373,7 @@ func framesLost(ex *dissect.Exchange) bool {
 		return true
 	}
 	for _, n := range ex.Notes {
-		if k := dissect.NoteKind(n); k == dissect.NoteGap || k == dissect.NoteResync {
+		if n.Kind == dissect.NoteGap || n.Kind == dissect.NoteResync {
 			return true
 		}
 	}
