@@ -265,7 +265,7 @@ func TestRetransmittedResponseDiffers(t *testing.T) {
 				if ce.Stream == 0 && ce.CorrelationID == 3 && tc.differ > 0 {
 					d := rtxDiff{}
 					d.add(tc.differ, resp.payload)
-					want.Notes = append(slices.Clone(ce.Notes), d.note())
+					want.Notes = append(slices.Clone(ce.Notes), NewNote(NoteRetransmission, d.note()))
 				}
 				if !sameExchange(&want, got[i], insertedAfter(int64(tc.after))) {
 					t.Errorf("%s, want %s", describe(got[i]), describe(&want))
