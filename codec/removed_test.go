@@ -81,8 +81,8 @@ func TestRemovalsMatchKafka43(t *testing.T) {
 		if d.Below != r.Below || d.Release != r.Release {
 			t.Errorf("%s: table below %d in %s, definitions below %d in %s", APIName(r.Key), r.Below, r.Release, d.Below, d.Release)
 		}
-		if r.KIP == "" {
-			t.Errorf("%s: no KIP", APIName(r.Key))
+		if r.KIP == "" || r.LastServed == "" || r.LastServed >= r.Release {
+			t.Errorf("%s: KIP %q, last served in %q before %q", APIName(r.Key), r.KIP, r.LastServed, r.Release)
 		}
 		delete(derived, r.Key)
 	}
