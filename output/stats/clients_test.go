@@ -175,3 +175,38 @@ func keysOf[K comparable](m map[K]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestClientVersionsFeatures: the features of franz-go clients whose
+// scenario (internal/franzclient) is known by their client ids: the
+// idempotent producers compress with the codec their id names, the
+// KIP-848 members use ConsumerGroupHeartbeat, the transactional producers
+// transactions; the classic group members none of these.
+func TestClientVersionsFeatures(t *testing.T) {
+	got := map[string]ClientFeatures{}
+	for _, f := range []string{"franz_idempotent.pcap", "franz_groups.pcap", "franz_transactions.pcap"} {
+		for _, r := range collect(t, "../../testdata/pcaps/"+f).ClientVersions {
+			got[*r.ClientID] = r.Features
+		}
+	}
+	for _, codec := range []string{"none", "gzip", "snappy", "lz4", "zstd"} {
+		f := got["kdissect-idempotent-producer-"+codec]
+		if !f.Idempotence || f.Transactions || !slices.Equal(f.Compression, []string{codec}) {
+			t.Errorf("producer-%s: %+v", codec, f)
+		}
+	}
+	for _, id := range []string{"kdissect-groups-848-1", "kdissect-groups-848-2"} {
+		if f := got[id]; !f.KIP848 || f.Idempotence || f.Transactions {
+			t.Errorf("%s: %+v", id, f)
+		}
+	}
+	for _, id := range []string{"kdissect-groups-classic-1", "kdissect-groups-classic-2"} {
+		if f := got[id]; f.KIP848 || f.Idempotence || f.Transactions || len(f.Compression) > 0 {
+			t.Errorf("%s: %+v", id, f)
+		}
+	}
+	for _, id := range []string{"kdissect-transactions-txn-b", "kdissect-transactions-txn-d", "kdissect-transactions-session-a", "kdissect-transactions-session-c"} {
+		if f := got[id]; !f.Transactions || f.TLS || len(f.SASLMechanisms) > 0 {
+			t.Errorf("%s: %+v", id, f)
+		}
+	}
+}
