@@ -94,7 +94,8 @@ func byClientID(rows []*ClientVersions) (versions map[string]map[[2]int16]bool, 
 // pair Kafka removed listed as removed. Old clients: kcat told not to ask
 // for versions (broker.version.fallback 0.8.2 and 0.9.0: Produce and Fetch
 // v0 and v1, no ApiVersions) and kcat capped by a broker advertising no
-// newer than Produce v2 and Fetch v3 (kcat_legacy_msgset); modern:
+// newer than Produce v2 and Fetch v3 (kcat_legacy_msgset), the same told
+// apart by client id (kcat_old_versions); modern:
 // franz-go (the franz_* captures).
 func TestClientVersionsCaptures(t *testing.T) {
 	for _, c := range []struct {
@@ -105,6 +106,9 @@ func TestClientVersionsCaptures(t *testing.T) {
 	}{
 		{"kcat_legacy_msgset.pcap", map[string]string{"rdkafka": "Produce v0 4.0 KIP-896, Produce v1 4.0 KIP-896, Produce v2 4.0 KIP-896, " +
 			"Fetch v0 4.0 KIP-896, Fetch v1 4.0 KIP-896, Fetch v3 4.0 KIP-896, ListOffsets v0 4.0 KIP-896"}},
+		{"kcat_old_versions.pcap", map[string]string{
+			"kcat-0.9.0": "Produce v1 4.0 KIP-896, Fetch v1 4.0 KIP-896, ListOffsets v0 4.0 KIP-896",
+			"kcat-0.8.2": "Produce v0 4.0 KIP-896, Fetch v0 4.0 KIP-896, ListOffsets v0 4.0 KIP-896"}},
 		{"franz_idempotent.pcap", nil},
 		{"franz_groups.pcap", nil},
 		{"franz_transactions.pcap", nil},
