@@ -32,8 +32,9 @@ type ClientVersions struct {
 	Connections                   int64
 	Exchanges                     int64 // exchanges whose request was captured
 	APIs                          []APIVersionsUsed
-	// VersionsNotListed counts the (ApiKey, ApiVersion) pairs past
-	// maxClientVersions per connection, not in APIs nor Removed.
+	// VersionsNotListed counts the requests whose (ApiKey, ApiVersion)
+	// pair is in neither APIs nor Removed: a connection lists at most
+	// maxClientVersions pairs.
 	VersionsNotListed int64
 	// Removed lists the versions it used that a Kafka release removed
 	// (codec.Removals), by ApiKey then version.
