@@ -213,6 +213,9 @@ func WriteStatsTables(w io.Writer, r *stats.Report, info StatsInfo) error {
 	if err := writeTransactionsTables(w, r.Transactions); err != nil { // stats_transactions.go
 		return err
 	}
+	if err := writeClientVersions(w, r.ClientVersions); err != nil { // stats_clients.go
+		return err
+	}
 	if err := writeNotesTable(w, r.Notes); err != nil { // stats_intervals.go
 		return err
 	}
@@ -302,6 +305,8 @@ type statsJSON struct {
 	Interval     *intervalSetJSON `json:"interval"`
 	Intervals    []intervalJSON   `json:"intervals"`
 	Transactions transactionsJSON `json:"transactions"` // stats_transactions.go
+	// ClientVersions is the client inventory (stats_clients.go).
+	ClientVersions []clientVersionsJSON `json:"client_versions"`
 }
 
 type captureJSON struct {
@@ -500,6 +505,7 @@ func WriteStatsJSON(w io.Writer, r *stats.Report, info StatsInfo) error {
 		})
 	}
 	out.Notes = notesToJSON(r.Notes)
+	out.ClientVersions = clientVersionsToJSON(r.ClientVersions)
 	out.Interval, out.Intervals = intervalsToJSON(r.Intervals, lost)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -42,6 +42,7 @@ type Collector struct {
 	intervals   *intervals   // nil without SetIntervals (intervals.go)
 	notes       noteCounts   // notes.go
 	txns        transactions // the transactions view (transactions.go)
+	clientConns clientConns  // the client inventory (clients.go)
 }
 
 // apiKey identifies an API row: an ApiKey, -1 for responses whose request
@@ -71,6 +72,7 @@ func New() *Collector {
 		errorsAt:    map[tpErrKey]int64{},
 		clients:     map[string]*ClientStats{},
 		connections: map[int]*ConnectionStats{},
+		clientConns: clientConns{},
 	}
 }
 
@@ -240,6 +242,7 @@ func (c *Collector) Add(ex *dissect.Exchange) {
 		c.intervals.add(ex, ak, dec)
 	}
 	c.notes.add(ex)
+	c.clientConns.add(ex, dec, c.maxRows)
 
 	var cs *ClientStats
 	if ex.ClientID == nil {
@@ -452,12 +455,13 @@ type Report struct {
 	Intervals       *IntervalReport    // nil without SetIntervals
 	Notes           []NoteCount        // by kind, most exchanges first
 	Transactions    *TransactionsReport
+	ClientVersions  []*ClientVersions // by client address, client id, software
 }
 
 // Report returns the aggregate so far. The rows are the collector's: do
 // not add to it while using them.
 func (c *Collector) Report() *Report {
-	r := &Report{Totals: c.total, Notes: c.notes.report(), Transactions: c.txns.report()}
+	r := &Report{Totals: c.total, Notes: c.notes.report(), Transactions: c.txns.report(), ClientVersions: c.clientConns.report()}
 	if c.intervals != nil {
 		r.Intervals = c.intervals.report()
 	}

@@ -59,7 +59,8 @@ fi
 # Every capture this script makes, in the order it makes them.
 ALL=(kcat_produce_none kcat_produce_gzip kcat_produce_snappy kcat_produce_lz4
 	kcat_produce_zstd kcat_metadata_offsets kcat_group kcat_legacy_msgset
-	kcat_sll2_any franz_groups franz_transactions franz_admin franz_idempotent kcat_mtu)
+	kcat_sll2_any franz_groups franz_transactions franz_admin franz_idempotent kcat_mtu
+	kcat_old_versions)
 ONLY=()
 for arg in "$@"; do
 	arg=${arg%.gz}
@@ -299,6 +300,24 @@ legacy() {
 	consume m0-none 30 "${v082[@]}"
 }
 
+# 4b. Old clients, told by client id: kcat told not to ask for versions
+# and to speak as to a Kafka 0.9.0 broker (kcat-0.9.0) or 0.8.2 broker
+# (kcat-0.8.2), so they send no ApiVersions; Produce v1 and Fetch v1, or
+# v0 and v0 (removed in Kafka 4.0 by KIP-896), with Metadata v0 and
+# ListOffsets v0. (From 0.10 on librdkafka asks for versions whatever
+# api.version.request says; kfake's group coordinator fails librdkafka's
+# JoinGroup v0, so no consumer group.) -legacy: kfake has no Produce and
+# Fetch that old.
+old_versions() {
+	local old=(-X api.version.request=false -X broker.version.fallback)
+	start_broker -legacy -topics old:3
+	start_capture "$1"
+	produce old 1 20 -z gzip "${old[@]}=0.9.0" -X client.id=kcat-0.9.0
+	consume old 20 "${old[@]}=0.9.0" -X client.id=kcat-0.9.0
+	produce old 21 30 "${old[@]}=0.8.2" -X client.id=kcat-0.8.2
+	consume old 30 "${old[@]}=0.8.2" -X client.id=kcat-0.8.2
+}
+
 # 5. A short produce and consume captured on the "any" device: LINUX_SLL2.
 sll2_any() {
 	start_broker -topics sll2:3
@@ -359,6 +378,12 @@ fi
 if selected kcat_legacy_msgset; then
 	scenario kcat_legacy_msgset.pcap legacy
 	want_codec kcat_legacy_msgset.pcap 0 1 2 3
+fi
+if selected kcat_old_versions; then
+	scenario kcat_old_versions.pcap old_versions
+	want_codec kcat_old_versions.pcap 1
+	want_api kcat_old_versions.pcap 0 1 2 3
+	small kcat_old_versions.pcap
 fi
 if selected kcat_sll2_any; then
 	scenario kcat_sll2_any.pcap sll2_any
