@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/oauth"
 
 	"github.com/kdissect/kdissect/client"
+	"github.com/kdissect/kdissect/output/kcat"
 )
 
 // brokerFlags are the connection flags of the commands that talk to a
@@ -278,7 +279,7 @@ does, one line: {"originating_broker":{"id","name"},"query":{"topic"},
 				return inputError{err}
 			}
 			if format == "json" {
-				return writeBrokerJSON(cmd.OutOrStdout(), md, cn.Addr(), librdkafkaScheme(cl.Config()), topics)
+				return kcat.WriteMetadataJSON(cmd.OutOrStdout(), md, cn.Addr(), kcat.Scheme(cl.Config()), topics)
 			}
 			return writeBrokerTables(cmd.OutOrStdout(), md, cn)
 		},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kdissect/kdissect/client"
 	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/output/kcat"
 )
 
 // startOffset is where -o says to start: a special position or an offset.
@@ -60,11 +61,11 @@ type consumePartition struct {
 // default text output is one too, as in kcat), kcat's -J envelope, or
 // kdissect's own JSON.
 type consumeOutput struct {
-	ownJSON  bool       // --format json
-	envelope bool       // -J
-	parts    []kcatPart // otherwise
-	delim    string     // after each -J envelope
-	nullStr  []byte     // -Z
+	ownJSON  bool        // --format json
+	envelope bool        // -J
+	kcatFmt  kcat.Format // otherwise
+	delim    string      // after each -J envelope
+	nullStr  []byte      // -Z
 }
 
 func (o *consumeOutput) write(w io.Writer, m *client.Message, broker int32) {
@@ -72,9 +73,9 @@ func (o *consumeOutput) write(w io.Writer, m *client.Message, broker int32) {
 	case o.ownJSON:
 		writeMessage(w, m)
 	case o.envelope:
-		writeKcatJSON(w, m, broker, o.delim)
+		kcat.WriteJSON(w, m, broker, o.delim)
 	default:
-		writeKcatFormat(w, o.parts, m, o.nullStr)
+		o.kcatFmt.Write(w, m, o.nullStr)
 	}
 }
 
@@ -126,15 +127,23 @@ func (a *consumeArgs) output(cmd *cobra.Command) (*consumeOutput, error) {
 	switch {
 	case fl.Changed("fmt"):
 		// -f wins over -D and -K, as in kcat.
-		if o.parts, err = parseKcatFormat(a.kcatFormat); err != nil {
-			return nil, err
+		if o.kcatFmt, err = kcat.ParseFormat(a.kcatFormat); err != nil {
+			return nil, formatFlagError(err)
 		}
 	case fl.Changed("key-delim"):
-		o.parts = []kcatPart{{verb: 'k'}, {lit: kd}, {verb: 's'}, {lit: md}}
+		o.kcatFmt = kcat.KeyValueFormat(kd, md)
 	default:
-		o.parts = []kcatPart{{verb: 's'}, {lit: md}}
+		o.kcatFmt = kcat.ValueFormat(md)
 	}
 	return o, nil
+}
+
+// formatFlagError says which flag a kcat.FormatError is of.
+func formatFlagError(err error) error {
+	if fe := (*kcat.FormatError)(nil); errors.As(err, &fe) && fe.Token != 0 {
+		return fmt.Errorf("-f: %w", err)
+	}
+	return fmt.Errorf("-f %w", err)
 }
 
 // startAndStop reads the -o flags: one start position and, optionally,
@@ -334,7 +343,7 @@ func runConsume(cmd *cobra.Command, a *consumeArgs) error {
 			}
 			for i := range fr.Messages {
 				m := &fr.Messages[i]
-				if stop >= 0 && kcatTimestamp(m) >= stop {
+				if stop >= 0 && kcat.Timestamp(m) >= stop {
 					cp.done = true
 					break
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdissect/kdissect/client"
+	"github.com/kdissect/kdissect/output/kcat"
 )
 
 // runGroupConsume is consume -G GROUP: client.Consumer.ConsumeGroup,
@@ -71,7 +72,7 @@ func runGroupConsume(cmd *cobra.Command, a *consumeArgs, group string, topics []
 		}
 		for i := range fr.Messages {
 			msg := &fr.Messages[i]
-			if stop >= 0 && kcatTimestamp(msg) >= stop {
+			if stop >= 0 && kcat.Timestamp(msg) >= stop {
 				gp.Done = true
 				break
 			}
