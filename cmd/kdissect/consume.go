@@ -79,8 +79,12 @@ func (o *consumeOutput) write(w io.Writer, m *client.Message, broker int32) {
 	}
 }
 
-// consumeArgs are consume's flags.
-type consumeArgs struct {
+// ConsumeOptions are consume's flags, arguments and streams.
+type ConsumeOptions struct {
+	IO            cmdIO
+	args          []string // the topics after -G GROUP
+	fmtGiven      bool     // -f given: it wins over -D and -K
+	keyDelimGiven bool     // -K given
 	bf            brokerFlags
 	topics        []string
 	partitions    []int32
@@ -100,15 +104,14 @@ type consumeArgs struct {
 }
 
 // output validates the output flags and builds the output.
-func (a *consumeArgs) output(cmd *cobra.Command) (*consumeOutput, error) {
+func (a *ConsumeOptions) output() (*consumeOutput, error) {
 	if a.format != "text" && a.format != "json" {
 		return nil, fmt.Errorf("--format %q: want text or json", a.format)
 	}
-	fl := cmd.Flags()
-	if a.format == "json" && (fl.Changed("fmt") || a.envelope) {
+	if a.format == "json" && (a.fmtGiven || a.envelope) {
 		return nil, fmt.Errorf("--format json excludes -f and -J")
 	}
-	if fl.Changed("fmt") && a.envelope {
+	if a.fmtGiven && a.envelope {
 		return nil, fmt.Errorf("-f and -J exclude each other")
 	}
 	o := &consumeOutput{ownJSON: a.format == "json", envelope: a.envelope}
@@ -125,12 +128,12 @@ func (a *consumeArgs) output(cmd *cobra.Command) (*consumeOutput, error) {
 	}
 	o.delim = md
 	switch {
-	case fl.Changed("fmt"):
+	case a.fmtGiven:
 		// -f wins over -D and -K, as in kcat.
 		if o.kcatFmt, err = kcat.ParseFormat(a.kcatFormat); err != nil {
 			return nil, formatFlagError(err)
 		}
-	case fl.Changed("key-delim"):
+	case a.keyDelimGiven:
 		o.kcatFmt = kcat.KeyValueFormat(kd, md)
 	default:
 		o.kcatFmt = kcat.ValueFormat(md)
@@ -148,7 +151,7 @@ func formatFlagError(err error) error {
 
 // startAndStop reads the -o flags: one start position and, optionally,
 // e@MS, the timestamp to stop before (-1: none).
-func (a *consumeArgs) startAndStop() (startOffset, int64, error) {
+func (a *ConsumeOptions) startAndStop() (startOffset, int64, error) {
 	start, stop, starts := startOffset{kind: "beginning"}, int64(-1), 0
 	for _, o := range a.offsets {
 		if ts, ok := strings.CutPrefix(o, "e@"); ok {
@@ -170,8 +173,10 @@ func (a *consumeArgs) startAndStop() (startOffset, int64, error) {
 	return start, stop, nil
 }
 
-func newConsumeCmd() *cobra.Command {
-	var a consumeArgs
+// newConsumeCmd is the consume command; runF, when not nil, runs instead
+// of runConsume (tests parse the flags without connecting).
+func newConsumeCmd(runF func(*ConsumeOptions) error) *cobra.Command {
+	a := &ConsumeOptions{}
 	cmd := &cobra.Command{
 		Use:   "consume -b HOST:PORT -t TOPIC [-p N] [-o beginning|end|N] [-e] [-c N] [-f FMT | -J | --format json]\n  kdissect consume -b HOST:PORT -Q -t TOPIC:PARTITION:MS...",
 		Short: "Consume messages and print them, one a line",
@@ -221,17 +226,12 @@ of a partition is reported on stderr unless -q.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if a.query {
-				return runQuery(cmd, &a)
+			a.IO, a.args = ioOf(cmd), args
+			a.fmtGiven, a.keyDelimGiven = cmd.Flags().Changed("fmt"), cmd.Flags().Changed("key-delim")
+			if runF != nil {
+				return runF(a)
 			}
-			if a.group != "" {
-				topics := append(append([]string(nil), a.topics...), args...)
-				if len(topics) == 0 {
-					return fmt.Errorf("-G %s: topics are needed: -G GROUP TOPIC...", a.group)
-				}
-				return runGroupConsume(cmd, &a, a.group, topics)
-			}
-			return runConsume(cmd, &a)
+			return runConsume(a)
 		},
 	}
 	f := cmd.Flags()
@@ -254,7 +254,24 @@ of a partition is reported on stderr unless -q.`,
 	return cmd
 }
 
-func runConsume(cmd *cobra.Command, a *consumeArgs) error {
+// runConsume is consume: -Q's query, -G's group member, or a topic's
+// partitions.
+func runConsume(a *ConsumeOptions) error {
+	if a.query {
+		return runQuery(a)
+	}
+	if a.group != "" {
+		topics := append(append([]string(nil), a.topics...), a.args...)
+		if len(topics) == 0 {
+			return fmt.Errorf("-G %s: topics are needed: -G GROUP TOPIC...", a.group)
+		}
+		return runGroupConsume(a, topics)
+	}
+	return runTopicConsume(a)
+}
+
+// runTopicConsume consumes the partitions of one topic.
+func runTopicConsume(a *ConsumeOptions) error {
 	if len(a.topics) != 1 || a.topics[0] == "" {
 		return fmt.Errorf("one topic is needed: -t TOPIC")
 	}
@@ -263,7 +280,7 @@ func runConsume(cmd *cobra.Command, a *consumeArgs) error {
 	if err != nil {
 		return err
 	}
-	outFmt, err := a.output(cmd)
+	outFmt, err := a.output()
 	if err != nil {
 		return err
 	}
@@ -281,7 +298,7 @@ func runConsume(cmd *cobra.Command, a *consumeArgs) error {
 			return fmt.Errorf("-p %d: want a partition number", p)
 		}
 	}
-	ctx, cl, done, err := a.bf.open(cmd, nil)
+	ctx, cl, done, err := a.bf.open(a.IO, nil)
 	if err != nil {
 		return err
 	}
@@ -319,9 +336,9 @@ func runConsume(cmd *cobra.Command, a *consumeArgs) error {
 		}
 		parts = append(parts, &consumePartition{p: p, next: off})
 	}
-	out := bufio.NewWriter(cmd.OutOrStdout())
+	out := bufio.NewWriter(a.IO.out)
 	defer out.Flush()
-	stderr := cmd.ErrOrStderr()
+	stderr := a.IO.errOut
 	printed := 0
 	for {
 		active := 0
@@ -378,7 +395,7 @@ func runConsume(cmd *cobra.Command, a *consumeArgs) error {
 // atEnd marks cp done, and says so unless -q, when -e is given and cp
 // reached the end of its partition: the high watermark, or the last
 // stable offset with --read-committed.
-func (a *consumeArgs) atEnd(stderr io.Writer, fr *client.FetchResult, topic string, cp *consumePartition) {
+func (a *ConsumeOptions) atEnd(stderr io.Writer, fr *client.FetchResult, topic string, cp *consumePartition) {
 	end := fr.HighWatermark
 	if a.readCommitted && fr.LastStableOffset >= 0 {
 		end = fr.LastStableOffset

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/kdissect/kdissect/client"
 	"github.com/kdissect/kdissect/output/kcat"
 )
@@ -16,7 +14,8 @@ import (
 // runGroupConsume is consume -G GROUP: client.Consumer.ConsumeGroup,
 // printing what it fetches and, unless -q, the assignments and the ends
 // of partitions on stderr.
-func runGroupConsume(cmd *cobra.Command, a *consumeArgs, group string, topics []string) error {
+func runGroupConsume(a *ConsumeOptions, topics []string) error {
+	group := a.group
 	if len(a.partitions) > 0 {
 		return fmt.Errorf("-G and -p exclude each other: the group assigns the partitions")
 	}
@@ -27,14 +26,14 @@ func runGroupConsume(cmd *cobra.Command, a *consumeArgs, group string, topics []
 	if start.kind != "beginning" && start.kind != "end" {
 		return fmt.Errorf("-G: -o takes beginning or end, where a partition without a committed offset starts")
 	}
-	outFmt, err := a.output(cmd)
+	outFmt, err := a.output()
 	if err != nil {
 		return err
 	}
 	if a.count < 0 {
 		return fmt.Errorf("-c %d: want a count", a.count)
 	}
-	ctx, cl, done, err := a.bf.open(cmd, nil)
+	ctx, cl, done, err := a.bf.open(a.IO, nil)
 	if err != nil {
 		return err
 	}
@@ -44,8 +43,8 @@ func runGroupConsume(cmd *cobra.Command, a *consumeArgs, group string, topics []
 		cfg.IsolationLevel = client.ReadCommitted
 	}
 	co := client.NewConsumer(cl, cfg)
-	stderr := cmd.ErrOrStderr()
-	out := bufio.NewWriter(cmd.OutOrStdout())
+	stderr := a.IO.errOut
+	out := bufio.NewWriter(a.IO.out)
 	defer out.Flush()
 	gc := client.GroupConsumeConfig{
 		GroupConfig: client.GroupConfig{Group: group, Topics: topics},

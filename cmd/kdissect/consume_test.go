@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +150,40 @@ func TestConsumePartitionFlags(t *testing.T) {
 	}
 	if code, _, errs := runClientCmd(t, "", "consume", "-b", addr, "-t", "cp", "-p", "-1", "-e"); code != 2 || !strings.Contains(errs, "-p -1: want a partition number") {
 		t.Errorf("-p -1: exit %d, stderr %q", code, errs)
+	}
+}
+
+// consume's flags land in ConsumeOptions, which flags were given among
+// them; -G takes its topics as arguments, which are refused without it.
+func TestConsumeOptions(t *testing.T) {
+	o, err := parseOnly(t, newConsumeCmd, "-b", "h:9092", "-t", "t", "-p", "1", "-p", "2,3", "-o", "end", "-o", "e@5", "-e", "-c", "3",
+		"-f", `%k %s\n`, "-q", "--read-committed", "-Z", "-D", `\r`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.topics, []string{"t"}) || !slices.Equal(o.partitions, []int32{1, 2, 3}) || !slices.Equal(o.offsets, []string{"end", "e@5"}) ||
+		!o.exitAtEnd || o.count != 3 || o.kcatFormat != `%k %s\n` || !o.fmtGiven || o.keyDelimGiven || !o.quiet || !o.readCommitted ||
+		!o.printNull || o.msgDelim != `\r` || o.format != "text" || o.group != "" || len(o.args) != 0 || o.IO.out != io.Discard {
+		t.Errorf("options %+v", o)
+	}
+	if start, stop, err := o.startAndStop(); err != nil || start.kind != "end" || stop != 5 {
+		t.Errorf("-o end -o e@5: %+v, %d, %v", start, stop, err)
+	}
+	if _, err := o.output(); err != nil {
+		t.Errorf("-f: %v", err)
+	}
+	o, err = parseOnly(t, newConsumeCmd, "-b", "h:9092", "-G", "g", "t1", "t2", "-J", "-K", ":")
+	if err != nil || o.group != "g" || !slices.Equal(o.args, []string{"t1", "t2"}) || !o.envelope || !o.keyDelimGiven || o.fmtGiven {
+		t.Errorf("-G: %+v, %v", o, err)
+	}
+	o, err = parseOnly(t, newConsumeCmd, "-b", "h:9092", "-t", "t", "-f", "%s", "-J")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.output(); err == nil || err.Error() != "-f and -J exclude each other" {
+		t.Errorf("-f and -J: %v", err)
+	}
+	if o, err := parseOnly(t, newConsumeCmd, "-b", "h:9092", "t1"); o != nil || err == nil || !strings.Contains(err.Error(), "topics are arguments with -G GROUP") {
+		t.Errorf("a topic argument without -G: %v", err)
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/kdissect/kdissect/client"
 	"github.com/kdissect/kdissect/output/kcat"
 )
@@ -53,12 +51,12 @@ func parseQueryTopics(args []string) ([]queryItem, error) {
 // at or after the timestamp (ListOffsets), printed as kcat -Q prints it
 // (kcat.WriteOffsets, with -J kcat.WriteOffsetsJSON), sorted by topic
 // and partition.
-func runQuery(cmd *cobra.Command, a *consumeArgs) error {
+func runQuery(a *ConsumeOptions) error {
 	items, err := parseQueryTopics(a.topics)
 	if err != nil {
 		return err
 	}
-	ctx, cl, done, err := a.bf.open(cmd, nil)
+	ctx, cl, done, err := a.bf.open(a.IO, nil)
 	if err != nil {
 		return err
 	}
@@ -71,7 +69,7 @@ func runQuery(cmd *cobra.Command, a *consumeArgs) error {
 		}
 		offsets[i] = it.Offset
 	}
-	out := bufio.NewWriter(cmd.OutOrStdout())
+	out := bufio.NewWriter(a.IO.out)
 	if a.envelope {
 		kcat.WriteOffsetsJSON(out, offsets)
 	} else {
