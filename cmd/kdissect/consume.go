@@ -141,12 +141,13 @@ func (a *ConsumeOptions) output() (*consumeOutput, error) {
 	return o, nil
 }
 
-// formatFlagError says which flag a kcat.FormatError is of.
+// formatFlagError says which flag a kcat.FormatError is of, in one
+// layer: errorLine would put ": " between wrapped ones.
 func formatFlagError(err error) error {
 	if fe := (*kcat.FormatError)(nil); errors.As(err, &fe) && fe.Token != 0 {
-		return fmt.Errorf("-f: %w", err)
+		return errors.New("-f: " + err.Error())
 	}
-	return fmt.Errorf("-f %w", err)
+	return errors.New("-f " + err.Error())
 }
 
 // startAndStop reads the -o flags: one start position and, optionally,

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -185,5 +187,30 @@ func TestConsumeOptions(t *testing.T) {
 	}
 	if o, err := parseOnly(t, newConsumeCmd, "-b", "h:9092", "t1"); o != nil || err == nil || !strings.Contains(err.Error(), "topics are arguments with -G GROUP") {
 		t.Errorf("a topic argument without -G: %v", err)
+	}
+}
+
+// The errors of -f, -X and -F the libraries (output/kcat, client) give
+// are printed as one line in the command's words, as before they moved
+// there: no ": " added between the flag and the library's words.
+func TestClientFlagErrorLines(t *testing.T) {
+	props := filepath.Join(t.TempDir(), "bad.properties")
+	if err := os.WriteFile(props, []byte("a=b\nbad line\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-f", "abc%"}, `kdissect: -f "abc%": a % at the end of the format (%% prints one)`},
+		{[]string{"-f", "%x"}, "kdissect: -f: unknown token %x: want %s (value),"},
+		{[]string{"-X", "nope"}, `kdissect: -X "nope": want property=value`},
+		{[]string{"-F", props}, "kdissect: -F " + props + " line 2: want property=value"},
+		{[]string{"-X", "socket.timeout.ms=-1"}, "kdissect: property socket.timeout.ms: want a positive number of milliseconds"},
+	} {
+		code, _, errs := runClientCmd(t, "", append([]string{"consume", "-b", "127.0.0.1:1", "-t", "t"}, c.args...)...)
+		if code != exitUsage || !strings.HasPrefix(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q, want %q", c.args, code, errs, c.want)
+		}
 	}
 }

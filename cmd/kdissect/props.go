@@ -28,7 +28,7 @@ func readPropFile(path string) ([]client.Property, error) {
 	defer fh.Close()
 	props, err := client.ReadProperties(fh)
 	if le := (*client.PropertyLineError)(nil); errors.As(err, &le) {
-		return nil, fmt.Errorf("-F %s %w", path, err)
+		return nil, errors.New("-F " + path + " " + err.Error()) // one layer: errorLine would add ": "
 	} else if err != nil {
 		return nil, inputError{fmt.Errorf("-F %s: %w", path, err)}
 	}
@@ -62,7 +62,7 @@ func (f *brokerFlags) applyProps() error {
 	for _, x := range f.props {
 		p, err := client.ParseProperty(x)
 		if err != nil {
-			return fmt.Errorf("-X %w", err)
+			return errors.New("-X " + err.Error()) // one layer: errorLine would add ": "
 		}
 		all = append(all, p)
 	}
