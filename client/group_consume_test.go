@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -80,6 +81,50 @@ func TestConsumeGroup(t *testing.T) {
 	rest, _, _ := consume("g1", false, 0)
 	if all := slices.Sorted(slices.Values(append(first, rest...))); len(first) != 3 || !slices.Equal(all, upTo(31, 40)) {
 		t.Errorf("stopped after 3: %v, then %v", first, rest)
+	}
+	// Two members at once: the first consumes nothing until the second's
+	// join rebalanced it (so that they share the partitions), then between
+	// them every message is consumed once.
+	produce(42, 81)
+	var wg sync.WaitGroup
+	got := make([][]int, 2)
+	rejoined := make([]int, 2)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cfg := GroupConsumeConfig{GroupConfig: GroupConfig{Group: "g1", Topics: []string{"gt"}, HeartbeatInterval: 20 * time.Millisecond},
+				OnAssign: func(_ *GroupMember, again bool) {
+					if again {
+						rejoined[i]++
+					}
+				}}
+			err := NewConsumer(newClient(t, c, nil), ConsumerConfig{MaxWait: 10 * time.Millisecond}).ConsumeGroup(ctx, cfg, func(gp *GroupPartition, fr *FetchResult) (bool, error) {
+				if i == 0 && rejoined[0] == 0 {
+					return false, nil // nothing consumed: nothing committed
+				}
+				for _, m := range fr.Messages {
+					n, _ := strconv.Atoi(string(m.Value))
+					got[i] = append(got[i], n)
+					gp.Next = m.NextOffset
+					if len(got[i]) == 20 {
+						return true, nil
+					}
+				}
+				return false, nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+		time.Sleep(200 * time.Millisecond) // the first joins alone, then the second
+	}
+	wg.Wait()
+	if rejoined[0] == 0 || len(got[0]) != 20 || len(got[1]) != 20 {
+		t.Errorf("the first member rejoined %d times; they consumed %d and %d messages, want 20 each", rejoined[0], len(got[0]), len(got[1]))
+	}
+	if all := slices.Sorted(slices.Values(append(got[0], got[1]...))); !slices.Equal(all, upTo(42, 81)) {
+		t.Errorf("two members consumed %v and %v, want 42-81 once each", got[0], got[1])
 	}
 	produce(41, 41)
 	errBad := errors.New("bad")
