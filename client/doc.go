@@ -27,7 +27,8 @@
 //	Conn      one broker connection: Dial, RoundTrip, RoundTripRaw
 //	Client    the cluster: New, Metadata, RoundTrip, Request, BrokerConn
 //	Producer  Produce, ProduceByKey
-//	Consumer  Fetch, ListOffset, CommitOffset, CommittedOffset
+//	Consumer  Fetch, ListOffset, CommitOffset, CommittedOffset, JoinGroup, ConsumeGroup
+//	ConnSettings  librdkafka and Java client properties: ApplyProperties, ReadProperties
 //
 // Every blocking call takes a context.Context; the package keeps no global
 // mutable state and starts no goroutine that outlives a call.

@@ -2,12 +2,18 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kdissect/kdissect/client"
 )
 
 // runClientCmd runs the command line with stdin and returns the exit
@@ -115,5 +121,46 @@ func TestClientCommandsExitStatus(t *testing.T) {
 		if code != exitUsage || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
 		}
+	}
+}
+
+// parseOnly runs a command built by newCmd with args, its run replaced by
+// one that keeps the options: the flags parsed, nothing connected. It
+// returns the options (nil when run was not reached) and the error.
+func parseOnly[T any](t *testing.T, newCmd func(func(*T) error) *cobra.Command, args ...string) (*T, error) {
+	t.Helper()
+	var got *T
+	cmd := newCmd(func(o *T) error {
+		if got != nil {
+			t.Error("run twice")
+		}
+		got = o
+		return nil
+	})
+	cmd.SetArgs(args)
+	cmd.SetIn(strings.NewReader(""))
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	if err != nil && got != nil {
+		t.Errorf("%q: run reached, and an error: %v", args, err)
+	}
+	return got, err
+}
+
+// broker's flags land in BrokerOptions: -J, -t, the connection flags and
+// properties (applied when it connects, not while parsing).
+func TestBrokerOptions(t *testing.T) {
+	o, err := parseOnly(t, newBrokerCmd, "-b", "h1:9092,h2:9093", "-J", "-t", "a", "-t", "b", "-X", "client.id=x", "--timeout", "3s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.envelope || o.format != "table" || !slices.Equal(o.topics, []string{"a", "b"}) || !slices.Equal(o.bf.brokers, []string{"h1:9092", "h2:9093"}) ||
+		!slices.Equal(o.bf.props, []string{"client.id=x"}) || o.bf.clientID != client.DefaultClientID || o.bf.timeout != 3*time.Second {
+		t.Errorf("options %+v", o)
+	}
+	if o, err := parseOnly(t, newBrokerCmd, "extra"); o != nil || err == nil {
+		t.Errorf("an argument: %v", err)
 	}
 }

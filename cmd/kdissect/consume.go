@@ -15,6 +15,7 @@ import (
 
 	"github.com/kdissect/kdissect/client"
 	"github.com/kdissect/kdissect/codec"
+	"github.com/kdissect/kdissect/output/kcat"
 )
 
 // startOffset is where -o says to start: a special position or an offset.
@@ -60,11 +61,11 @@ type consumePartition struct {
 // default text output is one too, as in kcat), kcat's -J envelope, or
 // kdissect's own JSON.
 type consumeOutput struct {
-	ownJSON  bool       // --format json
-	envelope bool       // -J
-	parts    []kcatPart // otherwise
-	delim    string     // after each -J envelope
-	nullStr  []byte     // -Z
+	ownJSON  bool        // --format json
+	envelope bool        // -J
+	kcatFmt  kcat.Format // otherwise
+	delim    string      // after each -J envelope
+	nullStr  []byte      // -Z
 }
 
 func (o *consumeOutput) write(w io.Writer, m *client.Message, broker int32) {
@@ -72,14 +73,18 @@ func (o *consumeOutput) write(w io.Writer, m *client.Message, broker int32) {
 	case o.ownJSON:
 		writeMessage(w, m)
 	case o.envelope:
-		writeKcatJSON(w, m, broker, o.delim)
+		kcat.WriteJSON(w, m, broker, o.delim)
 	default:
-		writeKcatFormat(w, o.parts, m, o.nullStr)
+		o.kcatFmt.Write(w, m, o.nullStr)
 	}
 }
 
-// consumeArgs are consume's flags.
-type consumeArgs struct {
+// ConsumeOptions are consume's flags, arguments and streams.
+type ConsumeOptions struct {
+	IO            cmdIO
+	args          []string // the topics after -G GROUP
+	fmtGiven      bool     // -f given: it wins over -D and -K
+	keyDelimGiven bool     // -K given
 	bf            brokerFlags
 	topics        []string
 	partitions    []int32
@@ -99,15 +104,14 @@ type consumeArgs struct {
 }
 
 // output validates the output flags and builds the output.
-func (a *consumeArgs) output(cmd *cobra.Command) (*consumeOutput, error) {
+func (a *ConsumeOptions) output() (*consumeOutput, error) {
 	if a.format != "text" && a.format != "json" {
 		return nil, fmt.Errorf("--format %q: want text or json", a.format)
 	}
-	fl := cmd.Flags()
-	if a.format == "json" && (fl.Changed("fmt") || a.envelope) {
+	if a.format == "json" && (a.fmtGiven || a.envelope) {
 		return nil, fmt.Errorf("--format json excludes -f and -J")
 	}
-	if fl.Changed("fmt") && a.envelope {
+	if a.fmtGiven && a.envelope {
 		return nil, fmt.Errorf("-f and -J exclude each other")
 	}
 	o := &consumeOutput{ownJSON: a.format == "json", envelope: a.envelope}
@@ -124,22 +128,31 @@ func (a *consumeArgs) output(cmd *cobra.Command) (*consumeOutput, error) {
 	}
 	o.delim = md
 	switch {
-	case fl.Changed("fmt"):
+	case a.fmtGiven:
 		// -f wins over -D and -K, as in kcat.
-		if o.parts, err = parseKcatFormat(a.kcatFormat); err != nil {
-			return nil, err
+		if o.kcatFmt, err = kcat.ParseFormat(a.kcatFormat); err != nil {
+			return nil, formatFlagError(err)
 		}
-	case fl.Changed("key-delim"):
-		o.parts = []kcatPart{{verb: 'k'}, {lit: kd}, {verb: 's'}, {lit: md}}
+	case a.keyDelimGiven:
+		o.kcatFmt = kcat.KeyValueFormat(kd, md)
 	default:
-		o.parts = []kcatPart{{verb: 's'}, {lit: md}}
+		o.kcatFmt = kcat.ValueFormat(md)
 	}
 	return o, nil
 }
 
+// formatFlagError says which flag a kcat.FormatError is of, in one
+// layer: errorLine would put ": " between wrapped ones.
+func formatFlagError(err error) error {
+	if fe := (*kcat.FormatError)(nil); errors.As(err, &fe) && fe.Token != 0 {
+		return errors.New("-f: " + err.Error())
+	}
+	return errors.New("-f " + err.Error())
+}
+
 // startAndStop reads the -o flags: one start position and, optionally,
 // e@MS, the timestamp to stop before (-1: none).
-func (a *consumeArgs) startAndStop() (startOffset, int64, error) {
+func (a *ConsumeOptions) startAndStop() (startOffset, int64, error) {
 	start, stop, starts := startOffset{kind: "beginning"}, int64(-1), 0
 	for _, o := range a.offsets {
 		if ts, ok := strings.CutPrefix(o, "e@"); ok {
@@ -161,8 +174,10 @@ func (a *consumeArgs) startAndStop() (startOffset, int64, error) {
 	return start, stop, nil
 }
 
-func newConsumeCmd() *cobra.Command {
-	var a consumeArgs
+// newConsumeCmd is the consume command; runF, when not nil, runs instead
+// of runConsume (tests parse the flags without connecting).
+func newConsumeCmd(runF func(*ConsumeOptions) error) *cobra.Command {
+	a := &ConsumeOptions{}
 	cmd := &cobra.Command{
 		Use:   "consume -b HOST:PORT -t TOPIC [-p N] [-o beginning|end|N] [-e] [-c N] [-f FMT | -J | --format json]\n  kdissect consume -b HOST:PORT -Q -t TOPIC:PARTITION:MS...",
 		Short: "Consume messages and print them, one a line",
@@ -212,17 +227,12 @@ of a partition is reported on stderr unless -q.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if a.query {
-				return runQuery(cmd, &a)
+			a.IO, a.args = ioOf(cmd), args
+			a.fmtGiven, a.keyDelimGiven = cmd.Flags().Changed("fmt"), cmd.Flags().Changed("key-delim")
+			if runF != nil {
+				return runF(a)
 			}
-			if a.group != "" {
-				topics := append(append([]string(nil), a.topics...), args...)
-				if len(topics) == 0 {
-					return fmt.Errorf("-G %s: topics are needed: -G GROUP TOPIC...", a.group)
-				}
-				return runGroupConsume(cmd, &a, a.group, topics)
-			}
-			return runConsume(cmd, &a)
+			return runConsume(a)
 		},
 	}
 	f := cmd.Flags()
@@ -245,7 +255,24 @@ of a partition is reported on stderr unless -q.`,
 	return cmd
 }
 
-func runConsume(cmd *cobra.Command, a *consumeArgs) error {
+// runConsume is consume: -Q's query, -G's group member, or a topic's
+// partitions.
+func runConsume(a *ConsumeOptions) error {
+	if a.query {
+		return runQuery(a)
+	}
+	if a.group != "" {
+		topics := append(append([]string(nil), a.topics...), a.args...)
+		if len(topics) == 0 {
+			return fmt.Errorf("-G %s: topics are needed: -G GROUP TOPIC...", a.group)
+		}
+		return runGroupConsume(a, topics)
+	}
+	return runTopicConsume(a)
+}
+
+// runTopicConsume consumes the partitions of one topic.
+func runTopicConsume(a *ConsumeOptions) error {
 	if len(a.topics) != 1 || a.topics[0] == "" {
 		return fmt.Errorf("one topic is needed: -t TOPIC")
 	}
@@ -254,7 +281,7 @@ func runConsume(cmd *cobra.Command, a *consumeArgs) error {
 	if err != nil {
 		return err
 	}
-	outFmt, err := a.output(cmd)
+	outFmt, err := a.output()
 	if err != nil {
 		return err
 	}
@@ -272,7 +299,7 @@ func runConsume(cmd *cobra.Command, a *consumeArgs) error {
 			return fmt.Errorf("-p %d: want a partition number", p)
 		}
 	}
-	ctx, cl, done, err := a.bf.open(cmd, nil)
+	ctx, cl, done, err := a.bf.open(a.IO, nil)
 	if err != nil {
 		return err
 	}
@@ -310,9 +337,9 @@ func runConsume(cmd *cobra.Command, a *consumeArgs) error {
 		}
 		parts = append(parts, &consumePartition{p: p, next: off})
 	}
-	out := bufio.NewWriter(cmd.OutOrStdout())
+	out := bufio.NewWriter(a.IO.out)
 	defer out.Flush()
-	stderr := cmd.ErrOrStderr()
+	stderr := a.IO.errOut
 	printed := 0
 	for {
 		active := 0
@@ -334,7 +361,7 @@ func runConsume(cmd *cobra.Command, a *consumeArgs) error {
 			}
 			for i := range fr.Messages {
 				m := &fr.Messages[i]
-				if stop >= 0 && kcatTimestamp(m) >= stop {
+				if stop >= 0 && kcat.Timestamp(m) >= stop {
 					cp.done = true
 					break
 				}
@@ -369,7 +396,7 @@ func runConsume(cmd *cobra.Command, a *consumeArgs) error {
 // atEnd marks cp done, and says so unless -q, when -e is given and cp
 // reached the end of its partition: the high watermark, or the last
 // stable offset with --read-committed.
-func (a *consumeArgs) atEnd(stderr io.Writer, fr *client.FetchResult, topic string, cp *consumePartition) {
+func (a *ConsumeOptions) atEnd(stderr io.Writer, fr *client.FetchResult, topic string, cp *consumePartition) {
 	end := fr.HighWatermark
 	if a.readCommitted && fr.LastStableOffset >= 0 {
 		end = fr.LastStableOffset

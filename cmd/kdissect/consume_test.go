@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +152,65 @@ func TestConsumePartitionFlags(t *testing.T) {
 	}
 	if code, _, errs := runClientCmd(t, "", "consume", "-b", addr, "-t", "cp", "-p", "-1", "-e"); code != 2 || !strings.Contains(errs, "-p -1: want a partition number") {
 		t.Errorf("-p -1: exit %d, stderr %q", code, errs)
+	}
+}
+
+// consume's flags land in ConsumeOptions, which flags were given among
+// them; -G takes its topics as arguments, which are refused without it.
+func TestConsumeOptions(t *testing.T) {
+	o, err := parseOnly(t, newConsumeCmd, "-b", "h:9092", "-t", "t", "-p", "1", "-p", "2,3", "-o", "end", "-o", "e@5", "-e", "-c", "3",
+		"-f", `%k %s\n`, "-q", "--read-committed", "-Z", "-D", `\r`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.topics, []string{"t"}) || !slices.Equal(o.partitions, []int32{1, 2, 3}) || !slices.Equal(o.offsets, []string{"end", "e@5"}) ||
+		!o.exitAtEnd || o.count != 3 || o.kcatFormat != `%k %s\n` || !o.fmtGiven || o.keyDelimGiven || !o.quiet || !o.readCommitted ||
+		!o.printNull || o.msgDelim != `\r` || o.format != "text" || o.group != "" || len(o.args) != 0 || o.IO.out != io.Discard {
+		t.Errorf("options %+v", o)
+	}
+	if start, stop, err := o.startAndStop(); err != nil || start.kind != "end" || stop != 5 {
+		t.Errorf("-o end -o e@5: %+v, %d, %v", start, stop, err)
+	}
+	if _, err := o.output(); err != nil {
+		t.Errorf("-f: %v", err)
+	}
+	o, err = parseOnly(t, newConsumeCmd, "-b", "h:9092", "-G", "g", "t1", "t2", "-J", "-K", ":")
+	if err != nil || o.group != "g" || !slices.Equal(o.args, []string{"t1", "t2"}) || !o.envelope || !o.keyDelimGiven || o.fmtGiven {
+		t.Errorf("-G: %+v, %v", o, err)
+	}
+	o, err = parseOnly(t, newConsumeCmd, "-b", "h:9092", "-t", "t", "-f", "%s", "-J")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.output(); err == nil || err.Error() != "-f and -J exclude each other" {
+		t.Errorf("-f and -J: %v", err)
+	}
+	if o, err := parseOnly(t, newConsumeCmd, "-b", "h:9092", "t1"); o != nil || err == nil || !strings.Contains(err.Error(), "topics are arguments with -G GROUP") {
+		t.Errorf("a topic argument without -G: %v", err)
+	}
+}
+
+// The errors of -f, -X and -F the libraries (output/kcat, client) give
+// are printed as one line in the command's words, as before they moved
+// there: no ": " added between the flag and the library's words.
+func TestClientFlagErrorLines(t *testing.T) {
+	props := filepath.Join(t.TempDir(), "bad.properties")
+	if err := os.WriteFile(props, []byte("a=b\nbad line\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-f", "abc%"}, `kdissect: -f "abc%": a % at the end of the format (%% prints one)`},
+		{[]string{"-f", "%x"}, "kdissect: -f: unknown token %x: want %s (value),"},
+		{[]string{"-X", "nope"}, `kdissect: -X "nope": want property=value`},
+		{[]string{"-F", props}, "kdissect: -F " + props + " line 2: want property=value"},
+		{[]string{"-X", "socket.timeout.ms=-1"}, "kdissect: property socket.timeout.ms: want a positive number of milliseconds"},
+	} {
+		code, _, errs := runClientCmd(t, "", append([]string{"consume", "-b", "127.0.0.1:1", "-t", "t"}, c.args...)...)
+		if code != exitUsage || !strings.HasPrefix(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q, want %q", c.args, code, errs, c.want)
+		}
 	}
 }

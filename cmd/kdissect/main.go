@@ -70,10 +70,10 @@ func newRootCmd() *cobra.Command {
 	root.SetVersionTemplate("kdissect {{.Version}}\n")
 	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(newReadCmd(), newDecodeCmd(), newAPIsCmd(), newLiveCmd())
-	root.AddCommand(newBrokerCmd(), newProduceCmd(), newConsumeCmd())
+	root.AddCommand(newBrokerCmd(nil), newProduceCmd(nil), newConsumeCmd(nil))
 	root.AddCommand(newStatsCmd())
 	root.AddCommand(newReportCmd())
-	root.AddCommand(newReplayCmd())
+	root.AddCommand(newReplayCmd(nil))
 	root.AddCommand(newManCmd())
 	completeFlagValues(root)
 	return root

@@ -22,21 +22,29 @@ const (
 	maxProduceLine      = 100 << 20
 )
 
-func newProduceCmd() *cobra.Command {
-	var (
-		bf         brokerFlags
-		topic      string
-		partition  int32
-		keyDelim   string
-		fixedKey   string
-		msgDelim   string
-		comp       string
-		acks       int
-		idempotent bool
-		headers    []string
-		lineMode   bool
-		nullEmpty  bool
-	)
+// ProduceOptions are produce's flags, arguments and streams.
+type ProduceOptions struct {
+	IO         cmdIO
+	files      []string // FILE...: each one message, or -l's one file of messages
+	keyGiven   bool     // -k given (an empty key is a key)
+	bf         brokerFlags
+	topic      string
+	partition  int32
+	keyDelim   string
+	fixedKey   string
+	msgDelim   string
+	comp       string
+	acks       int
+	idempotent bool
+	headers    []string
+	lineMode   bool
+	nullEmpty  bool
+}
+
+// newProduceCmd is the produce command; runF, when not nil, runs instead
+// of runProduce (tests parse the flags without connecting).
+func newProduceCmd(runF func(*ProduceOptions) error) *cobra.Command {
+	o := &ProduceOptions{}
 	cmd := &cobra.Command{
 		Use:   "produce -b HOST:PORT -t TOPIC [-p N] [-k KEY] [-K DELIM] [-z CODEC] [-l FILE | FILE...]",
 		Short: "Produce messages read from standard input or files, one a line",
@@ -57,165 +65,176 @@ letters meaning what they mean in kcat -P:
 Delimiters take kcat's escapes (\n, \r, \t, \0, \\, \xHH); empty
 messages are skipped, as kcat does. Nothing is printed on success.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if lineMode && len(args) != 1 {
+			if o.lineMode && len(args) != 1 {
 				return fmt.Errorf("-l reads exactly one FILE, got %d", len(args))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, files []string) error {
-			if topic == "" {
-				return fmt.Errorf("a topic is needed: -t TOPIC")
+			o.IO, o.files, o.keyGiven = ioOf(cmd), files, cmd.Flags().Changed("key")
+			if runF != nil {
+				return runF(o)
 			}
-			c, err := parseCompression(comp)
-			if err != nil {
-				return err
-			}
-			var a client.Acks
-			switch acks {
-			case 0:
-				a = client.AcksNone
-			case 1:
-				a = client.AcksLeader
-			case -1:
-				a = client.AcksAll
-			default:
-				return fmt.Errorf("--acks %d: want -1, 0 or 1", acks)
-			}
-			if msgDelim, err = unescapeDelim("-D", msgDelim); err != nil {
-				return err
-			}
-			if keyDelim, err = unescapeDelim("-K", keyDelim); err != nil {
-				return err
-			}
-			if msgDelim == "" {
-				return fmt.Errorf("-D: the message delimiter cannot be empty")
-			}
-			var key []byte // nil: null unless -K finds one
-			if cmd.Flags().Changed("key") {
-				key = []byte(fixedKey)
-			}
-			var hdrs []client.Header
-			for _, h := range headers {
-				k, v, ok := strings.Cut(h, "=")
-				if !ok || k == "" {
-					return fmt.Errorf("-H %q: want NAME=VALUE", h)
-				}
-				hdrs = append(hdrs, client.Header{Key: k, Value: []byte(v)})
-			}
-			if partition < -1 {
-				return fmt.Errorf("-p %d: want a partition number", partition)
-			}
-			// The key log is appended to as the connections start: never
-			// a file being produced, whose lines would carry the keys out.
-			inputs := inputFiles{captures: files, stdin: cmd.InOrStdin()}
-			if len(files) == 0 {
-				inputs.captures = []string{"-"}
-			}
-			if err := refuseOverwritingInputs(inputs, outputFlag{"--tls-keylog", bf.tlsKeyLog}); err != nil {
-				return err
-			}
-			ctx, cl, done, err := bf.open(cmd, func(cfg *client.Config) { cfg.AllowAutoTopicCreation = true })
-			if err != nil {
-				return err
-			}
-			defer done()
-			p, err := client.NewProducer(cl, client.ProducerConfig{Acks: a, Compression: c, Idempotent: idempotent, Timeout: bf.timeout})
-			if err != nil {
-				return err
-			}
-			var batch []client.Record
-			size := 0
-			flush := func() error {
-				if len(batch) == 0 {
-					return nil
-				}
-				var err error
-				if partition >= 0 {
-					_, err = p.Produce(ctx, topic, partition, batch...)
-				} else {
-					_, err = p.ProduceByKey(ctx, topic, batch...)
-				}
-				batch, size = batch[:0], 0
-				if err != nil {
-					return inputError{err}
-				}
-				return nil
-			}
-			add := func(r client.Record) error {
-				batch = append(batch, r)
-				size += len(r.Key) + len(r.Value)
-				if len(batch) >= produceBatchRecords || size >= produceBatchBytes {
-					return flush()
-				}
-				return nil
-			}
-			if len(files) > 0 && !lineMode {
-				// kcat sends each file whole as one message.
-				for _, name := range files {
-					b, err := readWhole(name)
-					if err != nil {
-						return err
-					}
-					if err := add(client.Record{Key: key, Value: b, Headers: hdrs}); err != nil {
-						return err
-					}
-				}
-				return flush()
-			}
-			in, inName := cmd.InOrStdin(), "standard input"
-			if lineMode {
-				fh, err := os.Open(files[0])
-				if err != nil {
-					return inputError{fmt.Errorf("-l: %w", err)}
-				}
-				defer fh.Close()
-				in, inName = fh, files[0]
-			}
-			sc := bufio.NewScanner(in)
-			sc.Buffer(make([]byte, 64<<10), maxProduceLine)
-			sc.Split(splitOn([]byte(msgDelim)))
-			for sc.Scan() {
-				if len(sc.Bytes()) == 0 {
-					continue // an empty line is no message, as with kcat
-				}
-				line := bytes.Clone(sc.Bytes())
-				r := client.Record{Key: key, Value: line, Headers: hdrs}
-				if keyDelim != "" {
-					// A key found in the line wins over -k, as in kcat.
-					if k, v, ok := bytes.Cut(line, []byte(keyDelim)); ok {
-						r.Key, r.Value = k, v
-						if nullEmpty && len(k) == 0 {
-							r.Key = key // null, or -k's key, as kcat has it
-						}
-						if nullEmpty && len(v) == 0 {
-							r.Value = nil
-						}
-					}
-				}
-				if err := add(r); err != nil {
-					return err
-				}
-			}
-			if err := sc.Err(); err != nil {
-				return inputError{fmt.Errorf("reading %s: %w", inName, err)}
-			}
-			return flush()
+			return runProduce(o)
 		},
 	}
 	f := cmd.Flags()
-	bf.register(f)
-	f.StringVarP(&topic, "topic", "t", "", "topic to produce to")
-	f.Int32VarP(&partition, "partition", "p", -1, "partition (default: by key hash, null keys in turn)")
-	f.StringVarP(&fixedKey, "key", "k", "", "the key of every message (kcat's -k); a key found by -K wins")
-	f.StringVarP(&keyDelim, "key-delim", "K", "", "split each line into key and value at the first DELIM")
-	f.BoolVarP(&lineMode, "line-file", "l", false, "read the messages of the one FILE argument, split by -D (kcat's -l)")
-	f.BoolVarP(&nullEmpty, "null-empty", "Z", false, "with -K, send an empty key or value as null (kcat's -Z)")
-	f.StringVarP(&msgDelim, "delimiter", "D", "\n", "message delimiter")
-	f.StringVarP(&comp, "compression", "z", "none", "compression: none, gzip, snappy, lz4, zstd")
-	f.IntVar(&acks, "acks", -1, "required acks: -1 (all in-sync replicas), 1 (leader), 0 (none: no answer is awaited)")
-	f.BoolVar(&idempotent, "idempotent", false, "idempotent producer (producer id and sequence numbers; needs --acks -1)")
-	f.StringArrayVarP(&headers, "header", "H", nil, "header NAME=VALUE added to every message (repeatable)")
+	o.bf.register(f)
+	f.StringVarP(&o.topic, "topic", "t", "", "topic to produce to")
+	f.Int32VarP(&o.partition, "partition", "p", -1, "partition (default: by key hash, null keys in turn)")
+	f.StringVarP(&o.fixedKey, "key", "k", "", "the key of every message (kcat's -k); a key found by -K wins")
+	f.StringVarP(&o.keyDelim, "key-delim", "K", "", "split each line into key and value at the first DELIM")
+	f.BoolVarP(&o.lineMode, "line-file", "l", false, "read the messages of the one FILE argument, split by -D (kcat's -l)")
+	f.BoolVarP(&o.nullEmpty, "null-empty", "Z", false, "with -K, send an empty key or value as null (kcat's -Z)")
+	f.StringVarP(&o.msgDelim, "delimiter", "D", "\n", "message delimiter")
+	f.StringVarP(&o.comp, "compression", "z", "none", "compression: none, gzip, snappy, lz4, zstd")
+	f.IntVar(&o.acks, "acks", -1, "required acks: -1 (all in-sync replicas), 1 (leader), 0 (none: no answer is awaited)")
+	f.BoolVar(&o.idempotent, "idempotent", false, "idempotent producer (producer id and sequence numbers; needs --acks -1)")
+	f.StringArrayVarP(&o.headers, "header", "H", nil, "header NAME=VALUE added to every message (repeatable)")
 	return cmd
+}
+
+// runProduce reads the messages and produces them in batches.
+func runProduce(o *ProduceOptions) error {
+	if o.topic == "" {
+		return fmt.Errorf("a topic is needed: -t TOPIC")
+	}
+	c, err := parseCompression(o.comp)
+	if err != nil {
+		return err
+	}
+	var a client.Acks
+	switch o.acks {
+	case 0:
+		a = client.AcksNone
+	case 1:
+		a = client.AcksLeader
+	case -1:
+		a = client.AcksAll
+	default:
+		return fmt.Errorf("--acks %d: want -1, 0 or 1", o.acks)
+	}
+	msgDelim, err := unescapeDelim("-D", o.msgDelim)
+	if err != nil {
+		return err
+	}
+	keyDelim, err := unescapeDelim("-K", o.keyDelim)
+	if err != nil {
+		return err
+	}
+	if msgDelim == "" {
+		return fmt.Errorf("-D: the message delimiter cannot be empty")
+	}
+	var key []byte // nil: null unless -K finds one
+	if o.keyGiven {
+		key = []byte(o.fixedKey)
+	}
+	var hdrs []client.Header
+	for _, h := range o.headers {
+		k, v, ok := strings.Cut(h, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("-H %q: want NAME=VALUE", h)
+		}
+		hdrs = append(hdrs, client.Header{Key: k, Value: []byte(v)})
+	}
+	if o.partition < -1 {
+		return fmt.Errorf("-p %d: want a partition number", o.partition)
+	}
+	// The key log is appended to as the connections start: never
+	// a file being produced, whose lines would carry the keys out.
+	inputs := inputFiles{captures: o.files, stdin: o.IO.in}
+	if len(o.files) == 0 {
+		inputs.captures = []string{"-"}
+	}
+	if err := refuseOverwritingInputs(inputs, outputFlag{"--tls-keylog", o.bf.tlsKeyLog}); err != nil {
+		return err
+	}
+	ctx, cl, done, err := o.bf.open(o.IO, func(cfg *client.Config) { cfg.AllowAutoTopicCreation = true })
+	if err != nil {
+		return err
+	}
+	defer done()
+	p, err := client.NewProducer(cl, client.ProducerConfig{Acks: a, Compression: c, Idempotent: o.idempotent, Timeout: o.bf.timeout})
+	if err != nil {
+		return err
+	}
+	var batch []client.Record
+	size := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		var err error
+		if o.partition >= 0 {
+			_, err = p.Produce(ctx, o.topic, o.partition, batch...)
+		} else {
+			_, err = p.ProduceByKey(ctx, o.topic, batch...)
+		}
+		batch, size = batch[:0], 0
+		if err != nil {
+			return inputError{err}
+		}
+		return nil
+	}
+	add := func(r client.Record) error {
+		batch = append(batch, r)
+		size += len(r.Key) + len(r.Value)
+		if len(batch) >= produceBatchRecords || size >= produceBatchBytes {
+			return flush()
+		}
+		return nil
+	}
+	if len(o.files) > 0 && !o.lineMode {
+		// kcat sends each file whole as one message.
+		for _, name := range o.files {
+			b, err := readWhole(name)
+			if err != nil {
+				return err
+			}
+			if err := add(client.Record{Key: key, Value: b, Headers: hdrs}); err != nil {
+				return err
+			}
+		}
+		return flush()
+	}
+	in, inName := o.IO.in, "standard input"
+	if o.lineMode {
+		fh, err := os.Open(o.files[0])
+		if err != nil {
+			return inputError{fmt.Errorf("-l: %w", err)}
+		}
+		defer fh.Close()
+		in, inName = fh, o.files[0]
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), maxProduceLine)
+	sc.Split(splitOn([]byte(msgDelim)))
+	for sc.Scan() {
+		if len(sc.Bytes()) == 0 {
+			continue // an empty line is no message, as with kcat
+		}
+		line := bytes.Clone(sc.Bytes())
+		r := client.Record{Key: key, Value: line, Headers: hdrs}
+		if keyDelim != "" {
+			// A key found in the line wins over -k, as in kcat.
+			if k, v, ok := bytes.Cut(line, []byte(keyDelim)); ok {
+				r.Key, r.Value = k, v
+				if o.nullEmpty && len(k) == 0 {
+					r.Key = key // null, or -k's key, as kcat has it
+				}
+				if o.nullEmpty && len(v) == 0 {
+					r.Value = nil
+				}
+			}
+		}
+		if err := add(r); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return inputError{fmt.Errorf("reading %s: %w", inName, err)}
+	}
+	return flush()
 }
 
 // readWhole reads one file given as an argument, bounded as a line is.

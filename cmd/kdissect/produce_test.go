@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +135,26 @@ func TestProduceDelimiterEscapes(t *testing.T) {
 	}
 	if code, _, errs := runClientCmd(t, "a", "produce", "-b", addr, "-t", "esc", "-D", `\xZ`); code != 2 || !strings.Contains(errs, "two hex digits") {
 		t.Errorf("-D \\xZ: exit %d, stderr %q", code, errs)
+	}
+}
+
+// produce's flags land in ProduceOptions: -k "" is a key given (empty, not
+// null), -l takes exactly one FILE.
+func TestProduceOptions(t *testing.T) {
+	o, err := parseOnly(t, newProduceCmd, "-b", "h:9092", "-t", "t", "-p", "2", "-k", "", "-K", ":", "-H", "a=1", "-H", "b=2",
+		"-z", "zstd", "--acks", "1", "--idempotent", "-Z", "-l", "msgs.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.topic != "t" || o.partition != 2 || !o.keyGiven || o.fixedKey != "" || o.keyDelim != ":" || !slices.Equal(o.headers, []string{"a=1", "b=2"}) ||
+		o.comp != "zstd" || o.acks != 1 || !o.idempotent || !o.nullEmpty || !o.lineMode || !slices.Equal(o.files, []string{"msgs.txt"}) || o.msgDelim != "\n" {
+		t.Errorf("options %+v", o)
+	}
+	o, err = parseOnly(t, newProduceCmd, "-b", "h:9092", "-t", "t", "a.bin", "b.bin")
+	if err != nil || o.keyGiven || o.partition != -1 || o.acks != -1 || o.comp != "none" || !slices.Equal(o.files, []string{"a.bin", "b.bin"}) {
+		t.Errorf("defaults: %+v, %v", o, err)
+	}
+	if o, err := parseOnly(t, newProduceCmd, "-b", "h:9092", "-t", "t", "-l"); o != nil || err == nil || err.Error() != "-l reads exactly one FILE, got 0" {
+		t.Errorf("-l without a FILE: %v", err)
 	}
 }

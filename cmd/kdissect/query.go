@@ -8,17 +8,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/kdissect/kdissect/client"
+	"github.com/kdissect/kdissect/output/kcat"
 )
 
 // queryItem is one -Q -t TOPIC:PARTITION:MS and its answer.
 type queryItem struct {
-	topic     string
-	partition int32
-	ts        int64
-	offset    int64
+	kcat.Offset
+	ts int64
 }
 
 // parseQueryTopics reads kcat -Q's -t TOPIC:PARTITION:MS arguments; a
@@ -42,60 +39,41 @@ func parseQueryTopics(args []string) ([]queryItem, error) {
 			return nil, fmt.Errorf("-t %q: partition %s named twice", a, key)
 		}
 		seen[key] = true
-		items = append(items, queryItem{topic: topic, partition: int32(p), ts: t})
+		items = append(items, queryItem{Offset: kcat.Offset{Topic: topic, Partition: int32(p)}, ts: t})
 	}
 	slices.SortFunc(items, func(a, b queryItem) int {
-		return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 	return items, nil
 }
 
 // runQuery is consume -Q: the offset of each partition's first message
-// at or after the timestamp (ListOffsets), printed as kcat -Q prints it:
-// "TOPIC [PARTITION] offset N" lines, or with -J kcat's object
-// {"TOPIC":{"topic":"TOPIC","PARTITION":{"partition":P,"offset":N}}},
-// sorted by topic and partition. kcat ends that object without a newline;
-// here it is a line.
-func runQuery(cmd *cobra.Command, a *consumeArgs) error {
+// at or after the timestamp (ListOffsets), printed as kcat -Q prints it
+// (kcat.WriteOffsets, with -J kcat.WriteOffsetsJSON), sorted by topic
+// and partition.
+func runQuery(a *ConsumeOptions) error {
 	items, err := parseQueryTopics(a.topics)
 	if err != nil {
 		return err
 	}
-	ctx, cl, done, err := a.bf.open(cmd, nil)
+	ctx, cl, done, err := a.bf.open(a.IO, nil)
 	if err != nil {
 		return err
 	}
 	defer done()
 	co := client.NewConsumer(cl, client.ConsumerConfig{})
-	for i := range items {
-		it := &items[i]
-		if it.offset, err = co.ListOffset(ctx, it.topic, it.partition, it.ts); err != nil {
+	offsets := make([]kcat.Offset, len(items))
+	for i, it := range items {
+		if it.Offset.Offset, err = co.ListOffset(ctx, it.Topic, it.Partition, it.ts); err != nil {
 			return inputError{err}
 		}
+		offsets[i] = it.Offset
 	}
-	out := bufio.NewWriter(cmd.OutOrStdout())
-	if !a.envelope {
-		for _, it := range items {
-			fmt.Fprintf(out, "%s [%d] offset %d\n", it.topic, it.partition, it.offset)
-		}
-		return out.Flush()
+	out := bufio.NewWriter(a.IO.out)
+	if a.envelope {
+		kcat.WriteOffsetsJSON(out, offsets)
+	} else {
+		kcat.WriteOffsets(out, offsets)
 	}
-	buf := []byte{'{'}
-	for i, it := range items {
-		if i == 0 || items[i-1].topic != it.topic {
-			if i > 0 {
-				buf = append(buf, "},"...)
-			}
-			buf = appendYajlString(buf, []byte(it.topic))
-			buf = append(buf, `:{"topic":`...)
-			buf = appendYajlString(buf, []byte(it.topic))
-		}
-		buf = fmt.Appendf(buf, `,"%d":{"partition":%d,"offset":%d}`, it.partition, it.partition, it.offset)
-	}
-	if len(items) > 0 {
-		buf = append(buf, '}')
-	}
-	buf = append(buf, "}\n"...)
-	out.Write(buf)
 	return out.Flush()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kdissect/kdissect/output"
 	"github.com/kdissect/kdissect/output/filter"
 	"github.com/kdissect/kdissect/output/pipeline"
+	"github.com/kdissect/kdissect/output/render"
 	"github.com/kdissect/kdissect/replay"
 )
 
@@ -69,10 +70,20 @@ func parseSpeed(s string) (float64, error) {
 	return f, nil
 }
 
-func newReplayCmd() *cobra.Command {
-	var cf captureFlags
-	var bf brokerFlags
-	var rf replayFlags
+// ReplayOptions are replay's flags, arguments and streams.
+type ReplayOptions struct {
+	IO       cmdIO
+	progress *render.Progress // nil: no progress bar (not a terminal)
+	args     []string         // the captures
+	cf       captureFlags
+	bf       brokerFlags
+	rf       replayFlags
+}
+
+// newReplayCmd is the replay command; runF, when not nil, runs instead of
+// runReplay (tests parse the flags without replaying).
+func newReplayCmd(runF func(*ReplayOptions) error) *cobra.Command {
+	o := &ReplayOptions{}
 	cmd := &cobra.Command{
 		Use:   "replay FILE... --broker HOST:PORT",
 		Short: "Re-send the captured Kafka requests to a broker and compare its answers with the captured ones",
@@ -116,143 +127,153 @@ usage.`,
   kdissect replay capture.pcap -b localhost:9092 --read-only --api Fetch --topic orders
   kdissect replay capture.pcap -b localhost:9092 --map-topic orders=orders-copy --dry-run`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cf.format != "table" && cf.format != "json" {
-				return fmt.Errorf("unknown format %q (want table or json)", cf.format)
+			o.IO, o.args, o.progress = ioOf(cmd), args, newProgress(cmd)
+			if runF != nil {
+				return runF(o)
 			}
-			opts, err := rf.options()
-			if err != nil {
-				return err
-			}
-			disp, err := compileDisplayFilter(rf.display)
-			if err != nil {
-				return err
-			}
-			if disp != nil {
-				opts.Select = disp.match
-			}
-			if err := bf.resolve(); err != nil { // -X bootstrap.servers names the target too
-				return err
-			}
-			if len(bf.brokers) == 0 && !rf.dryRun {
-				return fmt.Errorf("a target broker is needed: --broker HOST:PORT")
-			}
-			// The key log written is appended to: never the capture nor a
-			// key log read.
-			inputs := inputFiles{captures: args, keyLogs: cf.keyLogs(), stdin: cmd.InOrStdin()}
-			if err := refuseOverwritingInputs(inputs, outputFlag{"--tls-keylog-out", bf.tlsKeyLog}); err != nil {
-				return err
-			}
-			if len(bf.brokers) > 0 {
-				cfg, err := bf.config()
-				defer bf.closeKeyLog()
-				if err != nil {
-					return err
-				}
-				opts.Client = cfg
-			}
-			dopts, err := cf.dissectOptions()
-			if err != nil {
-				return err
-			}
-			if cf.maxDecompressed <= 0 {
-				return fmt.Errorf("--max-decompressed-size must be positive")
-			}
-			capFilter, err := cf.captureFilter()
-			if err != nil {
-				return err
-			}
-			r, err := replay.New(opts)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := commandContext(cmd)
-			defer cancel()
-			if err := r.Start(ctx); err != nil {
-				return inputError{err}
-			}
-			// The capture streams into the replay: requests are sent
-			// while it is read, a bounded window ahead (--window-*).
-			d := dissect.New(dopts)
-			var failed []error
-			added := 0
-			// Every exchange goes to the replay, which selects (-Y and the
-			// exchange filters are opts.Select and opts'): it keeps them in
-			// its window, so no frame pool.
-			_, _ = pipeline.Run(ctx, func(p *pipeline.Pipeline) {
-				in := &captureInput{d: d, filter: capFilter, stdin: cmd.InOrStdin(), warn: cmd.ErrOrStderr(), progress: newProgress(cmd), stop: p.Done}
-				failed = in.read(args, p.Put)
-			}, pipeline.Options{Decode: dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: cf.maxDecompressed}}},
-				output.Func(func(ex *dissect.Exchange) {
-					added++
-					r.Add(ex) // fails only once ctx has ended: the report counts what was not sent
-				}))
-			rep, err := r.Wait()
-			if rep == nil {
-				return inputError{err}
-			}
-			if added == 0 && len(failed) > 0 { // nothing read: no report to show
-				for _, err := range failed[:len(failed)-1] {
-					fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
-				}
-				return inputError{failed[len(failed)-1]}
-			}
-			// A capture that could not be read to its end was replayed
-			// up to there: the report says what was sent, the exit
-			// status that the input failed.
-			for _, err := range failed[:max(0, len(failed)-1)] {
-				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
-			}
-			warnUnmatched(cmd.ErrOrStderr(), &rep.Unmatched)
-			if disp != nil {
-				reportFilters(cmd.ErrOrStderr(), nil, disp, int64(added), disp.matched.Load())
-			}
-			write := writeReplayTables
-			if cf.format == "json" {
-				write = writeReplayJSON
-			}
-			if werr := write(cmd.OutOrStdout(), rep); werr != nil {
-				return inputError{fmt.Errorf("write output: %w", werr)}
-			}
-			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "kdissect:", err)
-			}
-			if len(failed) > 0 {
-				return inputError{failed[len(failed)-1]}
-			}
-			if !rep.Complete() {
-				return incompleteError{failed: rep.Total.Failed, unanswered: rep.Total.Sent - rep.Total.Answered - rep.Total.NoAnswer}
-			}
-			if !rep.Succeeded() {
-				return newErrorsError{requests: rep.Total.NewErrors}
-			}
-			return nil
+			return runReplay(o)
 		},
 	}
-	cf.register(cmd)
+	o.cf.register(cmd)
 	addReadFlag(cmd)
 	format := cmd.Flags().Lookup("format")
 	format.Usage = "output format: table or json"
 	format.DefValue = "table"
-	cf.format = "table"
-	bf.registerAs(cmd.Flags(), "tls-keylog-out")
-	cmd.Flags().StringSliceVar(&bf.brokers, "broker", nil, "target broker HOST:PORT (same as -b)")
+	o.cf.format = "table"
+	o.bf.registerAs(cmd.Flags(), "tls-keylog-out")
+	cmd.Flags().StringSliceVar(&o.bf.brokers, "broker", nil, "target broker HOST:PORT (same as -b)")
 	fs := cmd.Flags()
-	fs.StringVar(&rf.speed, "speed", "1", "pacing: 1 keeps the captured gaps between requests, 10 is ten times faster, max as fast as the broker answers")
-	fs.IntVar(&rf.concurrency, "concurrency", replay.DefaultConcurrency, "most captured connections replayed at once (the members of a rebalance count as one)")
-	fs.BoolVar(&rf.keepVersions, "keep-versions", false, "send every request at its captured version, even one the target does not offer")
-	fs.StringSliceVar(&rf.apis, "api", nil, "only requests of this API, by name (Produce) or ApiKey (0); repeatable")
-	fs.StringSliceVar(&rf.topics, "topic", nil, "only requests touching this topic (as captured), by name or topic ID; repeatable")
-	fs.IntSliceVar(&rf.streams, "stream", nil, "only this captured connection (the stream column of read); repeatable")
-	fs.StringSliceVar(&rf.mapTopics, "map-topic", nil, "send topic OLD as NEW: OLD=NEW, repeatable")
-	fs.BoolVar(&rf.dryRun, "dry-run", false, "connect to nothing, send nothing: list what would be sent")
-	fs.IntVar(&rf.window.Requests, "window-requests", replay.DefaultWindowRequests, "most captured requests read ahead of the replay")
-	fs.Int64Var(&rf.window.Bytes, "window-bytes", replay.DefaultWindowBytes, "most bytes of captured frames read ahead of the replay")
-	fs.IntVar(&rf.window.ConnRequests, "window-conn-requests", replay.DefaultWindowConnRequests, "most requests of one captured connection read ahead")
-	fs.Int64Var(&rf.window.ConnBytes, "window-conn-bytes", replay.DefaultWindowConnBytes, "most bytes of one captured connection read ahead")
-	fs.IntVar(&rf.maxPlan, "max-plan", replay.DefaultMaxPlan, "most requests listed in the plan (the dry run's table, json's plan)")
-	addDisplayFilterFlag(fs, &rf.display)
-	fs.BoolVar(&rf.readOnly, "read-only", false, "skip every API that writes (Produce, CreateTopics, DeleteTopics, DeleteRecords, AlterConfigs, OffsetCommit, transactions, ...)")
+	fs.StringVar(&o.rf.speed, "speed", "1", "pacing: 1 keeps the captured gaps between requests, 10 is ten times faster, max as fast as the broker answers")
+	fs.IntVar(&o.rf.concurrency, "concurrency", replay.DefaultConcurrency, "most captured connections replayed at once (the members of a rebalance count as one)")
+	fs.BoolVar(&o.rf.keepVersions, "keep-versions", false, "send every request at its captured version, even one the target does not offer")
+	fs.StringSliceVar(&o.rf.apis, "api", nil, "only requests of this API, by name (Produce) or ApiKey (0); repeatable")
+	fs.StringSliceVar(&o.rf.topics, "topic", nil, "only requests touching this topic (as captured), by name or topic ID; repeatable")
+	fs.IntSliceVar(&o.rf.streams, "stream", nil, "only this captured connection (the stream column of read); repeatable")
+	fs.StringSliceVar(&o.rf.mapTopics, "map-topic", nil, "send topic OLD as NEW: OLD=NEW, repeatable")
+	fs.BoolVar(&o.rf.dryRun, "dry-run", false, "connect to nothing, send nothing: list what would be sent")
+	fs.IntVar(&o.rf.window.Requests, "window-requests", replay.DefaultWindowRequests, "most captured requests read ahead of the replay")
+	fs.Int64Var(&o.rf.window.Bytes, "window-bytes", replay.DefaultWindowBytes, "most bytes of captured frames read ahead of the replay")
+	fs.IntVar(&o.rf.window.ConnRequests, "window-conn-requests", replay.DefaultWindowConnRequests, "most requests of one captured connection read ahead")
+	fs.Int64Var(&o.rf.window.ConnBytes, "window-conn-bytes", replay.DefaultWindowConnBytes, "most bytes of one captured connection read ahead")
+	fs.IntVar(&o.rf.maxPlan, "max-plan", replay.DefaultMaxPlan, "most requests listed in the plan (the dry run's table, json's plan)")
+	addDisplayFilterFlag(fs, &o.rf.display)
+	fs.BoolVar(&o.rf.readOnly, "read-only", false, "skip every API that writes (Produce, CreateTopics, DeleteTopics, DeleteRecords, AlterConfigs, OffsetCommit, transactions, ...)")
 	return cmd
+}
+
+// runReplay replays the captures to the target and reports.
+func runReplay(o *ReplayOptions) error {
+	if o.cf.format != "table" && o.cf.format != "json" {
+		return fmt.Errorf("unknown format %q (want table or json)", o.cf.format)
+	}
+	opts, err := o.rf.options()
+	if err != nil {
+		return err
+	}
+	disp, err := compileDisplayFilter(o.rf.display)
+	if err != nil {
+		return err
+	}
+	if disp != nil {
+		opts.Select = disp.match
+	}
+	if err := o.bf.resolve(); err != nil { // -X bootstrap.servers names the target too
+		return err
+	}
+	if len(o.bf.brokers) == 0 && !o.rf.dryRun {
+		return fmt.Errorf("a target broker is needed: --broker HOST:PORT")
+	}
+	// The key log written is appended to: never the capture nor a
+	// key log read.
+	inputs := inputFiles{captures: o.args, keyLogs: o.cf.keyLogs(), stdin: o.IO.in}
+	if err := refuseOverwritingInputs(inputs, outputFlag{"--tls-keylog-out", o.bf.tlsKeyLog}); err != nil {
+		return err
+	}
+	if len(o.bf.brokers) > 0 {
+		cfg, err := o.bf.config()
+		defer o.bf.closeKeyLog()
+		if err != nil {
+			return err
+		}
+		opts.Client = cfg
+	}
+	dopts, err := o.cf.dissectOptions()
+	if err != nil {
+		return err
+	}
+	if o.cf.maxDecompressed <= 0 {
+		return fmt.Errorf("--max-decompressed-size must be positive")
+	}
+	capFilter, err := o.cf.captureFilter()
+	if err != nil {
+		return err
+	}
+	r, err := replay.New(opts)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := o.IO.interruptible()
+	defer cancel()
+	if err := r.Start(ctx); err != nil {
+		return inputError{err}
+	}
+	// The capture streams into the replay: requests are sent
+	// while it is read, a bounded window ahead (--window-*).
+	d := dissect.New(dopts)
+	var failed []error
+	added := 0
+	// Every exchange goes to the replay, which selects (-Y and the
+	// exchange filters are opts.Select and opts'): it keeps them in
+	// its window, so no frame pool.
+	_, _ = pipeline.Run(ctx, func(p *pipeline.Pipeline) {
+		in := &captureInput{d: d, filter: capFilter, stdin: o.IO.in, warn: o.IO.errOut, progress: o.progress, stop: p.Done}
+		failed = in.read(o.args, p.Put)
+	}, pipeline.Options{Decode: dissect.DecodeOptions{Records: codec.RecordDecodeOptions{MaxDecompressedBytes: o.cf.maxDecompressed}}},
+		output.Func(func(ex *dissect.Exchange) {
+			added++
+			r.Add(ex) // fails only once ctx has ended: the report counts what was not sent
+		}))
+	rep, err := r.Wait()
+	if rep == nil {
+		return inputError{err}
+	}
+	if added == 0 && len(failed) > 0 { // nothing read: no report to show
+		for _, err := range failed[:len(failed)-1] {
+			fmt.Fprintln(o.IO.errOut, "kdissect:", err)
+		}
+		return inputError{failed[len(failed)-1]}
+	}
+	// A capture that could not be read to its end was replayed
+	// up to there: the report says what was sent, the exit
+	// status that the input failed.
+	for _, err := range failed[:max(0, len(failed)-1)] {
+		fmt.Fprintln(o.IO.errOut, "kdissect:", err)
+	}
+	warnUnmatched(o.IO.errOut, &rep.Unmatched)
+	if disp != nil {
+		reportFilters(o.IO.errOut, nil, disp, int64(added), disp.matched.Load())
+	}
+	write := writeReplayTables
+	if o.cf.format == "json" {
+		write = writeReplayJSON
+	}
+	if werr := write(o.IO.out, rep); werr != nil {
+		return inputError{fmt.Errorf("write output: %w", werr)}
+	}
+	if err != nil {
+		fmt.Fprintln(o.IO.errOut, "kdissect:", err)
+	}
+	if len(failed) > 0 {
+		return inputError{failed[len(failed)-1]}
+	}
+	if !rep.Complete() {
+		return incompleteError{failed: rep.Total.Failed, unanswered: rep.Total.Sent - rep.Total.Answered - rep.Total.NoAnswer}
+	}
+	if !rep.Succeeded() {
+		return newErrorsError{requests: rep.Total.NewErrors}
+	}
+	return nil
+
 }
 
 // options turns the flags into replay options (without the client

@@ -228,3 +228,26 @@ func TestReplayCommandTransactionsConcurrency(t *testing.T) {
 		}
 	}
 }
+
+// replay's flags land in ReplayOptions: the captures, --broker (or -b)
+// the target, its own flags turned into replay.Options without replaying.
+func TestReplayOptions(t *testing.T) {
+	o, err := parseOnly(t, newReplayCmd, "a.pcap", "b.pcapng", "--broker", "h1:9092,h2:9092", "--speed", "max", "--api", "Produce",
+		"--api", "1", "--map-topic", "x=y", "--dry-run", "--format", "json", "--concurrency", "3", "--read-only", "--tls-keylog-out", "keys.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.args, []string{"a.pcap", "b.pcapng"}) || !slices.Equal(o.bf.brokers, []string{"h1:9092", "h2:9092"}) || o.cf.format != "json" ||
+		!o.rf.dryRun || !o.rf.readOnly || o.bf.tlsKeyLog != "keys.log" || o.progress != nil {
+		t.Errorf("options %+v", o)
+	}
+	ro, err := o.rf.options()
+	if err != nil || ro.Speed != 0 || ro.Concurrency != 3 || !slices.Equal(ro.APIs, []int16{0, 1}) || ro.TopicMap["x"] != "y" || !ro.DryRun || !ro.ReadOnly ||
+		ro.Window.Requests != replay.DefaultWindowRequests || ro.MaxPlan != replay.DefaultMaxPlan {
+		t.Errorf("replay options %+v, %v", ro, err)
+	}
+	o, err = parseOnly(t, newReplayCmd, "c.pcap", "-b", "h3:9092")
+	if err != nil || o.cf.format != "table" || o.rf.speed != "1" || o.rf.concurrency != replay.DefaultConcurrency || !slices.Equal(o.bf.brokers, []string{"h3:9092"}) {
+		t.Errorf("defaults: %+v, %v", o, err)
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package kcat
 
 import (
 	"errors"
@@ -23,9 +23,10 @@ var librdkafkaErrText = map[int16]string{
 	75: "Broker: Unknown leader epoch",
 }
 
-// librdkafkaScheme is the prefix librdkafka gives broker names for the
-// security protocol of cfg.
-func librdkafkaScheme(cfg client.Config) string {
+// Scheme is the prefix librdkafka gives broker names for the security
+// protocol of cfg: "ssl://", "sasl_plaintext://", "sasl_ssl://", or ""
+// for plaintext.
+func Scheme(cfg client.Config) string {
 	switch {
 	case cfg.TLS != nil && cfg.SASL != nil:
 		return "sasl_ssl://"
@@ -48,16 +49,18 @@ func librdkafkaErr(err error) string {
 	return "Broker: " + ke.Name()
 }
 
-// writeBrokerJSON prints the metadata as kcat -L -J does, key for key:
+// WriteMetadataJSON prints the metadata as kcat -L -J does, key for key:
 // originating_broker (the broker that answered, named "host:port/id" as
 // librdkafka names it), query (the topics asked, "*" for all), controllerid,
 // brokers, topics with their partitions, replicas and in-sync replicas as
 // {"id"} objects, and "error" where a topic or partition has one. kcat
 // ends the object without a newline; here it is a line. scheme is
 // librdkafka's prefix of the originating broker's name for its security
-// protocol ("ssl://", "sasl_plaintext://", "sasl_ssl://"; "" for plaintext). Topics are in
-// name order (kcat keeps the broker's order, which some brokers vary).
-func writeBrokerJSON(w io.Writer, md *client.Metadata, origin, scheme string, topics []string) error {
+// protocol (Scheme), origin the answering broker's HOST:PORT, topics
+// those asked (none: all). Topics are printed in md's order (the client
+// sorts them by name; kcat keeps the broker's order, which some brokers
+// vary). One Write call; error: w's.
+func WriteMetadataJSON(w io.Writer, md *client.Metadata, origin, scheme string, topics []string) error {
 	originID := int32(-1)
 	for _, b := range md.Brokers {
 		if b.Addr() == origin {
